@@ -1,0 +1,90 @@
+"""Input checks shared by the feature maps (public boundaries validate, kernels don't)."""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..base import as_sequence
+
+__all__ = ["check_matrix", "check_finite", "label_index"]
+
+
+def check_finite(values, what):
+    """Raise ValueError naming ``what`` when ``values`` holds NaN or infinity."""
+    values = np.asarray(values)
+    if values.dtype.kind in "fc" and not np.all(np.isfinite(values)):
+        bad = np.flatnonzero(~np.isfinite(values.ravel()))[0]
+        raise ValueError(f"{what} contains NaN or infinite values (first at flat "
+                         f"position {bad})")
+
+
+def check_matrix(X, name="X"):
+    """Stack samples into a 2-D float array (or CSR when any sample is sparse).
+
+    Accepts a 2-D array, a sparse matrix, or a sequence of 1-D vectors (dense or
+    sparse rows). Errors name the offending sample.
+    """
+    if sp.issparse(X):
+        M = sp.csr_matrix(X, dtype=float)
+        if M.ndim != 2:
+            raise ValueError(f"{name} must be 2-D")
+    elif isinstance(X, np.ndarray) and X.ndim == 2:
+        if X.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must be numeric, got dtype {X.dtype}")
+        M = np.asarray(X, dtype=float)
+    else:
+        X = as_sequence(X, name)
+        if len(X) == 0:
+            raise ValueError(f"{name} is empty: at least one sample is needed")
+        rows, any_sparse = [], False
+        for i, x in enumerate(X):
+            if sp.issparse(x):
+                any_sparse = True
+                if x.shape[0] != 1:
+                    raise ValueError(f"Sample {i}: a sparse input must be one row, "
+                                     f"got shape {x.shape}")
+                rows.append(sp.csr_matrix(x, dtype=float))
+                continue
+            if isinstance(x, (str, bytes)):
+                raise TypeError(f"Sample {i}: expected a numeric feature vector, got "
+                                f"a string {x!r}")
+            try:
+                a = np.asarray(x, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError(f"Sample {i}: expected a numeric feature vector, got "
+                                f"{type(x).__name__}") from None
+            if a.ndim != 1:
+                raise ValueError(f"Sample {i}: expected a 1-D feature vector, got shape "
+                                 f"{a.shape}")
+            rows.append(a)
+        widths = {r.shape[-1] for r in rows}
+        if len(widths) != 1:
+            first = rows[0].shape[-1]
+            bad = next(i for i, r in enumerate(rows) if r.shape[-1] != first)
+            raise ValueError(f"Sample {bad}: has {rows[bad].shape[-1]} features, sample 0 "
+                             f"has {first}")
+        if any_sparse:
+            M = sp.vstack([sp.csr_matrix(r) for r in rows], format="csr")
+        else:
+            M = np.vstack(rows)
+    if M.shape[0] == 0:
+        raise ValueError(f"{name} is empty: at least one sample is needed")
+    data = M.data if sp.issparse(M) else M
+    if not np.all(np.isfinite(data)):
+        if sp.issparse(M):
+            bad_row = int(np.searchsorted(M.indptr, np.flatnonzero(~np.isfinite(M.data))[0],
+                                          side="right") - 1)
+        else:
+            bad_row = int(np.flatnonzero(~np.all(np.isfinite(M), axis=1))[0])
+        raise ValueError(f"Sample {bad_row}: {name} contains NaN or infinite values")
+    return M
+
+
+def label_index(classes):
+    """Map each label to its position; duplicates are an error."""
+    index = {}
+    for k, c in enumerate(classes):
+        if c in index:
+            raise ValueError(f"label {c!r} appears twice in the output space")
+        index[c] = k
+    return index

@@ -1,0 +1,266 @@
+"""Multiclass joint feature map Φ(x, y) = φ(x) ⊗ Λ(y), one-hot or class attributes."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+
+from ..base import as_sequence
+from ._validation import check_matrix, label_index
+
+__all__ = ["MulticlassFeatures", "MulticlassPotentials"]
+
+
+class MulticlassPotentials:
+    """Class scores of a batch: ``scores[i, k] = w·Φ(x_i, k)``.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_classes)
+    """
+
+    structure: ClassVar[str] = "multiclass"
+    enumerable: ClassVar[bool] = True
+
+    def __init__(self, scores):
+        self.scores = np.asarray(scores, dtype=float)
+
+    def __len__(self):
+        return self.scores.shape[0]
+
+    def __getitem__(self, i):
+        return MulticlassPotentials(self.scores[i:i + 1])
+
+    def score(self, y):
+        """Score of class ``y`` (one example) or of ``Y[i]`` for every example."""
+        if np.ndim(y) == 0:
+            if len(self) != 1:
+                raise ValueError("score(y) with one label needs a batch of one example")
+            return float(self.scores[0, int(y)])
+        y = np.asarray(y, dtype=np.intp)
+        return self.scores[np.arange(len(self)), y]
+
+    def enumerate(self):
+        return iter(range(self.scores.shape[1]))
+
+    def augment(self, Y, loss):
+        """Scores plus Δ(y_i, k) for every class k (any loss: the table is small)."""
+        n, k = self.scores.shape
+        if loss.decomposable:
+            table = np.stack([np.asarray(loss.part_losses(y, k), dtype=float).reshape(k)
+                              for y in Y]) if n else np.zeros((0, k))
+        else:
+            table = np.array([[loss(y, c) for c in range(k)] for y in Y], dtype=float)
+        return MulticlassPotentials(self.scores + table.reshape(n, k))
+
+
+class MulticlassFeatures(BaseEstimator):
+    """Φ(x, y) = φ(x) ⊗ Λ(y): one weight vector per class, or per class attribute.
+
+    With ``attributes=None``, Λ(y) is the one-hot vector of y and the structural SVM
+    is Crammer & Singer's multiclass SVM. With an attribute matrix (one row per
+    class, e.g. TF vectors of class descriptions), classes share weights through
+    their attributes, w·Φ(x, y) = Λ(y)ᵀ W φ(x), and a class with attributes but no
+    training example can still be predicted (zero-shot).
+
+    Parameters
+    ----------
+    attributes : ndarray of shape (n_classes, n_attributes), dict or None, default=None
+        Class descriptions Λ. A dict maps each class to its attribute vector (its keys
+        are the output space, which may include classes unseen in training); an array
+        needs ``classes`` (row order) unless it has one row per training class in
+        sorted order.
+    classes : sequence, optional
+        The output space in the order of ``attributes``' rows (default: the sorted
+        training labels).
+    bias : float, default=0.0
+        When > 0, a constant feature of this value is appended to φ(x) (a per-class
+        intercept, regularised like LinearSVC's ``intercept_scaling``).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The output space (encoded output k is ``classes_[k]``).
+    n_input_features_ : int
+        Dimension of φ(x) (with the bias column).
+    n_features_ : int
+        Dimension of Φ(x, y) = n_input_features_ × n_attributes.
+
+    Notes
+    -----
+    Flattening: ``w.reshape(n_attributes, n_input_features_)`` is W, the matrix with
+    Λ(y)ᵀ W φ(x) = w·Φ(x, y); with one-hot Λ row k of W is class k's weight vector
+    (``StructuredSVM.coef_`` reshaped).
+
+    References
+    ----------
+    K. Crammer, Y. Singer. On the algorithmic implementation of multiclass
+    kernel-based vector machines. JMLR 2, 2001.
+    I. Tsochantaridis, T. Joachims, T. Hofmann, Y. Altun. Large margin methods for
+    structured and interdependent output variables. JMLR 6, 2005 (Sec. 4.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fm = MulticlassFeatures().fit([np.array([1., 2.]), np.array([0., 1.])], ["a", "b"])
+    >>> fm.joint_feature(np.array([1., 2.]), "b").tolist()
+    [0.0, 0.0, 1.0, 2.0]
+    """
+
+    structure: ClassVar[str] = "multiclass"
+
+    def __init__(self, attributes=None, classes=None, bias=0.0):
+        self.attributes = attributes
+        self.classes = classes
+        self.bias = bias
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, Y):
+        """Learn the output space and the input dimension from training data."""
+        Xm = check_matrix(X, "X")
+        Y = list(as_sequence(Y, "Y"))
+        if len(Y) != Xm.shape[0]:
+            raise ValueError(f"X has {Xm.shape[0]} samples but Y has {len(Y)} labels")
+        if not (np.isscalar(self.bias) and np.isfinite(self.bias) and self.bias >= 0):
+            raise ValueError(f"bias must be a finite number >= 0, got {self.bias!r}")
+        self.classes_, self.lambda_ = self._output_space(Y)
+        self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
+        n_attr = len(self.classes_) if self.lambda_ is None else self.lambda_.shape[1]
+        self.n_features_ = int(self.n_input_features_ * n_attr)
+        self._index = label_index(self.classes_)
+        return self
+
+    def _output_space(self, Y):
+        attrs = self.attributes
+        seen = _sorted_unique(Y)
+        if attrs is None:
+            classes = seen if self.classes is None else np.asarray(self.classes, dtype=object)
+            return _as_label_array(classes), None
+        if isinstance(attrs, dict):
+            classes = list(attrs) if self.classes is None else list(self.classes)
+            lam = np.array([np.asarray(attrs[c], dtype=float).ravel() for c in classes])
+        else:
+            lam = np.asarray(attrs, dtype=float)
+            classes = seen if self.classes is None else list(self.classes)
+            if lam.ndim != 2 or lam.shape[0] != len(classes):
+                raise ValueError(f"attributes must have one row per class ({len(classes)}"
+                                 f" classes), got shape {lam.shape}")
+        if not np.all(np.isfinite(lam)):
+            raise ValueError("attributes contain NaN or infinite values")
+        classes = _as_label_array(classes)
+        known = set(classes.tolist())
+        for i, y in enumerate(Y):
+            if y not in known:
+                raise ValueError(f"Sample {i}: label {y!r} has no attribute vector")
+        return classes, lam
+
+    # ------------------------------------------------------------------ encoding
+    def encode_inputs(self, X):
+        """φ(x) for every sample: CSR if any input is sparse, else a dense array."""
+        Xm = check_matrix(X, "X")
+        d = self.n_input_features_ - (1 if self.bias > 0 else 0)
+        if Xm.shape[1] != d:
+            raise ValueError(f"X has {Xm.shape[1]} features per sample, the feature map "
+                             f"was fitted with {d}")
+        if self.bias > 0:
+            col = np.full((Xm.shape[0], 1), float(self.bias))
+            Xm = sp.hstack([Xm, col], format="csr") if sp.issparse(Xm) else np.hstack([Xm, col])
+        return Xm
+
+    def encode_outputs(self, Y, X=None):
+        Y = as_sequence(Y, "Y")
+        out = np.empty(len(Y), dtype=np.intp)
+        for i, y in enumerate(Y):
+            try:
+                out[i] = self._index[y]
+            except (KeyError, TypeError):
+                raise ValueError(f"Sample {i}: unknown label {y!r}; the output space is "
+                                 f"{self.classes_.tolist()}") from None
+        return list(out)
+
+    def decode_outputs(self, Ye):
+        return [self.classes_[int(k)] for k in Ye]
+
+    # ------------------------------------------------------------------ features
+    def _rows(self, Xe, idx):
+        return Xe if idx is None else Xe[np.asarray(idx, dtype=np.intp)]
+
+    def joint_features(self, Xe, Ye, idx=None):
+        """CSR matrix whose row i is Φ(x_i, y_i) = Λ(y_i) ⊗ φ(x_i)."""
+        Xs = sp.csr_matrix(self._rows(Xe, idx))
+        y = np.asarray(Ye, dtype=np.intp).reshape(-1)
+        n, d = Xs.shape
+        if len(y) != n:
+            raise ValueError(f"{n} inputs but {len(y)} outputs")
+        if self.lambda_ is None:
+            # one-hot Λ: shift every row's columns into its class block
+            counts = np.diff(Xs.indptr)
+            cols = Xs.indices + np.repeat(y * d, counts)
+            return sp.csr_matrix((Xs.data, cols, Xs.indptr), shape=(n, self.n_features_))
+        lam = self.lambda_[y]
+        blocks = [sp.diags(lam[:, a]) @ Xs for a in range(lam.shape[1])]
+        return sp.hstack(blocks, format="csr")
+
+    def _weights(self, w):
+        w = np.asarray(w, dtype=float).ravel()
+        if w.size != self.n_features_:
+            raise ValueError(f"w has {w.size} entries, the feature map has "
+                             f"{self.n_features_} features")
+        return w.reshape(-1, self.n_input_features_)
+
+    def batch_potentials(self, Xe, w, idx=None):
+        W = self._weights(w)
+        scores = np.asarray(self._rows(Xe, idx) @ W.T)
+        if self.lambda_ is not None:
+            scores = scores @ self.lambda_.T
+        return MulticlassPotentials(scores)
+
+    def joint_feature(self, x, y):
+        """Φ(x, y) as a dense vector of length ``n_features_`` (raw x and label y)."""
+        Xe = self.encode_inputs([x])
+        return self.joint_features(Xe, self.encode_outputs([y])).toarray().ravel()
+
+    def potentials(self, x, w):
+        """:class:`MulticlassPotentials` of one raw input (``.score(k)`` for class k)."""
+        return self.batch_potentials(self.encode_inputs([x]), w)
+
+    # ------------------------------------------------------------------ model files
+    def fitted_state(self):
+        """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
+        state = {"classes_": self.classes_, "n_input_features_": self.n_input_features_,
+                 "n_features_": self.n_features_}
+        if self.lambda_ is not None:
+            state["lambda_"] = self.lambda_
+        return state
+
+    def load_fitted_state(self, state):
+        self.classes_ = _as_label_array(state["classes_"])
+        self.lambda_ = np.asarray(state["lambda_"], dtype=float) if "lambda_" in state else None
+        self.n_input_features_ = int(state["n_input_features_"])
+        self.n_features_ = int(state["n_features_"])
+        self._index = label_index(self.classes_)
+        return self
+
+
+def _as_label_array(labels):
+    arr = np.empty(len(labels), dtype=object)
+    arr[:] = list(labels)
+    return arr
+
+
+def _sorted_unique(Y):
+    uniq = set()
+    for i, y in enumerate(Y):
+        try:
+            uniq.add(y)
+        except TypeError:
+            raise TypeError(f"Sample {i}: label {y!r} is not hashable") from None
+    try:
+        return _as_label_array(sorted(uniq))
+    except TypeError:  # mixed, unorderable labels: keep first-seen order
+        seen = {}
+        for y in Y:
+            seen.setdefault(y, None)
+        return _as_label_array(list(seen))

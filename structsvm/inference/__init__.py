@@ -1,0 +1,57 @@
+"""Decoders: pure functions from a batch of potentials to the best structures.
+
+Decoders live in a registry (name → :class:`structsvm.base.Decoder`). A decoder
+module registers itself with :func:`register_decoder`; :func:`get_decoder` resolves
+a name (or passes a :class:`~structsvm.base.Decoder` through).
+"""
+from __future__ import annotations
+
+from ..base import Decoder
+
+__all__ = ["register_decoder", "get_decoder", "DECODERS"]
+
+DECODERS: dict[str, Decoder] = {}
+
+
+def register_decoder(name, structure):
+    """Decorator: register ``func(batch, exclude=None)`` as decoder ``name``.
+
+    Parameters
+    ----------
+    name : str
+        Registry key (what users pass as ``decoder=``).
+    structure : str
+        The structure it decodes ("multiclass", "chain", ...; "any" for decoders that
+        only need enumerable outputs).
+    """
+    def wrap(func):
+        DECODERS[name] = Decoder(name=name, structure=structure, func=func)
+        return func
+    return wrap
+
+
+def get_decoder(decoder):
+    """Resolve a decoder name or :class:`Decoder`; clear error on unknown names."""
+    _load_builtin()
+    if isinstance(decoder, Decoder):
+        return decoder
+    if isinstance(decoder, str):
+        if decoder not in DECODERS:
+            raise ValueError(f"Unknown decoder {decoder!r}; choose one of "
+                             f"{sorted(DECODERS)}")
+        return DECODERS[decoder]
+    raise TypeError(f"decoder must be a name or a structsvm.base.Decoder, got "
+                    f"{type(decoder).__name__}")
+
+
+def _load_builtin():
+    # importing the modules registers their decoders
+    from . import argmax, exhaustive  # noqa: F401
+    import importlib
+
+    for mod in ("viterbi", "tree", "sort", "cky", "maxproduct"):
+        try:
+            importlib.import_module(f"{__name__}.{mod}")
+        except ModuleNotFoundError as exc:  # module not written (yet)
+            if exc.name != f"{__name__}.{mod}":
+                raise

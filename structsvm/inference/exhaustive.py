@@ -1,0 +1,47 @@
+"""Exhaustive search: the test oracle for every decoder (any enumerable structure)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import register_decoder
+
+__all__ = ["exhaustive"]
+
+
+def _equal(a, b):
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+@register_decoder("exhaustive", structure="any")
+def exhaustive(batch, exclude=None):
+    """Best structure of each example by scoring every output (``pot.enumerate()``).
+
+    Parameters
+    ----------
+    batch : PotentialsBatch
+        Any batch whose class sets ``enumerable = True``.
+    exclude : list, optional
+        ``exclude[i]`` is skipped for example i ("argmax over y ≠ y_i").
+
+    Returns
+    -------
+    list
+        One encoded output per example; ties go to the first enumerated output.
+    """
+    if not type(batch).enumerable:
+        raise TypeError(f"{type(batch).__name__} cannot enumerate its outputs; the "
+                        "exhaustive decoder needs a finite, enumerable output space")
+    out = []
+    for i in range(len(batch)):
+        pot = batch[i]
+        best, best_score = None, -np.inf
+        for y in pot.enumerate():
+            if exclude is not None and _equal(y, exclude[i]):
+                continue
+            s = pot.score(y)
+            if s > best_score:
+                best, best_score = y, s
+        if best is None:
+            raise ValueError(f"Sample {i}: no output left to choose from")
+        out.append(best)
+    return out
