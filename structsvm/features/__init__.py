@@ -3,5 +3,8 @@ from .multiclass import MulticlassFeatures, MulticlassPotentials
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
 # sequence maps
+from .sequence import ChainPotentials, SequenceFeatures  # noqa: E402
+
+__all__ += ["SequenceFeatures", "ChainPotentials"]
 
 # taxonomy and ranking maps

@@ -1,0 +1,176 @@
+"""SequenceFeatures: the score invariant, observation features against a slow reference."""
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from structsvm.features import SequenceFeatures
+from structsvm.features._observations import FEATURE_SETS
+from structsvm.inference.exhaustive import exhaustive
+from structsvm.inference.viterbi import viterbi
+
+WORDS = ["the", "The", "dog", "runs", "fast", "U.S.", "1987", "well-known", "a", "Cat"]
+
+
+def _corpus(rng, n, tags="ABC", words=WORDS):
+    X = [[words[j] for j in rng.integers(0, len(words), size=rng.integers(1, 7))]
+         for _ in range(n)]
+    Y = [[tags[j] for j in rng.integers(0, len(tags), size=len(x))] for x in X]
+    return X, Y
+
+
+def _reference_strings(sent, t, name):
+    """Slow, per-token construction of the named feature set's strings."""
+    _, roles = FEATURE_SETS[name]
+    out = []
+    for off, fn in roles:
+        j = t + off
+        if 0 <= j < len(sent):
+            out += [f"{off:+d}|{f}" for f in fn(sent[j]) if f is not None]
+        else:
+            out.append(f"{off:+d}|<{'BOS' if off < 0 else 'EOS'}>")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("kind", ["pos", "hash", "matrix", "callable"])
+def test_score_equals_w_dot_phi(seed, kind):
+    rng = np.random.default_rng(seed)
+    X, Y = _corpus(rng, 8)
+    if kind == "matrix":
+        X = [sp.random(len(x), 5, density=0.5, random_state=seed + i, format="csr")
+             for i, x in enumerate(X)]
+        fm = SequenceFeatures()
+    elif kind == "hash":
+        fm = SequenceFeatures(n_hash=64)
+    elif kind == "callable":
+        fm = SequenceFeatures(features=lambda s, t: ["w=" + s[t], "len=%d" % len(s[t])])
+    else:
+        fm = SequenceFeatures()
+    fm.fit(X, Y)
+    w = rng.normal(size=fm.n_features_)
+    for x, y in zip(X, Y):
+        pot = fm.potentials(x, w)
+        ye = fm.encode_outputs([y])[0]
+        assert np.isclose(w @ fm.joint_feature(x, y), pot.score(ye))
+    # the batched map agrees with the per-sentence one
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    idx = np.array([5, 1, 3])
+    J = fm.joint_features(Xe, [Ye[i] for i in idx], idx).toarray()
+    for r, i in enumerate(idx):
+        np.testing.assert_allclose(J[r], fm.joint_feature(X[i], Y[i]))
+    scores = fm.batch_potentials(Xe, w, idx).score([Ye[i] for i in idx])
+    np.testing.assert_allclose(scores, J @ w)
+
+
+def test_viterbi_on_map_equals_exhaustive():
+    rng = np.random.default_rng(0)
+    X, Y = _corpus(rng, 10)
+    fm = SequenceFeatures().fit(X, Y)
+    batch = fm.batch_potentials(fm.encode_inputs(X), rng.normal(size=fm.n_features_))
+    assert all(np.array_equal(a, b) for a, b in zip(viterbi(batch), exhaustive(batch)))
+
+
+def test_observation_rows_match_slow_reference():
+    rng = np.random.default_rng(1)
+    X, Y = _corpus(rng, 12)
+    fm = SequenceFeatures(features="pos").fit(X, Y)
+    vocab = {s: j for j, s in enumerate(fm.vocabulary_)}
+    Xe = fm.encode_inputs(X)
+    for i, x in enumerate(X):
+        rows = Xe[i]
+        for t in range(len(x)):
+            expected = np.zeros(fm.n_input_features_)
+            for s in _reference_strings(x, t, "pos"):
+                expected[vocab[s]] += 1
+            np.testing.assert_array_equal(rows[t].toarray().ravel(), expected)
+
+
+def test_pos_features_known_answer():
+    fm = SequenceFeatures().fit([["The", "well-known", "dog"]], [["D", "J", "N"]])
+    vocab = set(fm.vocabulary_)
+    for s in ["+0|w=well-known", "+0|p4=well", "+0|s2=wn", "+0|H", "+0|b", "+0|T",
+              "-1|l=the", "-1|s3=the", "+1|l=dog", "-2|<BOS>", "+2|<EOS>", "+1|<EOS>",
+              "-2|l=the", "+2|l=dog"]:
+        assert s in vocab, s
+    assert "+0|U" not in vocab  # no all-upper word
+
+
+def test_chunk_features_take_word_tag_pairs():
+    X = [[("He", "PRP"), ("reckons", "VBZ")], [("the", "DT")]]
+    Y = [["B-NP", "B-VP"], ["B-NP"]]
+    fm = SequenceFeatures(features="chunk").fit(X, Y)
+    assert "+1|t=VBZ" in set(fm.vocabulary_)
+    with pytest.raises(TypeError, match=r"Sentence 1, token 0: expected a \(word, tag\)"):
+        fm.encode_inputs([[("a", "DT")], ["the"]])
+
+
+def test_min_count_hashing_and_unseen_words():
+    X = [["a", "b", "a"], ["a", "c"]]
+    Y = [["x", "y", "x"], ["x", "y"]]
+    full = SequenceFeatures(features="word").fit(X, Y)
+    pruned = SequenceFeatures(features="word", min_count=2).fit(X, Y)
+    assert set(full.vocabulary_) == {"+0|b", "+0|w=a", "+0|w=b", "+0|w=c"}
+    assert set(pruned.vocabulary_) == {"+0|b", "+0|w=a"}
+    # an unseen word keeps only its known features (here the bias)
+    row = pruned.encode_inputs([["zzz"]]).X.toarray().ravel()
+    bias = list(pruned.vocabulary_).index("+0|b")
+    assert row.sum() == 1.0 and row[bias] == 1.0
+    hashed = SequenceFeatures(features="word", n_hash=16).fit(X, Y)
+    assert hashed.vocabulary_ is None and hashed.n_input_features_ == 16
+    assert hashed.encode_inputs([["zzz"]]).X.sum() == 2.0  # bias + hashed word
+
+
+def test_unseen_tag_is_a_clear_error():
+    fm = SequenceFeatures(features="word").fit([["a", "b"]], [["x", "y"]])
+    with pytest.raises(ValueError, match=r"Sentence 1, token 1: tag 'z' was not seen"):
+        fm.encode_outputs([["x"], ["y", "z"]])
+
+
+@pytest.mark.parametrize("X, Y, exc, match", [
+    ([["a", "b"], ["c"]], [["x", "y"], ["x", "y"]], ValueError,
+     "Sentence 1: x has 1 tokens but y has 2 tags"),
+    ([["a"], []], [["x"], []], ValueError, "Sentence 1 is empty"),
+    ([["a", 3]], [["x", "y"]], TypeError, "Sentence 0, token 1: expected a string, got int"),
+    ([["a"], "ab"], [["x"], ["x", "y"]], TypeError, "Sentence 1: expected a list of tokens"),
+    ([["a"]], [["x"], ["y"]], ValueError, "X has 1 sentences but Y has 2"),
+    ([], [], ValueError, "X is empty"),
+])
+def test_bad_input_names_the_sentence(X, Y, exc, match):
+    with pytest.raises(exc, match=match):
+        SequenceFeatures().fit(X, Y)
+
+
+def test_bad_params():
+    with pytest.raises(ValueError, match="features must be one of"):
+        SequenceFeatures(features="nope").fit([["a"]], [["x"]])
+    with pytest.raises(ValueError, match="min_count"):
+        SequenceFeatures(min_count=0).fit([["a"]], [["x"]])
+
+
+def test_fitted_state_round_trip_and_json_params():
+    rng = np.random.default_rng(3)
+    X, Y = _corpus(rng, 6)
+    fm = SequenceFeatures(min_count=1).fit(X, Y)
+    json.dumps(fm.get_params())
+    state = fm.fitted_state()
+    twin = clone(fm).load_fitted_state(state)
+    a, b = fm.encode_inputs(X), twin.encode_inputs(X)
+    assert (a.X != b.X).nnz == 0 and np.array_equal(a.offsets, b.offsets)
+    assert twin.decode_outputs(fm.encode_outputs(Y)) == [list(y) for y in Y]
+    user = SequenceFeatures(features=lambda s, t: ["w=" + s[t]]).fit(X, Y)
+    with pytest.raises(TypeError, match="cannot be saved"):
+        user.fitted_state()
+
+
+def test_split_weights_layout():
+    fm = SequenceFeatures(features="word").fit([["a", "b"]], [["x", "y"]])
+    w = np.arange(fm.n_features_, dtype=float)
+    W, A, s, e = fm.split_weights(w)
+    d, K = fm.n_input_features_, 2
+    assert W.shape == (d, K) and A.shape == (K, K) and s.shape == e.shape == (K,)
+    assert e[-1] == fm.n_features_ - 1
+    with pytest.raises(ValueError, match="w has 3 entries"):
+        fm.split_weights(np.zeros(3))
