@@ -122,13 +122,15 @@ class SequenceFeatures(BaseEstimator):
     --------
     >>> fm = SequenceFeatures(features="word").fit([["the", "dog"]], [["D", "N"]])
     >>> fm.tags_.tolist(), fm.n_input_features_, fm.n_features_
-    (['D', 'N'], 3, 12)
-    >>> fm.joint_feature(["the", "dog"], ["D", "N"]).tolist()
-    [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+    (['D', 'N'], 3, 14)
+    >>> W, A, s, e = fm.split_weights(fm.joint_feature(["the", "dog"], ["D", "N"]))
+    >>> W.tolist(), A.tolist(), s.tolist(), e.tolist()  # features: b, w=the, w=dog
+    ([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 0.0]], [1.0, 0.0], [0.0, 1.0])
     """
 
     structure: ClassVar[str] = "chain"
     default_loss: ClassVar[str] = "hamming"
+    default_decoder: ClassVar[str] = "viterbi"
 
     def __init__(self, features="pos", min_count=1, n_hash=None):
         self.features = features

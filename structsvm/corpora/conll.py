@@ -1,0 +1,94 @@
+"""CoNLL-style column files, and the CoNLL-2000 chunking shared task."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ._paths import find_data
+
+__all__ = ["read_conll", "load_conll2000", "CONLL2000_CHUNK_TYPES"]
+
+#: the 11 chunk types of CoNLL-2000
+CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT",
+                         "SBAR", "UCP", "VP")
+
+_HINT = ("CoNLL-2000 is distributed with NLTK: python -c \"import nltk; "
+         "nltk.download('conll2000')\" (or set $NLTK_DATA to an nltk_data folder).")
+
+
+def read_conll(source, n_columns=None):
+    """Sentences of a whitespace-separated column file (blank lines between sentences).
+
+    Parameters
+    ----------
+    source : str, path-like or file object
+    n_columns : int, optional
+        Expected number of columns per token line (checked when given).
+
+    Returns
+    -------
+    list of list of tuple of str
+        One tuple of columns per token.
+    """
+    if isinstance(source, (str, Path)):
+        name = str(source)
+        fh = open(source, encoding="utf-8")
+    else:
+        name, fh = getattr(source, "name", "<stream>"), source
+    sents, cur = [], []
+    try:
+        for lineno, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts:
+                if cur:
+                    sents.append(cur)
+                cur = []
+                continue
+            if n_columns is not None and len(parts) != n_columns:
+                raise ValueError(f"{name}, line {lineno}: expected {n_columns} columns, "
+                                 f"got {len(parts)}: {line.rstrip()!r}")
+            cur.append(tuple(parts))
+    finally:
+        if fh is not source:
+            fh.close()
+    if cur:
+        sents.append(cur)
+    return sents
+
+
+def load_conll2000(path=None, *, chunk_types=None):
+    """CoNLL-2000 chunking: ((word, POS) token lists, IOB2 chunk tags) for train and test.
+
+    Unlike ``nltk.corpus.conll2000.chunked_sents`` (which keeps NP, VP and PP only
+    unless ``chunk_types`` is passed), all 11 chunk types are kept by default, as in
+    the shared task.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        Folder holding ``train.txt`` and ``test.txt``; by default
+        ``$STRUCTSVM_DATA``, then NLTK's search path.
+    chunk_types : sequence of str, optional
+        Keep only these chunk types (others become ``O``).
+
+    Returns
+    -------
+    X_train, Y_train, X_test, Y_test
+        ``X`` are lists of sentences of ``(word, pos_tag)`` pairs, ``Y`` lists of
+        chunk-tag lists (``B-NP``, ``I-NP``, ``O``, ...).
+
+    References
+    ----------
+    E. F. Tjong Kim Sang, S. Buchholz. Introduction to the CoNLL-2000 shared task:
+    chunking. CoNLL 2000.
+    """
+    root = find_data("conll2000", path=path, nltk_subdir="corpora/conll2000",
+                     must_contain=("train.txt", "test.txt"), hint=_HINT)
+    keep = None if chunk_types is None else set(chunk_types)
+    out = []
+    for name in ("train.txt", "test.txt"):
+        sents = read_conll(root / name, n_columns=3)
+        X = [[(w, p) for w, p, _ in s] for s in sents]
+        Y = [[c if keep is None or c == "O" or c[2:] in keep else "O" for _, _, c in s]
+             for s in sents]
+        out += [X, Y]
+    return tuple(out)

@@ -1,0 +1,119 @@
+"""The NLTK sample of the Penn Treebank (WSJ), as tagged sentences.
+
+The files are read directly (``combined/wsj_*.mrg``), so any folder works: an
+explicit path, ``$STRUCTSVM_DATA/nltk_data/corpora/treebank`` or NLTK's own
+search path. Sentences are the top-level bracketings; the tagged tokens are their
+pre-terminals ``(TAG word)``, in order, exactly as ``nltk.corpus.treebank
+.tagged_sents()`` returns them (trace tokens tagged ``-NONE-`` included unless
+``remove_traces``).
+"""
+from __future__ import annotations
+
+import re
+
+from ._paths import find_data
+
+__all__ = ["treebank_tagged_sents", "load_treebank", "TREEBANK_HINT"]
+
+TREEBANK_HINT = ("The NLTK treebank sample is not installed. With internet access, get "
+                 "it with: python -c \"import nltk; nltk.download('treebank')\" "
+                 "(or set $NLTK_DATA to an nltk_data folder that has corpora/treebank).")
+
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+def _parse_mrg(text, source):
+    """Tagged sentences of one .mrg file (list of lists of (word, tag))."""
+    toks = _TOKEN.findall(text)
+    sents, cur, depth, i, n = [], [], 0, 0, len(toks)
+    while i < n:
+        tok = toks[i]
+        if tok == "(":
+            if (i + 3 < n and toks[i + 3] == ")" and toks[i + 1] not in "()"
+                    and toks[i + 2] not in "()"):
+                cur.append((toks[i + 2], toks[i + 1]))
+                i += 4
+                if depth == 0:  # a bare (TAG word) at top level is a sentence too
+                    sents.append(cur)
+                    cur = []
+                continue
+            depth += 1
+        elif tok == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{source}: unbalanced ')' in the bracketing")
+            if depth == 0:
+                if cur:
+                    sents.append(cur)
+                cur = []
+        i += 1
+    if depth != 0:
+        raise ValueError(f"{source}: unbalanced brackets at end of file")
+    return sents
+
+
+def treebank_tagged_sents(path=None, *, remove_traces=False):
+    """All tagged sentences of the treebank sample (3,914 in NLTK's 5% sample).
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        The ``treebank`` folder (holding ``combined/``). By default
+        ``$STRUCTSVM_DATA``, then NLTK's search path (``$NLTK_DATA``) are searched.
+    remove_traces : bool, default=False
+        Drop the empty elements (tag ``-NONE-``, e.g. ``*T*-1``), which are not words.
+
+    Returns
+    -------
+    list of list of (str, str)
+        (word, tag) pairs per sentence, in file order.
+
+    Raises
+    ------
+    structsvm.corpora.DataNotFoundError
+        When the corpus is absent; the message says how to get it.
+    """
+    root = find_data("treebank", path=path, nltk_subdir="corpora/treebank",
+                     must_contain=("combined",), hint=TREEBANK_HINT)
+    files = sorted((root / "combined").glob("wsj_*.mrg"))
+    if not files:
+        from ._paths import DataNotFoundError
+
+        raise DataNotFoundError(f"{root / 'combined'} holds no wsj_*.mrg files. "
+                                + TREEBANK_HINT)
+    sents = []
+    for f in files:
+        sents.extend(_parse_mrg(f.read_text(encoding="ascii", errors="replace"), f.name))
+    if remove_traces:
+        sents = [s for s in ([(w, t) for w, t in s if t != "-NONE-"] for s in sents) if s]
+    return sents
+
+
+def load_treebank(path=None, *, n_train=3000, remove_traces=False):
+    """The POS-tagging split: first ``n_train`` sentences for training, the rest to test.
+
+    With the defaults this is the benchmark split of structsvm's docs: 3,000
+    training sentences and 914 test sentences (23,165 test tokens, traces included).
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        See :func:`treebank_tagged_sents`.
+    n_train : int, default=3000
+    remove_traces : bool, default=False
+
+    Returns
+    -------
+    X_train, Y_train, X_test, Y_test : list of list of str
+        Token lists and tag lists.
+
+    Examples
+    --------
+    >>> X_tr, Y_tr, X_te, Y_te = load_treebank()  # doctest: +SKIP
+    >>> len(X_tr), len(X_te), sum(map(len, X_te))  # doctest: +SKIP
+    (3000, 914, 23165)
+    """
+    sents = treebank_tagged_sents(path, remove_traces=remove_traces)
+    X = [[w for w, _ in s] for s in sents]
+    Y = [[t for _, t in s] for s in sents]
+    return X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
