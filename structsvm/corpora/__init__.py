@@ -8,3 +8,11 @@ from .spam import SpamData, load_spam
 
 __all__ = ["DataNotFoundError", "find_data", "require_data"]
 __all__ += ["SpamData", "load_spam"]
+# sequences
+from .conll import CONLL2000_CHUNK_TYPES, load_conll2000, read_conll  # noqa: E402
+from .svm_hmm import read_svm_hmm, write_svm_hmm  # noqa: E402
+from .synthetic import make_hmm_corpus  # noqa: E402
+from .treebank import load_treebank, treebank_tagged_sents  # noqa: E402
+
+__all__ += ["load_treebank", "treebank_tagged_sents", "load_conll2000", "read_conll",
+            "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus"]
