@@ -8,3 +8,7 @@ from .sequence import ChainPotentials, SequenceFeatures  # noqa: E402
 __all__ += ["SequenceFeatures", "ChainPotentials"]
 
 # taxonomy and ranking maps
+from .taxonomy import TaxonomyFeatures, TreePotentials  # noqa: E402
+from .ranking import RankingFeatures, RankingPotentials  # noqa: E402
+
+__all__ += ["TaxonomyFeatures", "TreePotentials", "RankingFeatures", "RankingPotentials"]

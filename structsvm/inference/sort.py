@@ -1,0 +1,90 @@
+"""Ranking decoder: sort documents by score; loss-augmented, label each pair."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _sort_jit, register_decoder
+
+__all__ = ["sort_decode"]
+
+
+def _orderings(batch):
+    return [np.argsort(-batch.query_scores(i), kind="stable") for i in range(len(batch))]
+
+
+def _labellings(batch):
+    from ..features._pairs import PairLabelling
+
+    s, off, targets = batch.scores, batch.offsets, batch.targets
+    n_total = s.size
+    grades = np.zeros(n_total)
+    graded = np.zeros(len(batch), dtype=bool)
+    for i, y in enumerate(targets):
+        if y.grades is not None:
+            grades[off[i]:off[i + 1]] = y.grades
+            graded[i] = True
+    t = s + np.repeat(batch.margins, np.diff(off))
+    up = np.zeros(n_total, dtype=np.int64)
+    down = np.zeros(n_total, dtype=np.int64)
+    # explicit-pair queries get equal grades here (no pairs) and are counted below
+    _sort_jit.violated_counts_batch(s, t, grades, off, up, down)
+    out = []
+    for i, y in enumerate(targets):
+        lo, hi = off[i], off[i + 1]
+        if graded[i]:
+            u, d = up[lo:hi], down[lo:hi]
+        else:
+            a, b = y.pairs[:, 0], y.pairs[:, 1]
+            v = s[lo + a] < t[lo + b]
+            u = np.bincount(a[v], minlength=hi - lo)
+            d = np.bincount(b[v], minlength=hi - lo)
+        out.append(PairLabelling(y.coef - (u - d), u.sum()))
+    return out
+
+
+@register_decoder("sort", structure="ranking")
+def sort_decode(batch, exclude=None):
+    """Rank each query's documents by score; loss-augmented: most violated labelling.
+
+    Parameters
+    ----------
+    batch : RankingPotentials
+        Plain (from ``batch_potentials``) or loss-augmented (``augment``).
+    exclude : ignored for plain batches
+        Not supported: the second-best ordering is not what ranking learners need.
+
+    Returns
+    -------
+    list
+        Plain batch: per query an int array of document indices, best first (ties
+        keep document order). Augmented batch: per query a
+        :class:`~structsvm.features._pairs.PairLabelling` in which pair (a, b) is
+        swapped iff s_a − s_b < Δ_pair, the per-pair maximiser of Δ − w·δΦ.
+
+    Notes
+    -----
+    The counts of swapped pairs per document come from sorting and a Fenwick tree
+    over grade ranks, O(n log n) per query for graded targets (Joachims 2006); for
+    explicit pairs, O(|P|).
+
+    References
+    ----------
+    T. Joachims. Training linear SVMs in linear time. KDD 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structsvm.features.ranking import RankingPotentials
+    >>> sort_decode(RankingPotentials(np.array([0.1, 2.0, -1.0]), [0, 3]))[0].tolist()
+    [1, 0, 2]
+    """
+    if exclude is not None:
+        raise ValueError("the sort decoder does not support exclude= (argmax over "
+                         "y != y_i); use a loss-augmented batch")
+    if not np.all(np.isfinite(batch.scores)):
+        bad = int(np.searchsorted(batch.offsets, np.flatnonzero(~np.isfinite(batch.scores))[0],
+                                  side="right") - 1)
+        raise ValueError(f"Sample {bad}: document scores contain NaN or infinite values")
+    if batch.targets is None:
+        return _orderings(batch)
+    return _labellings(batch)
