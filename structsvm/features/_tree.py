@@ -71,6 +71,37 @@ class Tree:
         """Node labels along an encoded path (a tuple of node indices)."""
         return tuple(self.names[list(path)])
 
+    def encode(self, y, sep=None, i=0):
+        """Encoded path (node indices) of a label: a leaf name, a path or a string.
+
+        Paths may include the root; a string is split on ``sep`` when ``sep`` is set.
+        Errors name sample ``i``.
+        """
+        if isinstance(y, (tuple, list)) or (isinstance(y, str) and sep is not None):
+            names = tuple(y.split(sep)) if isinstance(y, str) else tuple(y)
+            if self.root is not None and len(names) > 1 and names[0] == self.root \
+                    and names not in self.name_paths:
+                names = names[1:]
+            node = self.name_paths.get(names)
+            if node is None:
+                raise ValueError(f"Sample {i}: path {names!r} is not in the tree")
+        else:
+            try:
+                nodes = self.by_name.get(y)
+            except TypeError:
+                raise TypeError(f"Sample {i}: label {y!r} is not hashable") from None
+            if not nodes:
+                raise ValueError(f"Sample {i}: unknown label {y!r}; it names no node of "
+                                 "the tree")
+            if len(nodes) > 1:
+                raise ValueError(f"Sample {i}: label {y!r} names {len(nodes)} nodes of "
+                                 "the tree; give its path instead")
+            node = nodes[0]
+        if node not in self.leaf_pos:
+            raise ValueError(f"Sample {i}: label {y!r} is an internal node; classes are "
+                             "root-to-leaf paths")
+        return self.node_paths[node]
+
     def loss_rows(self, loss, y_true):
         """Δ(y_true, ℓ) for every leaf path ℓ, cached per loss object and true path."""
         key = id(loss)

@@ -185,31 +185,7 @@ class TaxonomyFeatures(BaseEstimator):
         return Xm
 
     def _encode_one(self, y, i):
-        t = self.tree_
-        if isinstance(y, (tuple, list)) or (isinstance(y, str) and self.sep is not None):
-            names = self._label_path(y, i)
-            if t.root is not None and len(names) > 1 and names[0] == t.root \
-                    and names not in t.name_paths:
-                names = names[1:]
-            node = t.name_paths.get(names)
-            if node is None:
-                raise ValueError(f"Sample {i}: path {names!r} is not in the tree")
-        else:
-            try:
-                nodes = t.by_name.get(y)
-            except TypeError:
-                raise TypeError(f"Sample {i}: label {y!r} is not hashable") from None
-            if not nodes:
-                raise ValueError(f"Sample {i}: unknown label {y!r}; it names no node of "
-                                 "the tree")
-            if len(nodes) > 1:
-                raise ValueError(f"Sample {i}: label {y!r} names {len(nodes)} nodes of "
-                                 "the tree; give its path instead")
-            node = nodes[0]
-        if node not in t.leaf_pos:
-            raise ValueError(f"Sample {i}: label {y!r} is an internal node; classes are "
-                             "root-to-leaf paths")
-        return t.node_paths[node]
+        return self.tree_.encode(y, self.sep, i)
 
     def encode_outputs(self, Y, X=None):
         """Encoded paths: tuples of node indices from the root's child to the leaf."""
