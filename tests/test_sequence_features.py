@@ -174,3 +174,18 @@ def test_split_weights_layout():
     assert e[-1] == fm.n_features_ - 1
     with pytest.raises(ValueError, match="w has 3 entries"):
         fm.split_weights(np.zeros(3))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_feature_differences_equal_difference_of_features(seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _corpus(rng, 12)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    Yh = [np.where(rng.random(len(y)) < 0.3, rng.integers(0, 3, len(y)), y) for y in Ye]
+    for idx in (None, np.array([4, 0, 7])):
+        sub = Ye if idx is None else [Ye[i] for i in idx]
+        subh = Yh if idx is None else [Yh[i] for i in idx]
+        ref = fm.joint_features(Xe, sub, idx) - fm.joint_features(Xe, subh, idx)
+        got = fm.joint_feature_differences(Xe, sub, subh, idx)
+        np.testing.assert_allclose(got.toarray(), ref.toarray())

@@ -23,21 +23,25 @@ __all__ = ["viterbi_batch", "viterbi_reference", "second_best_reference"]
 
 @numba.njit(cache=True, nogil=True)
 def _forward(unary, lo, hi, trans, start, alpha, back):
+    # previous state j outer, current state k inner: the inner loop runs over
+    # contiguous rows of trans and vectorises (max and argmax by element-wise selects)
     n_states = unary.shape[1]
     for k in range(n_states):
         alpha[0, k] = start[k] + unary[lo, k]
         back[0, k] = -1
     for t in range(1, hi - lo):
         for k in range(n_states):
-            best = alpha[t - 1, 0] + trans[0, k]
-            arg = 0
-            for j in range(1, n_states):
-                v = alpha[t - 1, j] + trans[j, k]
-                if v > best:
-                    best = v
-                    arg = j
-            alpha[t, k] = best + unary[lo + t, k]
-            back[t, k] = arg
+            alpha[t, k] = alpha[t - 1, 0] + trans[0, k]
+            back[t, k] = 0
+        for j in range(1, n_states):
+            a = alpha[t - 1, j]
+            for k in range(n_states):
+                v = a + trans[j, k]
+                if v > alpha[t, k]:
+                    alpha[t, k] = v
+                    back[t, k] = j
+        for k in range(n_states):
+            alpha[t, k] += unary[lo + t, k]
 
 
 @numba.njit(cache=True, nogil=True)
