@@ -82,6 +82,8 @@ class FeatureMap(Protocol):
 
     Class attribute ``structure`` names the output structure ("multiclass", "chain",
     "tree", "ranking", ...); a decoder is accepted only for its own structure.
+    ``default_decoder`` and ``default_loss`` name what the estimator uses when the
+    user gives none.
 
     The public pair works on raw (user) data:
     ``joint_feature(x, y)`` and ``potentials(x, w)``. Learners use the encoded,
@@ -91,6 +93,8 @@ class FeatureMap(Protocol):
     """
 
     structure: ClassVar[str]
+    default_decoder: ClassVar[str]
+    default_loss: ClassVar[str]
     n_features_: int
 
     def fit(self, X, Y) -> "FeatureMap": ...

@@ -110,6 +110,8 @@ class MulticlassFeatures(BaseEstimator):
     """
 
     structure: ClassVar[str] = "multiclass"
+    default_decoder: ClassVar[str] = "argmax"
+    default_loss: ClassVar[str] = "zero_one"
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
         self.attributes = attributes

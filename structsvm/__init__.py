@@ -1,0 +1,11 @@
+"""structsvm: structural SVMs for sequences, taxonomies, rankings, trees and graphs.
+
+>>> import structsvm
+>>> structsvm.StructuredSVM().get_params()["learner"]
+'one_slack'
+"""
+from .estimator import StructuredSVM, fit
+from .io import load
+
+__version__ = "0.1.0"
+__all__ = ["StructuredSVM", "fit", "load", "__version__"]

@@ -1,0 +1,140 @@
+"""The working-set dual QP of the cutting-plane learners, solved with cvxpy.
+
+Given constraints c = 1..m with joint-feature differences ψ_c and losses Δ_c, grouped
+into slack groups g(c) (one group for the 1-slack formulation, one per example for
+n-slack), the primal
+
+    min_w,ξ  ½‖w‖² + C Σ_g ξ_g   s.t.  w·ψ_c ≥ Δ_c − ξ_g(c),  ξ ≥ 0
+
+has the dual
+
+    max_α  Δᵀα − ½ αᵀ G α   s.t.  α ≥ 0,  Σ_{c ∈ g} α_c ≤ C  for every group g,
+
+with G_cd = ψ_c·ψ_d, and w = Σ_c α_c ψ_c. G is factored once per solve
+(G = L Lᵀ from its eigen-decomposition, negative round-off eigenvalues dropped), so
+the solver sees ½‖Lᵀα‖², a second-order cone it handles exactly.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..base import QPError
+
+__all__ = ["solve_dual_qp", "SOLVERS"]
+
+SOLVERS = ("CLARABEL", "OSQP", "SCS")
+_OK = "optimal"
+
+
+def _factor(G):
+    """L with L Lᵀ = G (PSD part); columns for numerically-zero eigenvalues dropped."""
+    G = 0.5 * (G + G.T)
+    vals, vecs = np.linalg.eigh(G)
+    keep = vals > max(vals.max(initial=0.0), 1.0) * 1e-13
+    return vecs[:, keep] * np.sqrt(vals[keep])
+
+
+def _solve_once(G, b, groups, C, solver, alpha0):
+    import cvxpy as cp
+
+    m = len(b)
+    n_groups = int(groups.max()) + 1
+    A = sp.csr_matrix((np.ones(m), (groups, np.arange(m))), shape=(n_groups, m))
+    L = _factor(G)
+    alpha = cp.Variable(m, nonneg=True)
+    if alpha0 is not None:
+        alpha.value = alpha0
+    quad = cp.sum_squares(L.T @ alpha) if L.shape[1] else 0.0
+    prob = cp.Problem(cp.Maximize(b @ alpha - 0.5 * quad), [A @ alpha <= C])
+    kwargs = {}
+    if solver == "OSQP":
+        kwargs = dict(eps_abs=1e-10, eps_rel=1e-10, max_iter=200000, polishing=True,
+                      warm_start=alpha0 is not None)
+    elif solver == "SCS":
+        kwargs = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
+    elif solver == "CLARABEL":
+        kwargs = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            prob.solve(solver=solver, **kwargs)
+        except Exception as exc:  # cvxpy.error.SolverError and solver crashes
+            return None, f"solver error: {exc}"
+    if prob.status != _OK or alpha.value is None:
+        return None, prob.status
+    return np.asarray(alpha.value, dtype=float), prob.status
+
+
+def _feasible(alpha, groups, C):
+    """Clip round-off: α ≥ 0 and every group sum ≤ C."""
+    alpha = np.maximum(alpha, 0.0)
+    sums = np.bincount(groups, weights=alpha)
+    scale = np.where(sums > C, C / np.maximum(sums, 1e-300), 1.0)
+    return alpha * scale[groups]
+
+
+def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=None):
+    """Solve the working-set dual QP; retry principled, else raise :class:`QPError`.
+
+    Parameters
+    ----------
+    G : ndarray of shape (m, m)
+        Gram matrix of the constraints' ψ vectors (PSD up to round-off).
+    b : ndarray of shape (m,)
+        Constraint losses Δ_c.
+    groups : ndarray of int, shape (m,)
+        Slack group of each constraint (0..n_groups-1).
+    C : float
+        Upper bound of every group's α sum.
+    solver : {"CLARABEL", "OSQP", "SCS"}, default="CLARABEL"
+        First solver tried (case-insensitive).
+    round_ : int, optional
+        Cutting-plane round, for the error message.
+    alpha0 : ndarray of shape (m,), optional
+        Warm start (used by solvers that accept one).
+
+    Returns
+    -------
+    alpha : ndarray of shape (m,)
+    dual_objective : float
+        Δᵀα − ½ αᵀGα at the returned α.
+
+    Raises
+    ------
+    QPError
+        When the first solver, the other solvers, and the first solver on a
+        Tikhonov-regularised Gram matrix all fail; the message names solver, status
+        and round.
+
+    Examples
+    --------
+    One constraint ψ with ψ·ψ = 4 and loss 1: α = min(C, 1/4).
+
+    >>> a, d = solve_dual_qp(np.array([[4.0]]), np.array([1.0]), np.array([0]), C=1.0)
+    >>> round(float(a[0]), 6), round(d, 6)
+    (0.25, 0.125)
+    """
+    G = np.asarray(G, dtype=float)
+    b = np.asarray(b, dtype=float)
+    groups = np.asarray(groups, dtype=np.intp)
+    solver = str(solver).upper()
+    if solver not in SOLVERS:
+        raise ValueError(f"Unknown QP solver {solver!r}; choose one of {list(SOLVERS)}")
+    if alpha0 is not None and len(alpha0) != len(b):
+        alpha0 = None
+    attempts = [(solver, G)] + [(s, G) for s in SOLVERS if s != solver]
+    ridge = 1e-10 * max(float(np.trace(G)) / max(len(b), 1), 1e-12)
+    attempts.append((solver, G + ridge * np.eye(len(b))))
+    failures = []
+    for name, gram in attempts:
+        alpha, status = _solve_once(gram, b, groups, float(C), name, alpha0)
+        if alpha is not None:
+            alpha = _feasible(alpha, groups, float(C))
+            return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)
+        failures.append(f"{name}: {status}")
+    where = f" in round {round_}" if round_ is not None else ""
+    raise QPError(f"working-set QP ({len(b)} constraints) failed{where}: "
+                  + "; ".join(failures) + " (last try: regularised Gram)")

@@ -1,0 +1,112 @@
+"""Pegasos: stochastic subgradient descent on the structured hinge loss.
+
+With λ = 1/(nC) the structural-SVM primal ½‖w‖² + C Σ_i ξ_i equals nC · f(w) with
+
+    f(w) = λ/2 ‖w‖² + (1/n) Σ_i ξ_i(w),
+
+and Pegasos takes, at step t on a mini-batch B, the subgradient step
+
+    w ← (1 − η_t λ) w + (η_t / |B|) Σ_{i∈B, ξ_i>0} δΦ_i(ŷ_i),   η_t = 1/(λ t),
+
+optionally followed by the projection onto the ball ‖w‖ ≤ √(2 L̄ / λ) that holds the
+optimum (L̄ = mean largest loss; f(w*) ≤ f(0) = L̄). Returning the average of the
+iterates (from the second epoch on) removes most of the last iterate's noise.
+
+References
+----------
+S. Shalev-Shwartz, Y. Singer, N. Srebro, A. Cotter. Pegasos: primal estimated
+sub-gradient solver for SVM. Mathematical Programming 127(1), 2011.
+N. Ratliff, J. A. Bagnell, M. Zinkevich. (Online) subgradient methods for structured
+prediction. AISTATS 2007.
+"""
+from __future__ import annotations
+
+import time
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from ..base import LearnerResult
+
+__all__ = ["Pegasos"]
+
+
+class Pegasos(BaseEstimator):
+    """Stochastic subgradient learner (Pegasos) for the structural SVM.
+
+    ``max_iter`` of the estimator counts epochs (passes over the data).
+
+    Parameters
+    ----------
+    batch_size : int, default=1
+        Examples per step (decoded in one batched oracle call).
+    average : bool, default=True
+        Return the average of the iterates after the first epoch.
+    projection : bool, default=True
+        Project onto the ball that contains the optimum after every step.
+    eval_every : int, default=1
+        Epochs between evaluations of the exact primal objective (one full
+        loss-augmented decode each); the curve is of the returned (averaged) iterate.
+    """
+
+    name: ClassVar[str] = "pegasos"
+
+    def __init__(self, batch_size=1, average=True, projection=True, eval_every=1):
+        self.batch_size = batch_size
+        self.average = average
+        self.projection = projection
+        self.eval_every = eval_every
+
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+        """Run ``max_iter`` epochs (default 50); stop early when the relative change of
+        the evaluated objective over one evaluation falls below ``tol``."""
+        bs, every = int(self.batch_size), int(self.eval_every)
+        if bs < 1:
+            raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
+        if every < 1:
+            raise ValueError(f"eval_every must be >= 1, got {self.eval_every}")
+        epochs = 50 if max_iter is None else int(max_iter)
+        rng = check_random_state(random_state)
+        n, C = problem.n_samples, problem.C
+        lam = 1.0 / (n * C)
+        radius = np.sqrt(2.0 * problem.max_losses().mean() / lam)
+        w = np.array(w0, dtype=float)
+        w_avg, n_avg = np.zeros_like(w), 0
+        t = 0
+        curve, converged, t0 = [], False, time.perf_counter()
+        for epoch in range(1, epochs + 1):
+            order = rng.permutation(n)
+            for start in range(0, n, bs):
+                idx = order[start:start + bs]
+                t += 1
+                eta = 1.0 / (lam * t)
+                v = problem.oracle(w, idx)
+                w *= 1.0 - eta * lam
+                hit = v.slack > 0
+                if hit.any():
+                    weights = np.where(hit, v.loss if problem.rescaling == "slack" else 1.0,
+                                       0.0)
+                    w += (eta / len(idx)) * np.asarray(weights @ v.psi).ravel()
+                if self.projection:
+                    norm = np.linalg.norm(w)
+                    if norm > radius:
+                        w *= radius / norm
+                if self.average and epoch > 1:
+                    n_avg += 1
+                    w_avg += (w - w_avg) / n_avg
+            if epoch % every == 0 or epoch == epochs:
+                w_out = w_avg if (self.average and n_avg) else w
+                primal = problem.primal_objective(w_out)
+                curve.append(primal)
+                if callback is not None:
+                    callback(dict(round=epoch, objective=primal, gap=float("nan"),
+                                  time=time.perf_counter() - t0))
+                if (len(curve) > 2 and
+                        abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-300)):
+                    converged = True
+                    break
+        w_out = w_avg if (self.average and n_avg) else w
+        return LearnerResult(w=w_out.copy(), objective=curve[-1], objective_curve=curve,
+                             n_iter=epoch, converged=converged, extra=dict(steps=t))
