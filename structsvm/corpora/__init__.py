@@ -16,3 +16,12 @@ from .treebank import load_treebank, treebank_tagged_sents  # noqa: E402
 
 __all__ += ["load_treebank", "treebank_tagged_sents", "load_conll2000", "read_conll",
             "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus"]
+# taxonomies and rankings
+from .letor import LetorFold, load_mq2008, load_svm_rank_example3  # noqa: E402
+from .newsgroups import NewsgroupsData, load_mini_newsgroups  # noqa: E402
+from .qc import QCData, load_qc, read_qc  # noqa: E402
+from .svmlight import RankingData, read_svm_rank, write_svm_rank  # noqa: E402
+
+__all__ += ["LetorFold", "load_mq2008", "load_svm_rank_example3", "NewsgroupsData",
+            "load_mini_newsgroups", "QCData", "load_qc", "read_qc", "RankingData",
+            "read_svm_rank", "write_svm_rank"]
