@@ -65,7 +65,10 @@ class SearchResult:
     evaluations : list of (dict, float)
         Every distinct evaluated point and its CV error, in order (the search path).
     n_fits : int
-        Model fits done (points × folds): the cost of the search.
+        Model fits done (points × folds).
+    fit_samples : int
+        Training examples summed over all fits: the cost of the search in data
+        units (a subset search's fits are smaller).
     seconds : float
         Wall-clock time of the search.
     grid : dict or None
@@ -81,6 +84,7 @@ class SearchResult:
     best_error: float
     evaluations: list = field(default_factory=list)
     n_fits: int = 0
+    fit_samples: int = 0
     seconds: float = 0.0
     grid: dict | None = None
     errors: np.ndarray | None = None
@@ -108,7 +112,8 @@ class _Evaluator:
         self.estimator, self.X, self.y = estimator, X, y
         self.cv = _splitter(cv, random_state)
         self.scoring, self.max_score, self.n_jobs = scoring, max_score, n_jobs
-        self.cache, self.order, self.n_fits = {}, [], 0
+        self.cache, self.order, self.n_fits, self.fit_samples = {}, [], 0, 0
+        self._train_sizes = None
 
     def __call__(self, params):
         key = tuple(sorted((k, float(f"{v:.10g}") if isinstance(v, float) else v)
@@ -118,6 +123,9 @@ class _Evaluator:
             scores = cross_val_score(est, self.X, self.y, cv=self.cv, scoring=self.scoring,
                                      n_jobs=self.n_jobs, error_score="raise")
             self.n_fits += len(scores)
+            if self._train_sizes is None:
+                self._train_sizes = sum(len(tr) for tr, _ in self.cv.split(self.X, self.y))
+            self.fit_samples += self._train_sizes
             self.cache[key] = float(self.max_score - np.mean(scores))
             self.order.append((dict(params), self.cache[key]))
         return self.cache[key]
@@ -133,10 +141,10 @@ def cv_error(estimator, X, y, params=None, *, cv=5, scoring=None, max_score=1.0,
 
     Examples
     --------
+    >>> import numpy as np
     >>> from structsvm.linear import PegasosClassifier
-    >>> X = [[0.], [1.], [2.], [3.], [4.], [5.]]
-    >>> cv_error(PegasosClassifier(random_state=0), X, [0, 0, 0, 1, 1, 1], {"C": 10.0},
-    ...          cv=2)
+    >>> X = np.linspace(-1, 1, 20).reshape(-1, 1)
+    >>> cv_error(PegasosClassifier(random_state=0), X, X.ravel() > 0, {"C": 10.0}, cv=2)
     0.0
     """
     ev = _Evaluator(estimator, X, y, cv, scoring, max_score, n_jobs, random_state)
@@ -173,9 +181,10 @@ def grid_search(estimator, X, y, grid, *, fixed=None, cv=5, scoring=None, max_sc
 
     Examples
     --------
+    >>> import numpy as np
     >>> from structsvm.linear import PegasosClassifier
-    >>> X = [[0.], [1.], [2.], [3.], [4.], [5.]]
-    >>> res = grid_search(PegasosClassifier(random_state=0), X, [0, 0, 0, 1, 1, 1],
+    >>> X = np.linspace(-1, 1, 20).reshape(-1, 1)
+    >>> res = grid_search(PegasosClassifier(random_state=0), X, X.ravel() > 0,
     ...                   {"C": [0.001, 10.0]}, cv=2)
     >>> res.errors.tolist(), res.best_params
     ([0.5, 0.0], {'C': 10.0})
@@ -198,7 +207,7 @@ def grid_search(estimator, X, y, grid, *, fixed=None, cv=5, scoring=None, max_sc
     best.update({k: values[j][best_idx[j]] for j, k in enumerate(names)})
     return SearchResult(best_params=best, best_error=float(errors[best_idx]),
                         evaluations=list(ev.order), n_fits=ev.n_fits,
-                        seconds=time.perf_counter() - t0,
+                        fit_samples=ev.fit_samples, seconds=time.perf_counter() - t0,
                         grid={k: np.asarray(v) for k, v in zip(names, values)},
                         errors=errors)
 
@@ -299,7 +308,8 @@ def line_search(estimator, X, y, bounds, *, start=None, fixed=None, n_rounds=2,
             break
     best, best_err = ev.best()
     return SearchResult(best_params=best, best_error=best_err, evaluations=list(ev.order),
-                        n_fits=ev.n_fits, seconds=time.perf_counter() - t0, path=path)
+                        n_fits=ev.n_fits, fit_samples=ev.fit_samples,
+                        seconds=time.perf_counter() - t0, path=path)
 
 
 def subset_search(estimator, X, y, bounds, n_subset, *, C_name="C", refine="sigma",
@@ -355,7 +365,9 @@ def subset_search(estimator, X, y, bounds, n_subset, *, C_name="C", refine="sigm
         path.append(dict(params))
     return SearchResult(best_params=params, best_error=err,
                         evaluations=list(sub.evaluations) + list(full.order),
-                        n_fits=sub.n_fits + full.n_fits, seconds=time.perf_counter() - t0,
+                        n_fits=sub.n_fits + full.n_fits,
+                        fit_samples=sub.fit_samples + full.fit_samples,
+                        seconds=time.perf_counter() - t0,
                         path=path)
 
 
