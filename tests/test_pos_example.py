@@ -1,0 +1,42 @@
+"""Smoke test of examples/pos_tagging.py on small slices (with and without the treebank)."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from structsvm.corpora import DataNotFoundError, load_treebank
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pos_tagging.py"
+
+
+def _load_example():
+    spec = importlib.util.spec_from_file_location("pos_tagging_example", EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ARGS = ["--n-train", "150", "--n-test", "40", "--max-iter", "2", "--sentence",
+        "The dog barks ."]
+
+
+def test_example_on_treebank_slice(need_data, capsys, tmp_path):
+    need_data(load_treebank)
+    model = _load_example().main(ARGS + ["--save", str(tmp_path / "m")])
+    out = capsys.readouterr().out
+    assert "NLTK treebank sample" in out and "Test token accuracy" in out
+    assert "unknown words" in out and "tokens/s" in out and "Tagged: The/" in out
+    assert model.n_iter_ >= 1
+
+
+def test_example_without_treebank_uses_synthetic_corpus(monkeypatch, capsys):
+    mod = _load_example()
+
+    def absent(*args, **kwargs):
+        raise DataNotFoundError("Data set 'treebank' not found; nltk.download('treebank')")
+
+    monkeypatch.setattr(mod, "load_treebank", absent)
+    mod.main(ARGS + ["--learner", "perceptron"])
+    out = capsys.readouterr().out
+    assert "synthetic corpus" in out and "nltk.download('treebank')" in out
+    assert "Test token accuracy" in out
