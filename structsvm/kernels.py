@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_array, check_random_state
 
 __all__ = [
     "KERNELS", "linear_kernel", "polynomial_kernel", "rbf_kernel", "pairwise_kernel",
-    "sigma_to_gamma", "gamma_to_sigma", "median_sigma", "onehot_embedding",
+    "sigma_to_gamma", "gamma_to_sigma", "resolve_gamma", "median_sigma", "onehot_embedding",
     "taxonomy_embedding", "joint_kernel", "KernelPegasosClassifier",
     "KernelCuttingPlaneSVM",
 ]
