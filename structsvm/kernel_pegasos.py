@@ -141,7 +141,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         if self.loss not in _CLASSIFICATION_LOSSES:
             raise ValueError(f"loss must be one of {sorted(_CLASSIFICATION_LOSSES)}, "
                              f"got {self.loss!r}")
-        X, y = _check_xy(X, y)
+        X, y = _check_xy(X, y, self)
         self.gamma_ = None
         if self.kernel == "rbf":
             if self.sigma is not None and self.gamma is not None:

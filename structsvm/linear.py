@@ -29,7 +29,9 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (check_array, check_is_fitted, check_random_state,
+                                      column_or_1d)
 
 from . import _pegasos_jit as _jit
 
@@ -145,31 +147,27 @@ class _PegasosBase(BaseEstimator):
             return self._loss_name == "exp"
         return self.step == "implicit"
 
-    def decision_function(self, X):
-        """f(x) = wᵀx + b for every row of X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
+    def _decision(self, X):
         check_is_fitted(self, "coef_")
         X = check_array(X, accept_sparse="csr", dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} "
-                             f"was fitted with {self.n_features_in_}")
-        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+                             f"is expecting {self.n_features_in_} features as input")
+        return np.asarray(X @ self.coef_.T) + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
 
-def _check_xy(X, y):
+def _check_xy(X, y, est):
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y "
+                         "is None")
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    y = np.asarray(y)
-    if y.ndim != 1:
-        y = y.ravel() if y.ndim == 2 and 1 in y.shape else y
-    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} samples but y has shape {np.shape(y)}")
     if X.shape[0] == 0:
         raise ValueError("X is empty: at least one sample is needed")
@@ -183,7 +181,7 @@ def _max_row_norm(X):
 
 
 class PegasosClassifier(ClassifierMixin, _PegasosBase):
-    r"""Binary linear SVM (or logistic / exponential-loss model) trained by Pegasos.
+    r"""Linear SVM (or logistic / exponential-loss model) trained by Pegasos.
 
     Minimises :math:`\tfrac12\lVert w\rVert^2 + C\sum_i \ell(y_i f(x_i))` with
     :math:`f(x) = w^\top x + b` and
@@ -191,6 +189,8 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
     * ``"hinge"``: :math:`\ell(z) = \max(0, 1 - z)` (the soft-margin SVM),
     * ``"log"``: :math:`\ell(z) = \log(1 + e^{-z})` (logistic regression),
     * ``"exp"``: :math:`\ell(z) = e^{-z}` (the exponential loss of boosting).
+
+    With more than two classes, one binary model per class (one-vs-rest).
 
     Parameters
     ----------
@@ -221,12 +221,12 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``classes_[1]`` is the positive class (y = +1).
-    coef_ : ndarray of shape (n_features,)
-    intercept_ : float
-    objective_ : float
-        F(coef_, intercept_) on the training data.
+    classes_ : ndarray of shape (n_classes,)
+        With two classes, ``classes_[1]`` is the positive class (y = +1).
+    coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
+    intercept_ : float or ndarray of shape (n_classes,)
+    objective_ : float or ndarray of shape (n_classes,)
+        F(coef_, intercept_) on the training data (per one-vs-rest problem).
     objective_curve_ : ndarray
         F at the returned model (the running average once averaging has started)
         every ``objective_every`` steps.
@@ -305,22 +305,52 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
         if self.loss not in _CLASSIFICATION_LOSSES:
             raise ValueError(f"loss must be one of {sorted(_CLASSIFICATION_LOSSES)}, "
                              f"got {self.loss!r}")
-        X, y = _check_xy(X, y)
-        self.classes_, ys = np.unique(y, return_inverse=True)
-        if len(self.classes_) != 2:
-            raise ValueError(f"y must hold exactly two classes for a binary classifier, "
-                             f"got {len(self.classes_)}: {self.classes_.tolist()[:10]}")
-        ys = 2.0 * ys - 1.0
+        X, y = _check_xy(X, y, self)
+        check_classification_targets(y)
+        classes, yi = np.unique(y, return_inverse=True)
+        k = len(classes)
+        if k < 2:
+            raise ValueError(f"y must hold at least two classes, got {k} class: "
+                             f"{classes.tolist()}")
         self._loss_name = self.loss
-        n_pos = float(np.sum(ys > 0))
-        radius = math.sqrt(2.0 * len(ys) * self.C * _LOSS_AT_ZERO[self.loss]) \
+        radius = math.sqrt(2.0 * len(yi) * self.C * _LOSS_AT_ZERO[self.loss]) \
             if isinstance(self.C, numbers.Real) and self.C > 0 else 0.0
-        b_bound = radius * _max_row_norm(X) + 1.0 + abs(math.log(n_pos / (len(ys) - n_pos)))
-        return self._run(X, ys, _CLASSIFICATION_LOSSES[self.loss], 0.0, radius, b_bound)
+        row_norm = _max_row_norm(X)
+        parts = []
+        for c in ([1] if k == 2 else range(k)):   # one-vs-rest beyond two classes
+            ys = np.where(yi == c, 1.0, -1.0)
+            n_pos = float(np.sum(ys > 0))
+            b_bound = radius * row_norm + 1.0 + abs(math.log(n_pos / (len(ys) - n_pos)))
+            self._run(X, ys, _CLASSIFICATION_LOSSES[self.loss], 0.0, radius, b_bound)
+            parts.append((self.coef_, self.intercept_, self.objective_,
+                          self.objective_curve_))
+        self.classes_ = classes
+        if k > 2:
+            self.coef_ = np.array([p[0] for p in parts])
+            self.intercept_ = np.array([p[1] for p in parts])
+            self.objective_ = np.array([p[2] for p in parts])
+            self.objective_curve_ = np.array([p[3] for p in parts])
+        return self
+
+    def decision_function(self, X):
+        """f(x) = wᵀx + b for every row of X (one column per class beyond two).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        return self._decision(X)
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where f(x) > 0, else ``classes_[0]``."""
-        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+        """Class labels: ``classes_[1]`` where f(x) > 0 (binary), else the argmax."""
+        f = self.decision_function(X)
+        if f.ndim == 2:
+            return self.classes_[np.argmax(f, axis=1)]
+        return self.classes_[(f > 0).astype(np.intp)]
 
 
 class PegasosRegressor(RegressorMixin, _PegasosBase):
@@ -393,7 +423,7 @@ class PegasosRegressor(RegressorMixin, _PegasosBase):
         eps = self.epsilon
         if not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps >= 0):
             raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}")
-        X, y = _check_xy(X, y)
+        X, y = _check_xy(X, y, self)
         y = np.asarray(y, dtype=np.float64)
         if not np.all(np.isfinite(y)):
             raise ValueError(f"y contains NaN or infinite values (first at sample "
@@ -404,5 +434,14 @@ class PegasosRegressor(RegressorMixin, _PegasosBase):
         return self._run(X, y, _jit.EPS_INSENSITIVE, eps, radius, b_bound)
 
     def predict(self, X):
-        """Predicted targets f(x) = wᵀx + b."""
-        return self.decision_function(X)
+        """Predicted targets f(x) = wᵀx + b.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._decision(X)

@@ -8,6 +8,7 @@ from scipy.optimize import brentq, minimize
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm.corpora import load_spam
 from structsvm.linear import PegasosClassifier, PegasosRegressor, pegasos_order
@@ -225,10 +226,11 @@ def test_errors_name_the_argument(kwargs, match):
 
 def test_errors_on_data():
     X, y = _data(n=10)
-    with pytest.raises(ValueError, match="exactly two classes"):
-        PegasosClassifier().fit(X, np.arange(10) % 3)
+    with pytest.raises(ValueError, match="at least two classes"):
+        PegasosClassifier().fit(X, np.zeros(10))
     clf = PegasosClassifier(random_state=0).fit(X, y)
-    with pytest.raises(ValueError, match="X has 3 features"):
+    with pytest.raises(ValueError, match="X has 3 features, but PegasosClassifier is "
+                       "expecting 5"):
         clf.predict(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="epsilon must be"):
         PegasosRegressor(epsilon=-1).fit(X, y)
@@ -270,3 +272,21 @@ def test_spam_smooth_losses(need_data, spam, loss):
         clf.fit(d.X_train, d.y_train)
     assert np.isfinite(clf.objective_curve_).all() and np.isfinite(clf.objective_)
     assert clf.score(d.X_test, d.y_test) >= 0.98
+
+
+def test_one_vs_rest_beyond_two_classes():
+    rng = np.random.RandomState(0)
+    y = np.repeat(["a", "b", "c"], 20)
+    X = np.array([[0, 0], [4, 0], [0, 4]])[np.repeat([0, 1, 2], 20)] + rng.randn(60, 2)
+    clf = PegasosClassifier(C=1.0, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, 2) and clf.intercept_.shape == (3,)
+    for k, c in enumerate(clf.classes_):   # each row is the binary "c vs rest" model
+        binary = PegasosClassifier(C=1.0, random_state=0).fit(X, y == c)
+        np.testing.assert_allclose(clf.coef_[k], binary.coef_)
+    assert clf.score(X, y) > 0.9
+
+
+@parametrize_with_checks([PegasosClassifier(n_iter=5, random_state=0),
+                          PegasosRegressor(n_iter=5, random_state=0)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
