@@ -25,8 +25,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _pegasos_jit as _jit
 from .kernels import median_sigma, pairwise_kernel, gamma_to_sigma
-from .linear import (_CLASSIFICATION_LOSSES, _LOSS_AT_ZERO, _check_params, _check_xy,
-                     pegasos_order)
+from ._pegasos_utils import check_params, check_xy, pegasos_order
+from .linear import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 
 __all__ = ["KernelPegasosClassifier"]
 
@@ -141,7 +141,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         if self.loss not in _CLASSIFICATION_LOSSES:
             raise ValueError(f"loss must be one of {sorted(_CLASSIFICATION_LOSSES)}, "
                              f"got {self.loss!r}")
-        X, y = _check_xy(X, y, self)
+        X, y = check_xy(X, y, self)
         self.gamma_ = None
         if self.kernel == "rbf":
             if self.sigma is not None and self.gamma is not None:
@@ -177,7 +177,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_binary(self, K, ys):
         n = len(ys)
-        T, avg_start, every = _check_params(self, n)
+        T, avg_start, every = check_params(self, n)
         if self.step not in ("auto", "explicit", "implicit"):
             raise ValueError(f"step must be 'auto', 'explicit' or 'implicit', got "
                              f"{self.step!r}")
@@ -226,7 +226,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"multiclass dual Pegasos supports loss='hinge' only, got "
                              f"{self.loss!r}")
         n = len(yi)
-        T, avg_start, every = _check_params(self, n)
+        T, avg_start, every = check_params(self, n)
         order = pegasos_order(n, int(self.n_iter), self.sampling, self.random_state)
         Lam = self._embedding()
         self._lambda = Lam

@@ -27,81 +27,17 @@ import math
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (check_array, check_is_fitted, check_random_state,
-                                      column_or_1d)
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from . import _pegasos_jit as _jit
+from ._pegasos_utils import check_params, check_xy, csr_arrays, max_row_norm, pegasos_order
 
 __all__ = ["PegasosClassifier", "PegasosRegressor", "pegasos_order"]
 
 _CLASSIFICATION_LOSSES = {"hinge": _jit.HINGE, "log": _jit.LOG, "exp": _jit.EXP}
 _LOSS_AT_ZERO = {"hinge": 1.0, "log": math.log(2.0), "exp": 1.0}
-_SAMPLING = ("permutation", "replacement", "cyclic")
-
-
-def pegasos_order(n_samples, n_iter, sampling, random_state):
-    """The sequence of example indices Pegasos visits (``n_iter * n_samples`` steps).
-
-    Parameters
-    ----------
-    n_samples : int
-    n_iter : int
-        Number of epochs.
-    sampling : {"permutation", "replacement", "cyclic"}
-        A fresh random permutation per epoch, i.i.d. draws with replacement (the
-        original Pegasos), or the fixed order 0, 1, ..., n-1, 0, 1, ...
-    random_state : int, RandomState instance or None
-
-    Returns
-    -------
-    ndarray of shape (n_iter * n_samples,) of int64
-
-    Examples
-    --------
-    >>> pegasos_order(2, 3, "cyclic", None).tolist()
-    [0, 1, 0, 1, 0, 1]
-    """
-    if sampling == "cyclic":
-        return np.tile(np.arange(n_samples, dtype=np.int64), n_iter)
-    rng = check_random_state(random_state)
-    if sampling == "replacement":
-        return rng.randint(0, n_samples, size=n_iter * n_samples).astype(np.int64)
-    return np.concatenate([rng.permutation(n_samples) for _ in range(n_iter)]).astype(
-        np.int64)
-
-
-def _check_params(est, n_samples):
-    """Validate the shared Pegasos hyper-parameters; return (T, avg_start, eval_every)."""
-    C = est.C
-    if not (isinstance(C, numbers.Real) and np.isfinite(C) and C > 0):
-        raise ValueError(f"C must be a finite number > 0, got {C!r}")
-    if not (isinstance(est.n_iter, numbers.Integral) and est.n_iter >= 1):
-        raise ValueError(f"n_iter must be an integer >= 1 (epochs), got {est.n_iter!r}")
-    if est.sampling not in _SAMPLING:
-        raise ValueError(f"sampling must be one of {_SAMPLING}, got {est.sampling!r}")
-    T = int(est.n_iter) * n_samples
-    avg = est.average
-    if isinstance(avg, (bool, np.bool_)):
-        avg_start = T // 2 + 1 if avg else T + 1
-    elif isinstance(avg, numbers.Integral) and avg >= 1:
-        avg_start = int(avg)
-    else:
-        raise ValueError(f"average must be True, False or a step number >= 1, got {avg!r}")
-    every = est.objective_every
-    if every is None:
-        every = n_samples
-    elif not (isinstance(every, numbers.Integral) and every >= 0):
-        raise ValueError(f"objective_every must be None or an integer >= 0, got {every!r}")
-    return T, avg_start, int(every)
-
-
-def _csr(X):
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sort_indices()
-    return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
 
 
 class _PegasosBase(BaseEstimator):
@@ -111,9 +47,9 @@ class _PegasosBase(BaseEstimator):
 
     def _run(self, X, y, loss_code, epsilon, radius, b_bound):
         n, d = X.shape
-        T, avg_start, every = _check_params(self, n)
+        T, avg_start, every = check_params(self, n)
         order = pegasos_order(n, int(self.n_iter), self.sampling, self.random_state)
-        indptr, indices, data = _csr(X)
+        indptr, indices, data = csr_arrays(X)
         curve = np.zeros(T // every if every else 0)
         if not self.projection:
             radius, b_bound = np.inf, np.inf
@@ -159,25 +95,6 @@ class _PegasosBase(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
-
-
-def _check_xy(X, y, est):
-    if y is None:
-        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y "
-                         "is None")
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} samples but y has shape {np.shape(y)}")
-    if X.shape[0] == 0:
-        raise ValueError("X is empty: at least one sample is needed")
-    return X, y
-
-
-def _max_row_norm(X):
-    Xs = sp.csr_matrix(X)
-    return float(np.sqrt(np.max(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel(),
-                                initial=0.0)))
 
 
 class PegasosClassifier(ClassifierMixin, _PegasosBase):
@@ -305,7 +222,7 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
         if self.loss not in _CLASSIFICATION_LOSSES:
             raise ValueError(f"loss must be one of {sorted(_CLASSIFICATION_LOSSES)}, "
                              f"got {self.loss!r}")
-        X, y = _check_xy(X, y, self)
+        X, y = check_xy(X, y, self)
         check_classification_targets(y)
         classes, yi = np.unique(y, return_inverse=True)
         k = len(classes)
@@ -315,7 +232,7 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
         self._loss_name = self.loss
         radius = math.sqrt(2.0 * len(yi) * self.C * _LOSS_AT_ZERO[self.loss]) \
             if isinstance(self.C, numbers.Real) and self.C > 0 else 0.0
-        row_norm = _max_row_norm(X)
+        row_norm = max_row_norm(X)
         parts = []
         for c in ([1] if k == 2 else range(k)):   # one-vs-rest beyond two classes
             ys = np.where(yi == c, 1.0, -1.0)
@@ -423,14 +340,14 @@ class PegasosRegressor(RegressorMixin, _PegasosBase):
         eps = self.epsilon
         if not (isinstance(eps, numbers.Real) and np.isfinite(eps) and eps >= 0):
             raise ValueError(f"epsilon must be a finite number >= 0, got {eps!r}")
-        X, y = _check_xy(X, y, self)
+        X, y = check_xy(X, y, self)
         y = np.asarray(y, dtype=np.float64)
         if not np.all(np.isfinite(y)):
             raise ValueError(f"y contains NaN or infinite values (first at sample "
                              f"{int(np.flatnonzero(~np.isfinite(y))[0])})")
         C = self.C if isinstance(self.C, numbers.Real) and self.C > 0 else 0.0
         radius = math.sqrt(2.0 * C * float(np.maximum(np.abs(y) - eps, 0.0).sum()))
-        b_bound = float(np.max(np.abs(y))) + radius * _max_row_norm(X) + eps
+        b_bound = float(np.max(np.abs(y))) + radius * max_row_norm(X) + eps
         return self._run(X, y, _jit.EPS_INSENSITIVE, eps, radius, b_bound)
 
     def predict(self, X):

@@ -1,0 +1,93 @@
+"""Shared, validated pieces of the Pegasos estimators (linear and kernel)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_array, check_random_state, column_or_1d
+
+__all__ = ["pegasos_order", "check_params", "check_xy", "max_row_norm", "csr_arrays"]
+
+_SAMPLING = ("permutation", "replacement", "cyclic")
+
+
+def pegasos_order(n_samples, n_iter, sampling, random_state):
+    """The sequence of example indices Pegasos visits (``n_iter * n_samples`` steps).
+
+    Parameters
+    ----------
+    n_samples : int
+    n_iter : int
+        Number of epochs.
+    sampling : {"permutation", "replacement", "cyclic"}
+        A fresh random permutation per epoch, i.i.d. draws with replacement (the
+        original Pegasos), or the fixed order 0, 1, ..., n-1, 0, 1, ...
+    random_state : int, RandomState instance or None
+
+    Returns
+    -------
+    ndarray of shape (n_iter * n_samples,) of int64
+
+    Examples
+    --------
+    >>> pegasos_order(2, 3, "cyclic", None).tolist()
+    [0, 1, 0, 1, 0, 1]
+    """
+    if sampling == "cyclic":
+        return np.tile(np.arange(n_samples, dtype=np.int64), n_iter)
+    rng = check_random_state(random_state)
+    if sampling == "replacement":
+        return rng.randint(0, n_samples, size=n_iter * n_samples).astype(np.int64)
+    return np.concatenate([rng.permutation(n_samples) for _ in range(n_iter)]).astype(
+        np.int64)
+
+
+def check_params(est, n_samples):
+    """Validate the shared Pegasos hyper-parameters; return (T, avg_start, eval_every)."""
+    C = est.C
+    if not (isinstance(C, numbers.Real) and np.isfinite(C) and C > 0):
+        raise ValueError(f"C must be a finite number > 0, got {C!r}")
+    if not (isinstance(est.n_iter, numbers.Integral) and est.n_iter >= 1):
+        raise ValueError(f"n_iter must be an integer >= 1 (epochs), got {est.n_iter!r}")
+    if est.sampling not in _SAMPLING:
+        raise ValueError(f"sampling must be one of {_SAMPLING}, got {est.sampling!r}")
+    T = int(est.n_iter) * n_samples
+    avg = est.average
+    if isinstance(avg, (bool, np.bool_)):
+        avg_start = T // 2 + 1 if avg else T + 1
+    elif isinstance(avg, numbers.Integral) and avg >= 1:
+        avg_start = int(avg)
+    else:
+        raise ValueError(f"average must be True, False or a step number >= 1, got {avg!r}")
+    every = est.objective_every
+    if every is None:
+        every = n_samples
+    elif not (isinstance(every, numbers.Integral) and every >= 0):
+        raise ValueError(f"objective_every must be None or an integer >= 0, got {every!r}")
+    return T, avg_start, int(every)
+
+
+def csr_arrays(X):
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sort_indices()
+    return X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data
+
+
+def check_xy(X, y, est):
+    if y is None:
+        raise ValueError(f"{type(est).__name__} requires y to be passed, but the target y "
+                         "is None")
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples but y has shape {np.shape(y)}")
+    if X.shape[0] == 0:
+        raise ValueError("X is empty: at least one sample is needed")
+    return X, y
+
+
+def max_row_norm(X):
+    Xs = sp.csr_matrix(X)
+    return float(np.sqrt(np.max(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel(),
+                                initial=0.0)))
