@@ -131,6 +131,8 @@ class Loss(Protocol):
 
     def __call__(self, y_true, y_pred) -> float: ...
 
+    def batch(self, Y_true, Y_pred) -> np.ndarray: ...
+
     def max_loss(self, y_true) -> float: ...
 
 
@@ -329,7 +331,7 @@ class Problem:
         truth = self.truth_features()[idx]
         psi = sp.csr_matrix(truth - fm.joint_features(self.Xe, y_hat, idx))
         psi.eliminate_zeros()
-        lo = np.array([loss(y, yh) for y, yh in zip(Y, y_hat)], dtype=float)
+        lo = np.asarray(loss.batch(Y, y_hat), dtype=float)
         margin = np.asarray(psi @ w, dtype=float).ravel()
         if self.rescaling == "slack":
             slack = np.maximum(0.0, lo * (1.0 - margin))

@@ -38,6 +38,10 @@ class BaseLoss:
     def max_loss(self, y_true):
         return 1.0
 
+    def batch(self, Y_true, Y_pred):
+        """Δ(y_i, ŷ_i) for a batch, as a float array (override to vectorise)."""
+        return np.array([self(a, b) for a, b in zip(Y_true, Y_pred)], dtype=float)
+
     def part_losses(self, y_true, n_states):
         raise TypeError(f"{type(self).__name__} does not decompose over parts")
 
@@ -65,6 +69,11 @@ class ZeroOneLoss(BaseLoss):
 
     def max_loss(self, y_true):
         return 1.0
+
+    def batch(self, Y_true, Y_pred):
+        if len(Y_true) and np.ndim(Y_true[0]) == 0 and np.ndim(Y_pred[0]) == 0:
+            return (np.asarray(Y_true) != np.asarray(Y_pred)).astype(float)
+        return super().batch(Y_true, Y_pred)
 
     def part_losses(self, y_true, n_states):
         y = _as_states(y_true)
@@ -111,6 +120,11 @@ class HammingLoss(BaseLoss):
 
     def max_loss(self, y_true):
         return 1.0 if self.normalize else float(_as_states(y_true).size)
+
+    def batch(self, Y_true, Y_pred):
+        if len(Y_true) and np.ndim(Y_true[0]) == 0 and np.ndim(Y_pred[0]) == 0:
+            return (np.asarray(Y_true) != np.asarray(Y_pred)).astype(float)
+        return super().batch(Y_true, Y_pred)
 
     def part_losses(self, y_true, n_states):
         y = _as_states(y_true).astype(np.intp)

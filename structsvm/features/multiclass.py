@@ -48,11 +48,14 @@ class MulticlassPotentials:
     def augment(self, Y, loss):
         """Scores plus Δ(y_i, k) for every class k (any loss: the table is small)."""
         n, k = self.scores.shape
+        Y = np.asarray(Y, dtype=np.intp).reshape(n)
+        # Δ(y, ·) depends on y only: one row per class, then index by Y
         if loss.decomposable:
-            table = np.stack([np.asarray(loss.part_losses(y, k), dtype=float).reshape(k)
-                              for y in Y]) if n else np.zeros((0, k))
+            rows = [np.asarray(loss.part_losses(c, k), dtype=float).reshape(k)
+                    for c in range(k)]
         else:
-            table = np.array([[loss(y, c) for c in range(k)] for y in Y], dtype=float)
+            rows = [[loss(c, j) for j in range(k)] for c in range(k)]
+        table = np.asarray(rows, dtype=float)[Y]
         return MulticlassPotentials(self.scores + table.reshape(n, k))
 
 

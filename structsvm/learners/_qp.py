@@ -16,6 +16,7 @@ the solver sees ½‖Lᵀα‖², a second-order cone it handles exactly.
 """
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -30,42 +31,103 @@ _OK = "optimal"
 
 
 def _factor(G):
-    """L with L Lᵀ = G (PSD part); columns for numerically-zero eigenvalues dropped."""
+    """F with F Fᵀ = G: Cholesky with a round-off jitter, else the PSD eigen-part."""
     G = 0.5 * (G + G.T)
-    vals, vecs = np.linalg.eigh(G)
-    keep = vals > max(vals.max(initial=0.0), 1.0) * 1e-13
-    return vecs[:, keep] * np.sqrt(vals[keep])
+    m = len(G)
+    jitter = 1e-12 * max(float(np.trace(G)) / max(m, 1), 1e-300)
+    try:
+        return np.linalg.cholesky(G + jitter * np.eye(m))
+    except np.linalg.LinAlgError:
+        vals, vecs = np.linalg.eigh(G)
+        keep = vals > max(vals.max(initial=0.0), 1.0) * 1e-13
+        return vecs[:, keep] * np.sqrt(vals[keep])
 
 
-def _solve_once(G, b, groups, C, solver, alpha0):
-    import cvxpy as cp
-
-    m = len(b)
-    n_groups = int(groups.max()) + 1
-    A = sp.csr_matrix((np.ones(m), (groups, np.arange(m))), shape=(n_groups, m))
-    L = _factor(G)
-    alpha = cp.Variable(m, nonneg=True)
-    if alpha0 is not None:
-        alpha.value = alpha0
-    quad = cp.sum_squares(L.T @ alpha) if L.shape[1] else 0.0
-    prob = cp.Problem(cp.Maximize(b @ alpha - 0.5 * quad), [A @ alpha <= C])
-    kwargs = {}
+def _solver_options(solver, warm):
     if solver == "OSQP":
-        kwargs = dict(eps_abs=1e-10, eps_rel=1e-10, max_iter=200000, polishing=True,
-                      warm_start=alpha0 is not None)
-    elif solver == "SCS":
-        kwargs = dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
-    elif solver == "CLARABEL":
-        kwargs = dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+        return dict(eps_abs=1e-10, eps_rel=1e-10, max_iter=200000, polishing=True,
+                    warm_start=warm)
+    if solver == "SCS":
+        return dict(eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
+    return dict(tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+
+
+def _run(prob, alpha, solver, warm):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            prob.solve(solver=solver, **kwargs)
+            prob.solve(solver=solver, **_solver_options(solver, warm))
         except Exception as exc:  # cvxpy.error.SolverError and solver crashes
             return None, f"solver error: {exc}"
     if prob.status != _OK or alpha.value is None:
         return None, prob.status
     return np.asarray(alpha.value, dtype=float), prob.status
+
+
+def _solve_once(F, b, groups, C, solver, alpha0):
+    import cvxpy as cp
+
+    m = len(b)
+    n_groups = int(groups.max()) + 1
+    A = sp.csr_matrix((np.ones(m), (groups, np.arange(m))), shape=(n_groups, m))
+    alpha = cp.Variable(m, nonneg=True)
+    if alpha0 is not None:
+        alpha.value = alpha0
+    quad = cp.sum_squares(F.T @ alpha) if F.shape[1] else 0.0
+    prob = cp.Problem(cp.Maximize(b @ alpha - 0.5 * quad), [A @ alpha <= C])
+    return _run(prob, alpha, solver, alpha0 is not None)
+
+
+class _SingleGroupQP:
+    """The 1-slack dual, compiled once per capacity (cvxpy DPP parameters).
+
+    Constraints beyond the current count are padded with a zero factor row, zero
+    loss and an upper bound 0, so one compiled problem serves many rounds.
+    """
+
+    def __init__(self, capacity):
+        import cvxpy as cp
+
+        self.capacity = capacity
+        self.F = cp.Parameter((capacity, capacity))
+        self.b = cp.Parameter(capacity)
+        self.ub = cp.Parameter(capacity, nonneg=True)
+        self.C = cp.Parameter(nonneg=True)
+        self.alpha = cp.Variable(capacity, nonneg=True)
+        obj = self.b @ self.alpha - 0.5 * cp.sum_squares(self.F.T @ self.alpha)
+        self.prob = cp.Problem(cp.Maximize(obj), [self.alpha <= self.ub,
+                                                  cp.sum(self.alpha) <= self.C])
+
+    def solve(self, F, b, C, solver, alpha0):
+        m, r = F.shape
+        Fp = np.zeros((self.capacity, self.capacity))
+        Fp[:m, :r] = F
+        bp = np.zeros(self.capacity)
+        bp[:m] = b
+        ub = np.zeros(self.capacity)
+        ub[:m] = C
+        self.F.value, self.b.value, self.ub.value, self.C.value = Fp, bp, ub, C
+        if alpha0 is not None:
+            a0 = np.zeros(self.capacity)
+            a0[:m] = alpha0
+            self.alpha.value = a0
+        alpha, status = _run(self.prob, self.alpha, solver, alpha0 is not None)
+        return (None if alpha is None else alpha[:m]), status
+
+
+_LOCAL = threading.local()  # compiled problems are not shared between threads
+
+
+def _cached_single_group(m):
+    cap = 16
+    while cap < m:
+        cap *= 2
+    if cap > 512:
+        return None
+    cache = _LOCAL.__dict__.setdefault("problems", {})
+    if cap not in cache:
+        cache[cap] = _SingleGroupQP(cap)
+    return cache[cap]
 
 
 def _feasible(alpha, groups, C):
@@ -76,7 +138,8 @@ def _feasible(alpha, groups, C):
     return alpha * scale[groups]
 
 
-def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=None):
+def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=None,
+                  factor=None):
     """Solve the working-set dual QP; retry principled, else raise :class:`QPError`.
 
     Parameters
@@ -95,6 +158,9 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
         Cutting-plane round, for the error message.
     alpha0 : ndarray of shape (m,), optional
         Warm start (used by solvers that accept one).
+    factor : ndarray or sparse matrix of shape (m, r), optional
+        Any F with F Fᵀ = G (e.g. the constraint matrix itself when it has fewer
+        columns than rows); by default G is factored here.
 
     Returns
     -------
@@ -125,12 +191,21 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
         raise ValueError(f"Unknown QP solver {solver!r}; choose one of {list(SOLVERS)}")
     if alpha0 is not None and len(alpha0) != len(b):
         alpha0 = None
-    attempts = [(solver, G)] + [(s, G) for s in SOLVERS if s != solver]
-    ridge = 1e-10 * max(float(np.trace(G)) / max(len(b), 1), 1e-12)
-    attempts.append((solver, G + ridge * np.eye(len(b))))
+    m = len(b)
+    F = _factor(G) if factor is None else factor
+    single = m > 0 and not groups.any() and factor is None
     failures = []
-    for name, gram in attempts:
-        alpha, status = _solve_once(gram, b, groups, float(C), name, alpha0)
+    if single and (qp := _cached_single_group(m)) is not None:
+        alpha, status = qp.solve(F, b, float(C), solver, alpha0)
+        if alpha is not None:
+            alpha = _feasible(alpha, groups, float(C))
+            return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)
+        failures.append(f"{solver} (compiled): {status}")
+    ridge = 1e-8 * max(float(np.trace(G)) / max(m, 1), 1e-12)
+    attempts = [(s_, F) for s_ in (solver,) + tuple(x for x in SOLVERS if x != solver)]
+    attempts.append((solver, _factor(G + ridge * np.eye(m))))
+    for name, fac in attempts:
+        alpha, status = _solve_once(fac, b, groups, float(C), name, alpha0)
         if alpha is not None:
             alpha = _feasible(alpha, groups, float(C))
             return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)

@@ -25,7 +25,9 @@ __all__ = ["Perceptron"]
 class Perceptron(BaseEstimator):
     """Averaged structured perceptron; ``max_iter`` counts epochs (default 20).
 
-    Stops early after an epoch without mistakes (the data are separated). The
+    Stops early after an epoch without mistakes (the data are separated). If the
+    averaged weights then still make a training mistake, the separating last
+    weights are returned instead (``extra["averaged"]`` says which). The
     reported objective is the structural-SVM primal of the returned weights at the
     estimator's C (the perceptron does not minimise it; it is there to compare).
 
@@ -68,6 +70,11 @@ class Perceptron(BaseEstimator):
             if mistakes == 0:
                 converged = True
                 break
-        w_out = w - u / c if self.average else w
+        averaged = bool(self.average)
+        w_out = w - u / c if averaged else w
+        if converged and averaged and problem.oracle(w_out, augment=False).loss.any():
+            averaged, w_out = False, w
+            curve.append(problem.primal_objective(w_out))
         return LearnerResult(w=w_out.copy(), objective=curve[-1], objective_curve=curve,
-                             n_iter=epoch, converged=converged)
+                             n_iter=epoch, converged=converged,
+                             extra=dict(averaged=averaged))
