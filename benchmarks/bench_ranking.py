@@ -1,0 +1,130 @@
+"""Ranking SVM on LETOR 4.0 MQ2008: structsvm vs LinearSVC on explicit pairs.
+
+Fold 1: S1-S3 train, S4 validation (to pick C), S5 test. Both solvers minimise the
+same objective, ½‖w‖² + C Σ_pairs max(0, 1 − w·(φ_a − φ_b)) over every pair of
+documents of one query with different grades: structsvm with RankingFeatures and
+the 1-slack cutting plane (O(n log n) oracle per query), scikit-learn's
+LinearSVC(loss="hinge", fit_intercept=False) on the explicit pair differences (every
+other pair flipped so both classes occur; the hinge sum is unchanged). Objectives
+are computed by one function from each solver's w, so they are comparable; NDCG@10
+is over test queries with a relevant document, gain 2^rel − 1.
+
+Usage::
+
+    STRUCTSVM_DATA=../shared/data python benchmarks/bench_ranking.py
+    python benchmarks/bench_ranking.py --C 1 --out docs/benchmarks_ranking.md
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+import structsvm
+from structsvm.corpora import load_mq2008
+from structsvm.features import RankingFeatures
+from structsvm.metrics import mean_average_precision, ndcg_at_k
+
+
+def pair_differences(X, Y):
+    """φ_a − φ_b for every pair with grade_a > grade_b within a query."""
+    rows = []
+    for x, y in zip(X, Y):
+        a, b = np.nonzero(y[:, None] > y[None, :])
+        rows.append(x[a] - x[b])
+    return np.vstack(rows)
+
+
+def objective(w, D, C):
+    return 0.5 * float(w @ w) + C * float(np.maximum(0.0, 1.0 - D @ w).sum())
+
+
+def rank(X, w):
+    return [np.argsort(-(x @ w), kind="stable") for x in X]
+
+
+def fit_structsvm(X, Y, C, tol):
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = structsvm.fit(X, Y, feature_map=RankingFeatures(), decoder="sort", C=C,
+                              tol=tol, max_iter=5000)
+    return model.coef_, time.perf_counter() - t0, model.n_iter_
+
+
+def fit_linearsvc(D, C, tol):
+    sign = np.where(np.arange(len(D)) % 2 == 0, 1.0, -1.0)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        svc = LinearSVC(loss="hinge", fit_intercept=False, C=C, tol=tol,
+                        max_iter=200000).fit(D * sign[:, None], sign)
+    return svc.coef_.ravel(), time.perf_counter() - t0, int(np.max(svc.n_iter_))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--fold", type=int, default=1)
+    ap.add_argument("--path", default=None, help="folder with S1.txt..S5.txt")
+    ap.add_argument("--C-grid", type=float, nargs="+", default=[0.01, 0.1, 1.0],
+                    help="C values tried on the validation set")
+    ap.add_argument("--C", type=float, default=None, help="skip selection, use this C")
+    ap.add_argument("--tol", type=float, default=1e-4,
+                    help="relative duality gap of structsvm's cutting plane")
+    ap.add_argument("--svc-tol", type=float, default=1e-5, help="LinearSVC tol")
+    ap.add_argument("--out", default=None, help="append a markdown table to this file")
+    args = ap.parse_args(argv)
+
+    fold = load_mq2008(args.fold, args.path)
+    Xtr, Ytr = fold.train.X, fold.train.Y
+    D = pair_differences(Xtr, Ytr)
+    print(f"MQ2008 fold {args.fold}: {len(Xtr)} train queries, {sum(map(len, Ytr))} "
+          f"documents, {len(D)} preference pairs; {len(fold.vali.X)} validation, "
+          f"{len(fold.test.X)} test queries")
+
+    C = args.C
+    if C is None:
+        scores = {}
+        for c in args.C_grid:
+            w, secs, _ = fit_structsvm(Xtr, Ytr, c, 1e-3)
+            scores[c] = ndcg_at_k(fold.vali.Y, rank(fold.vali.X, w), k=10)
+            print(f"  C={c:g}: validation NDCG@10 {scores[c]:.4f} ({secs:.1f}s)")
+        C = max(scores, key=scores.get)
+        print(f"picked C={C:g} on the validation set")
+
+    rows = []
+    for name, (w, secs, iters) in [
+            ("structsvm 1-slack (sort oracle)", fit_structsvm(Xtr, Ytr, C, args.tol)),
+            ('LinearSVC(loss="hinge") on pairs', fit_linearsvc(D, C, args.svc_tol))]:
+        pred = rank(fold.test.X, w)
+        rows.append(dict(name=name, obj=objective(w, D, C), secs=secs, iters=iters,
+                         ndcg=ndcg_at_k(fold.test.Y, pred, k=10),
+                         map=mean_average_precision(fold.test.Y, pred)))
+    ref = min(r["obj"] for r in rows)
+    header = (f"| solver (MQ2008 fold {args.fold}, C={C:g}) | objective | rel. to best | "
+              "test NDCG@10 | test MAP | train time | iterations |")
+    lines = [header, "| --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| {r['name']} | {r['obj']:.6g} | {(r['obj'] - ref) / ref:.2e} | "
+                     f"{r['ndcg']:.4f} | {r['map']:.4f} | {r['secs']:.2f} s | {r['iters']} |")
+    table = "\n".join(lines)
+    print(table)
+    ratio = rows[1]["secs"] / rows[0]["secs"]
+    print(f"time ratio LinearSVC / structsvm: {ratio:.2f}")
+    if args.out:
+        cmd = "python benchmarks/bench_ranking.py " + " ".join(argv or sys.argv[1:])
+        with open(args.out, "a", encoding="utf-8") as fh:
+            fh.write(f"\n`{cmd.strip()}` ({platform.machine()}, {platform.python_version()},"
+                     f" structsvm {structsvm.__version__})\n\n{table}\n\n"
+                     f"Time ratio LinearSVC / structsvm: {ratio:.2f}.\n")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
