@@ -82,8 +82,11 @@ class FeatureMap(Protocol):
 
     Class attribute ``structure`` names the output structure ("multiclass", "chain",
     "tree", "ranking", ...); a decoder is accepted only for its own structure.
-    ``default_decoder`` and ``default_loss`` name what the estimator uses when the
-    user gives none.
+    ``default_decoder``, ``default_loss`` and ``default_C`` are what the estimator
+    uses when the user gives none. Optional capability: a map whose class sets
+    ``has_feature_differences = True`` provides
+    ``joint_feature_differences(Xe, Ye, Ye_hat, idx)`` (CSR rows Φ(x_i, y_i) −
+    Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls.
 
     The public pair works on raw (user) data:
     ``joint_feature(x, y)`` and ``potentials(x, w)``. Learners use the encoded,
@@ -263,6 +266,11 @@ class Problem:
     _truth_cache: dict = field(default_factory=dict, repr=False)
 
     @property
+    def _fast_differences(self):
+        # optional capability of a map: δΦ rows built from the differing parts only
+        return bool(getattr(type(self.feature_map), "has_feature_differences", False))
+
+    @property
     def n_samples(self):
         return len(self.Ye)
 
@@ -328,9 +336,12 @@ class Problem:
             y_hat = self.decoder(batch.augment(Y, loss))
         else:
             y_hat = _enumerated_argmax(batch, Y, loss, slack=False)
-        truth = self.truth_features()[idx]
-        psi = sp.csr_matrix(truth - fm.joint_features(self.Xe, y_hat, idx))
-        psi.eliminate_zeros()
+        if self._fast_differences:
+            psi = fm.joint_feature_differences(self.Xe, Y, y_hat, idx)
+        else:
+            truth = self.truth_features()[idx]
+            psi = sp.csr_matrix(truth - fm.joint_features(self.Xe, y_hat, idx))
+            psi.eliminate_zeros()
         lo = np.asarray(loss.batch(Y, y_hat), dtype=float)
         margin = np.asarray(psi @ w, dtype=float).ravel()
         if self.rescaling == "slack":

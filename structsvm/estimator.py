@@ -40,8 +40,10 @@ class StructuredSVM(BaseEstimator):
         "one_slack", "n_slack", "pegasos" or "perceptron", or a configured learner
         (e.g. ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
         ``learner__solver``).
-    C : float, default=1.0
-        Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i.
+    C : float, default=None
+        Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
+        the feature map's ``default_C`` (1.0 for classes, 0.1 for sequences, where
+        the slacks sum Hamming losses over many tokens).
     tol : float, default=1e-3
         Cutting plane: stop when the duality gap ≤ tol × primal objective.
         Stochastic learners: stop when the objective changes by less than tol
@@ -92,7 +94,7 @@ class StructuredSVM(BaseEstimator):
     """
 
     def __init__(self, feature_map=None, decoder=None, loss=None, learner="one_slack",
-                 C=1.0, tol=1e-3, max_iter=None, rescaling="margin", n_jobs=None,
+                 C=None, tol=1e-3, max_iter=None, rescaling="margin", n_jobs=None,
                  random_state=None, warm_start=False, verbose=0):
         self.feature_map = feature_map
         self.decoder = decoder
@@ -109,8 +111,9 @@ class StructuredSVM(BaseEstimator):
 
     # ------------------------------------------------------------------ validation
     def _check_params(self):
-        if isinstance(self.C, bool) or not isinstance(self.C, numbers.Real) or \
-                not np.isfinite(self.C) or self.C <= 0:
+        if self.C is not None and (isinstance(self.C, bool) or
+                                   not isinstance(self.C, numbers.Real) or
+                                   not np.isfinite(self.C) or self.C <= 0):
             raise ValueError(f"C must be a finite number > 0, got {self.C!r}")
         if not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
             raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
@@ -163,7 +166,7 @@ class StructuredSVM(BaseEstimator):
             fm.fit(X, Y)
         decoder, loss = self._resolve_plugins(fm)
         problem = Problem(Xe=fm.encode_inputs(X), Ye=fm.encode_outputs(Y, X),
-                          feature_map=fm, decoder=decoder, loss=loss, C=float(self.C),
+                          feature_map=fm, decoder=decoder, loss=loss, C=self._C(fm),
                           rescaling=self.rescaling, n_jobs=self.n_jobs)
         w0 = self.coef_ if warm else np.zeros(fm.n_features_)
         result = learner.solve(problem, w0, max_iter=self.max_iter, tol=float(self.tol),
@@ -182,6 +185,9 @@ class StructuredSVM(BaseEstimator):
                           f"(objective {result.objective:.6g}); increase max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
         return self
+
+    def _C(self, fm):
+        return float(type(fm).default_C if self.C is None else self.C)
 
     def _log_round(self, info):
         if not logger.handlers and not logging.getLogger().handlers:

@@ -115,6 +115,7 @@ class MulticlassFeatures(BaseEstimator):
     structure: ClassVar[str] = "multiclass"
     default_decoder: ClassVar[str] = "argmax"
     default_loss: ClassVar[str] = "zero_one"
+    default_C: ClassVar[float] = 1.0
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
         self.attributes = attributes

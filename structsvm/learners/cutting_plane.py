@@ -38,7 +38,11 @@ __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
 
 
 class _WorkingSet:
-    """Constraints (ψ_c sparse rows, Δ_c, group) with their Gram matrix grown in place."""
+    """Constraints (ψ_c sparse rows, Δ_c, group) with their Gram matrix grown in place.
+
+    Rows are kept as separate CSR vectors (never re-stacked); products with dense
+    vectors cost O(nnz), which keeps a round cheap when ψ has millions of columns.
+    """
 
     def __init__(self, n_features):
         self.rows = []          # list of 1×D csr
@@ -48,33 +52,38 @@ class _WorkingSet:
         self.idle = np.zeros(0, dtype=int)  # rounds since α_c was last > 0
         self.alpha = np.zeros(0)
         self.n_features = n_features
-        self._stack = None
 
     def __len__(self):
         return len(self.rows)
 
     def matrix(self):
-        if self._stack is None:
-            self._stack = (sp.vstack(self.rows, format="csr") if self.rows
-                           else sp.csr_matrix((0, self.n_features)))
-        return self._stack
+        return (sp.vstack(self.rows, format="csr") if self.rows
+                else sp.csr_matrix((0, self.n_features)))
+
+    def _dots(self, dense):
+        """ψ_c · v for every constraint c (v dense)."""
+        return np.array([float(r.data @ dense[r.indices]) for r in self.rows])
 
     def add(self, psi_rows, losses, groups):
-        """Append constraints; new Gram entries from one sparse product each."""
+        """Append constraints; each new Gram column from O(nnz) sparse-dense products."""
         new = sp.csr_matrix(psi_rows)
-        old = self.matrix()
-        cross = np.asarray((old @ new.T).todense()) if len(self) else np.zeros((0, new.shape[0]))
-        inner = np.asarray((new @ new.T).todense())
-        m, k = len(self), new.shape[0]
-        G = np.empty((m + k, m + k))
-        G[:m, :m], G[:m, m:], G[m:, :m], G[m:, m:] = self.G, cross, cross.T, inner
-        self.G = G
-        self.rows.extend(new[j] for j in range(k))
+        for j in range(new.shape[0]):
+            row = new[j]
+            row.sum_duplicates()
+            dense = np.zeros(self.n_features)
+            dense[row.indices] = row.data
+            col = self._dots(dense) if self.rows else np.zeros(0)
+            m = len(self.rows)
+            G = np.empty((m + 1, m + 1))
+            G[:m, :m], G[:m, m], G[m, :m] = self.G, col, col
+            G[m, m] = float(row.data @ row.data)
+            self.G = G
+            self.rows.append(row)
+        k = new.shape[0]
         self.loss = np.concatenate([self.loss, losses])
         self.group = np.concatenate([self.group, np.asarray(groups, dtype=np.intp)])
         self.idle = np.concatenate([self.idle, np.zeros(k, dtype=int)])
         self.alpha = np.concatenate([self.alpha, np.zeros(k)])
-        self._stack = None
 
     def prune(self, window):
         """Drop constraints whose α has been 0 for ``window`` rounds (Joachims et al.)."""
@@ -86,15 +95,21 @@ class _WorkingSet:
         self.loss, self.group = self.loss[ids], self.group[ids]
         self.G = self.G[np.ix_(ids, ids)]
         self.idle, self.alpha = self.idle[ids], self.alpha[ids]
-        self._stack = None
 
     def slacks(self, w, n_groups):
         """ξ_g of the working set: max(0, max_{c∈g} Δ_c − w·ψ_c) per group."""
         xi = np.zeros(n_groups)
         if len(self):
-            h = self.loss - np.asarray(self.matrix() @ w).ravel()
-            np.maximum.at(xi, self.group, h)
+            np.maximum.at(xi, self.group, self.loss - self._dots(w))
         return xi
+
+    def weights(self, alpha):
+        """w = Σ_c α_c ψ_c."""
+        w = np.zeros(self.n_features)
+        for a, r in zip(alpha, self.rows):
+            if a != 0.0:
+                w[r.indices] += a * r.data  # indices are unique (sum_duplicates)
+        return w
 
     def solve(self, C, solver, round_):
         # when the constraints have fewer columns than rows, they factor G themselves
@@ -104,8 +119,16 @@ class _WorkingSet:
         self.alpha = alpha
         active = alpha > 1e-9 * max(C, 1e-300)
         self.idle = np.where(active, 0, self.idle + 1)
-        w = np.asarray(self.matrix().T @ alpha).ravel()
-        return w, dual
+        return self.weights(alpha), dual
+
+
+def _weighted_row_sum(M, weights):
+    """Σ_i weights_i M_i as a 1×D CSR row, without a sparse-sparse product."""
+    M = sp.csr_matrix(M)
+    data = M.data * np.repeat(weights, np.diff(M.indptr))
+    dense = np.bincount(M.indices, weights=data, minlength=M.shape[1])
+    nz = np.flatnonzero(dense)
+    return sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, M.shape[1]))
 
 
 class _CuttingPlaneBase(BaseEstimator):
@@ -168,12 +191,12 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
             primal = problem.primal_objective(w, v)
             curve.append(primal)
             weights = self._weights(problem, v)
-            psi = sp.csr_matrix(weights[None, :]) @ v.psi
+            psi = _weighted_row_sum(v.psi, weights)
             loss = float(v.loss.sum())
             # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w), w = Σ α_c ψ_c
             gap = max(0.0, primal - dual) if len(ws) else np.inf
             if callback is not None:
-                callback(dict(round=r, objective=primal, gap=gap, n_constraints=len(ws),
+                callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
                               time=time.perf_counter() - t0))
             if r > self.min_rounds and gap <= tol * max(primal, 1e-300):
                 converged = True
@@ -221,7 +244,7 @@ class NSlackCuttingPlane(_CuttingPlaneBase):
             excess = v.slack - xi_ws[v.idx]
             gap = max(0.0, primal - dual) if len(ws) else np.inf
             if callback is not None:
-                callback(dict(round=r, objective=primal, gap=gap, n_constraints=len(ws),
+                callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
                               time=time.perf_counter() - t0))
             if r > self.min_rounds and gap <= tol * max(primal, 1e-300):
                 converged = True

@@ -108,7 +108,7 @@ class Pegasos(BaseEstimator):
                 primal = problem.primal_objective(w_out)
                 curve.append(primal)
                 if callback is not None:
-                    callback(dict(round=epoch, objective=primal, gap=float("nan"),
+                    callback(dict(round=epoch, w=w_out, objective=primal, gap=float("nan"),
                                   time=time.perf_counter() - t0))
                 if (len(curve) > 2 and
                         abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-300)):

@@ -65,7 +65,7 @@ class Perceptron(BaseEstimator):
             primal = problem.primal_objective(w_out)
             curve.append(primal)
             if callback is not None:
-                callback(dict(round=epoch, objective=primal, gap=float("nan"),
+                callback(dict(round=epoch, w=w_out, objective=primal, gap=float("nan"),
                               mistakes=mistakes, time=time.perf_counter() - t0))
             if mistakes == 0:
                 converged = True
