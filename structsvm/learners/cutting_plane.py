@@ -33,6 +33,7 @@ from sklearn.base import BaseEstimator
 
 from ..base import LearnerResult
 from ._qp import SOLVERS, solve_dual_qp
+from ._sparse_jit import gather_dots, scatter_add
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
 
@@ -62,7 +63,7 @@ class _WorkingSet:
 
     def _dots(self, dense):
         """ψ_c · v for every constraint c (v dense)."""
-        return np.array([float(r.data @ dense[r.indices]) for r in self.rows])
+        return gather_dots(self.rows, dense)
 
     def add(self, psi_rows, losses, groups):
         """Append constraints; each new Gram column from O(nnz) sparse-dense products."""
@@ -108,7 +109,7 @@ class _WorkingSet:
         w = np.zeros(self.n_features)
         for a, r in zip(alpha, self.rows):
             if a != 0.0:
-                w[r.indices] += a * r.data  # indices are unique (sum_duplicates)
+                scatter_add(w, r.indices, r.data, float(a))
         return w
 
     def solve(self, C, solver, round_):
@@ -128,7 +129,9 @@ def _weighted_row_sum(M, weights):
     data = M.data * np.repeat(weights, np.diff(M.indptr))
     dense = np.bincount(M.indices, weights=data, minlength=M.shape[1])
     nz = np.flatnonzero(dense)
-    return sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, M.shape[1]))
+    row = sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, M.shape[1]))
+    row.has_canonical_format = True  # sorted, unique indices by construction
+    return row
 
 
 class _CuttingPlaneBase(BaseEstimator):
