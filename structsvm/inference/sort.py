@@ -16,30 +16,27 @@ def _labellings(batch):
     from ..features._pairs import PairLabelling
 
     s, off, targets = batch.scores, batch.offsets, batch.targets
-    n_total = s.size
-    grades = np.zeros(n_total)
-    graded = np.zeros(len(batch), dtype=bool)
-    for i, y in enumerate(targets):
-        if y.grades is not None:
-            grades[off[i]:off[i + 1]] = y.grades
-            graded[i] = True
-    t = s + np.repeat(batch.margins, np.diff(off))
-    up = np.zeros(n_total, dtype=np.int64)
-    down = np.zeros(n_total, dtype=np.int64)
+    lens = np.diff(off)
+    graded = np.array([y.grades is not None for y in targets], dtype=bool)
     # explicit-pair queries get equal grades here (no pairs) and are counted below
+    grades = np.concatenate([y.grades if y.grades is not None else np.zeros(y.n_docs)
+                             for y in targets]) if len(targets) else np.zeros(0)
+    truth = np.concatenate([y.coef for y in targets]) if len(targets) else np.zeros(0)
+    t = s + np.repeat(batch.margins, lens)
+    up = np.zeros(s.size, dtype=np.int64)
+    down = np.zeros(s.size, dtype=np.int64)
     _sort_jit.violated_counts_batch(s, t, grades, off, up, down)
-    out = []
-    for i, y in enumerate(targets):
+    for i in np.flatnonzero(~graded):
         lo, hi = off[i], off[i + 1]
-        if graded[i]:
-            u, d = up[lo:hi], down[lo:hi]
-        else:
-            a, b = y.pairs[:, 0], y.pairs[:, 1]
-            v = s[lo + a] < t[lo + b]
-            u = np.bincount(a[v], minlength=hi - lo)
-            d = np.bincount(b[v], minlength=hi - lo)
-        out.append(PairLabelling(y.coef - (u - d), u.sum()))
-    return out
+        a, b = targets[i].pairs[:, 0], targets[i].pairs[:, 1]
+        v = s[lo + a] < t[lo + b]
+        up[lo:hi] = np.bincount(a[v], minlength=hi - lo)
+        down[lo:hi] = np.bincount(b[v], minlength=hi - lo)
+    coef = truth - (up - down)
+    swapped = (np.add.reduceat(up, np.minimum(off[:-1], s.size - 1)) if s.size
+               else np.zeros(len(targets), dtype=np.int64))
+    swapped[lens == 0] = 0
+    return [PairLabelling(coef[off[i]:off[i + 1]], swapped[i]) for i in range(len(targets))]
 
 
 @register_decoder("sort", structure="ranking")

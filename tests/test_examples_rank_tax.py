@@ -1,0 +1,40 @@
+"""Smoke tests of the taxonomy, clickthrough and zero-shot examples on small slices."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def load_example(name):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_taxonomy_example_on_a_qc_slice(need_data):
+    from structsvm.corpora import load_qc
+
+    need_data(load_qc)
+    res = load_example("taxonomy").qc(C=1.0, max_train=400)
+    assert set(res) == {"flat multiclass", "taxonomy, zero-one loss",
+                        "taxonomy, tree-distance loss"}
+    for acc, dist, _ in res.values():
+        assert 0.2 < acc <= 1.0 and 0.0 <= dist <= 4.0
+
+
+def test_clickthrough_example_learns_from_clicks():
+    ex = load_example("clickthrough_ranking")
+    X, Y, Xt, Yt, _ = ex.load(synthetic=True)
+    curve, n_pairs = ex.run(X[:60], Y[:60], Xt[:30], Yt[:30], rounds=2, sessions=3)
+    assert n_pairs > 0 and curve[-1] > curve[0] + 0.15
+
+
+def test_zero_shot_example_synthetic_part():
+    ex = load_example("zero_shot")
+    X, y, attrs = ex.make_attribute_data()
+    gen, std = ex.zero_shot_accuracy(X, y, attrs, ("class3", "class7", "class10"))
+    assert 0.0 <= gen <= 1.0 and std > 1 / 3
