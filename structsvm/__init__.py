@@ -4,6 +4,7 @@
 >>> structsvm.StructuredSVM().get_params()["learner"]
 'one_slack'
 """
+from . import features  # noqa: F401  (registers the maps' losses and decoders)
 from .estimator import StructuredSVM, fit
 from .io import load
 

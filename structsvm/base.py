@@ -82,8 +82,8 @@ class FeatureMap(Protocol):
 
     Class attribute ``structure`` names the output structure ("multiclass", "chain",
     "tree", "ranking", ...); a decoder is accepted only for its own structure.
-    ``default_decoder``, ``default_loss`` and ``default_C`` are what the estimator
-    uses when the user gives none. Optional capability: a map whose class sets
+    ``default_decoder``, ``default_loss``, ``default_C`` and ``default_tol`` are what
+    the estimator uses when the user gives none. Optional capability: a map whose class sets
     ``has_feature_differences = True`` provides
     ``joint_feature_differences(Xe, Ye, Ye_hat, idx)`` (CSR rows Φ(x_i, y_i) −
     Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls.
@@ -98,6 +98,8 @@ class FeatureMap(Protocol):
     structure: ClassVar[str]
     default_decoder: ClassVar[str]
     default_loss: ClassVar[str]
+    default_C: ClassVar[float]
+    default_tol: ClassVar[float]
     n_features_: int
 
     def fit(self, X, Y) -> "FeatureMap": ...

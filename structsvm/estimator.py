@@ -44,10 +44,13 @@ class StructuredSVM(BaseEstimator):
         Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
         the feature map's ``default_C`` (1.0 for classes, 0.1 for sequences, where
         the slacks sum Hamming losses over many tokens).
-    tol : float, default=1e-3
-        Cutting plane: stop when the duality gap ≤ tol × primal objective.
+    tol : float, default=None
+        Cutting plane: stop when the duality gap ≤ tol × primal objective (the
+        returned objective is then within a relative tol of the optimum).
         Stochastic learners: stop when the objective changes by less than tol
-        (relative) between evaluations.
+        (relative) between evaluations. None uses the feature map's ``default_tol``
+        (1e-3 for classes; 0.25 for sequences, where accuracy saturates long before
+        the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
     max_iter : int, default=None
         Rounds (cutting plane, default 1000) or epochs (pegasos 50, perceptron 20).
     rescaling : {"margin", "slack"}, default="margin"
@@ -94,7 +97,7 @@ class StructuredSVM(BaseEstimator):
     """
 
     def __init__(self, feature_map=None, decoder=None, loss=None, learner="one_slack",
-                 C=None, tol=1e-3, max_iter=None, rescaling="margin", n_jobs=None,
+                 C=None, tol=None, max_iter=None, rescaling="margin", n_jobs=None,
                  random_state=None, warm_start=False, verbose=0):
         self.feature_map = feature_map
         self.decoder = decoder
@@ -115,7 +118,8 @@ class StructuredSVM(BaseEstimator):
                                    not isinstance(self.C, numbers.Real) or
                                    not np.isfinite(self.C) or self.C <= 0):
             raise ValueError(f"C must be a finite number > 0, got {self.C!r}")
-        if not isinstance(self.tol, numbers.Real) or not self.tol >= 0:
+        if self.tol is not None and (not isinstance(self.tol, numbers.Real) or
+                                     not self.tol >= 0):
             raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
         if self.max_iter is not None and (isinstance(self.max_iter, bool) or
                                           not isinstance(self.max_iter, numbers.Integral)
@@ -169,7 +173,8 @@ class StructuredSVM(BaseEstimator):
                           feature_map=fm, decoder=decoder, loss=loss, C=self._C(fm),
                           rescaling=self.rescaling, n_jobs=self.n_jobs)
         w0 = self.coef_ if warm else np.zeros(fm.n_features_)
-        result = learner.solve(problem, w0, max_iter=self.max_iter, tol=float(self.tol),
+        tol = float(type(fm).default_tol if self.tol is None else self.tol)
+        result = learner.solve(problem, w0, max_iter=self.max_iter, tol=tol,
                                random_state=self.random_state,
                                callback=self._log_round if self.verbose else None)
         self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner

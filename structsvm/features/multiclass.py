@@ -116,6 +116,7 @@ class MulticlassFeatures(BaseEstimator):
     default_decoder: ClassVar[str] = "argmax"
     default_loss: ClassVar[str] = "zero_one"
     default_C: ClassVar[float] = 1.0
+    default_tol: ClassVar[float] = 1e-3
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
         self.attributes = attributes

@@ -151,6 +151,8 @@ class RankingFeatures(BaseEstimator):
     structure: ClassVar[str] = "ranking"
     default_decoder: ClassVar[str] = "sort"
     default_loss: ClassVar[str] = "swapped_pairs"
+    default_C: ClassVar[float] = 1.0
+    default_tol: ClassVar[float] = 1e-3
 
     def __init__(self):
         pass

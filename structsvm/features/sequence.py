@@ -134,6 +134,7 @@ class SequenceFeatures(BaseEstimator):
     #: C suited to this map's scale (summed Hamming losses of ~3000 treebank sentences:
     #: chosen on the treebank POS task, see docs/sequences.md)
     default_C: ClassVar[float] = 0.1
+    default_tol: ClassVar[float] = 0.25
     has_feature_differences: ClassVar[bool] = True
 
     def __init__(self, features="pos", min_count=1, n_hash=None):

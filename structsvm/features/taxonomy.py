@@ -125,6 +125,8 @@ class TaxonomyFeatures(BaseEstimator):
     structure: ClassVar[str] = "tree"
     default_decoder: ClassVar[str] = "tree"
     default_loss: ClassVar[str] = "tree_distance"
+    default_C: ClassVar[float] = 1.0
+    default_tol: ClassVar[float] = 1e-3
 
     def __init__(self, tree=None, sep=None, bias=0.0):
         self.tree = tree
