@@ -26,6 +26,11 @@ def _reference_strings(sent, t, name):
     _, roles = FEATURE_SETS[name]
     out = []
     for off, fn in roles:
+        if isinstance(off, tuple):  # conjunction: atoms of the tokens at t + o joined
+            atoms = [fn(sent[t + o]) if 0 <= t + o < len(sent) else
+                     ("<BOS>" if t + o < 0 else "<EOS>") for o in off]
+            out.append(",".join(f"{o:+d}" for o in off) + "|" + "&".join(atoms))
+            continue
         j = t + off
         if 0 <= j < len(sent):
             out += [f"{off:+d}|{f}" for f in fn(sent[j]) if f is not None]
@@ -73,18 +78,26 @@ def test_viterbi_on_map_equals_exhaustive():
     assert all(np.array_equal(a, b) for a, b in zip(viterbi(batch), exhaustive(batch)))
 
 
-def test_observation_rows_match_slow_reference():
+TAGS = ["DT", "NN", "VBZ", "RB", "NNP", "CD", "JJ"]
+
+
+@pytest.mark.parametrize("name", ["pos", "chunk", "word"])
+def test_observation_rows_match_slow_reference(name):
     rng = np.random.default_rng(1)
     X, Y = _corpus(rng, 12)
-    fm = SequenceFeatures(features="pos").fit(X, Y)
+    if name == "chunk":  # (word, tag) pairs; a word may carry several tags
+        X = [[(w, TAGS[j]) for w, j in zip(x, rng.integers(0, len(TAGS), len(x)))]
+             for x in X]
+    fm = SequenceFeatures(features=name).fit(X[:8], Y[:8])
     vocab = {s: j for j, s in enumerate(fm.vocabulary_)}
-    Xe = fm.encode_inputs(X)
+    Xe = fm.encode_inputs(X)  # sentences 8.. hold strings unseen in training
     for i, x in enumerate(X):
         rows = Xe[i]
         for t in range(len(x)):
             expected = np.zeros(fm.n_input_features_)
-            for s in _reference_strings(x, t, "pos"):
-                expected[vocab[s]] += 1
+            for s in _reference_strings(x, t, name):
+                if s in vocab:
+                    expected[vocab[s]] += 1
             np.testing.assert_array_equal(rows[t].toarray().ravel(), expected)
 
 
@@ -102,7 +115,11 @@ def test_chunk_features_take_word_tag_pairs():
     X = [[("He", "PRP"), ("reckons", "VBZ")], [("the", "DT")]]
     Y = [["B-NP", "B-VP"], ["B-NP"]]
     fm = SequenceFeatures(features="chunk").fit(X, Y)
-    assert "+1|t=VBZ" in set(fm.vocabulary_)
+    vocab = set(fm.vocabulary_)
+    for s in ["+1|t=VBZ", "+0|lt=he|PRP", "-1,+0|<BOS>&l=he", "+0,+1|t=PRP&t=VBZ",
+              "-2,-1,+0|<BOS>&<BOS>&t=PRP", "+0,+1,+2|t=PRP&t=VBZ&<EOS>",
+              "+0,+1,+2|t=DT&<EOS>&<EOS>", "-1,+0,+1|<BOS>&t=DT&<EOS>"]:
+        assert s in vocab, s
     with pytest.raises(TypeError, match=r"Sentence 1, token 0: expected a \(word, tag\)"):
         fm.encode_inputs([[("a", "DT")], ["the"]])
 
