@@ -206,3 +206,22 @@ def test_feature_differences_equal_difference_of_features(seed):
         ref = fm.joint_features(Xe, sub, idx) - fm.joint_features(Xe, subh, idx)
         got = fm.joint_feature_differences(Xe, sub, subh, idx)
         np.testing.assert_allclose(got.toarray(), ref.toarray())
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_difference_sum_equals_weighted_sum_of_rows(seed):
+    rng = np.random.default_rng(seed)
+    X, Y = _corpus(rng, 12)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    Yh = [np.where(rng.random(len(y)) < 0.3, rng.integers(0, 3, len(y)), y) for y in Ye]
+    om = rng.random(len(X))
+    ref = fm.joint_features(Xe, Ye) - fm.joint_features(Xe, Yh)
+    np.testing.assert_allclose(fm.joint_feature_difference_sum(Xe, Ye, Yh, weights=om),
+                               om @ ref.toarray())
+    idx = np.array([4, 0, 7])
+    sub, subh = [Ye[i] for i in idx], [Yh[i] for i in idx]
+    np.testing.assert_allclose(fm.joint_feature_difference_sum(Xe, sub, subh, idx),
+                               ref.toarray()[idx].sum(axis=0))
+    with pytest.raises(ValueError, match="2 weights for 3 sentences"):
+        fm.joint_feature_difference_sum(Xe, sub, subh, idx, weights=np.ones(2))

@@ -136,6 +136,7 @@ class SequenceFeatures(BaseEstimator):
     default_C: ClassVar[float] = 0.1
     default_tol: ClassVar[float] = 0.25
     has_feature_differences: ClassVar[bool] = True
+    has_difference_sum: ClassVar[bool] = True
 
     def __init__(self, features="pos", min_count=1, n_hash=None):
         self.features = features
@@ -302,6 +303,40 @@ class SequenceFeatures(BaseEstimator):
         but touches only the tokens where ŷ differs from y (and the transitions
         next to them), which late in training is a few percent of the corpus.
         """
+        rows, cols, data, n_seq = self._difference_entries(Xe, Ye, Ye_hat, idx)
+        out = sp.csr_matrix((data, (rows, cols)), shape=(n_seq, self.n_features_))
+        out.eliminate_zeros()
+        return out
+
+    def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
+        """Dense Σ_i ω_i δΦ_i (the 1-slack oracle's aggregated constraint).
+
+        Parameters
+        ----------
+        Xe : EncodedSequences
+        Ye, Ye_hat : list of ndarray of int
+            True and decoded state sequences of the sentences ``idx``.
+        idx : array-like of int, optional
+            Sentences of ``Xe`` (all by default).
+        weights : ndarray of shape (n_sequences,), optional
+            ω_i (ones by default).
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            Equal to ``weights @ joint_feature_differences(Xe, Ye, Ye_hat, idx)``,
+            built by one ``bincount`` over the differing tokens.
+        """
+        rows, cols, data, n_seq = self._difference_entries(Xe, Ye, Ye_hat, idx)
+        if weights is not None:
+            weights = np.asarray(weights, dtype=float).reshape(-1)
+            if weights.size != n_seq:
+                raise ValueError(f"{weights.size} weights for {n_seq} sentences")
+            data = data * weights[rows]
+        return np.bincount(cols, weights=data, minlength=self.n_features_)
+
+    def _difference_entries(self, Xe, Ye, Ye_hat, idx):
+        """COO (sentence, column, value) entries of the rows δΦ_i, duplicates summed later."""
         Xs, offsets = Xe.select(idx)
         n_seq, K = len(offsets) - 1, self.n_states_
         if len(Ye) != n_seq or len(Ye_hat) != n_seq:
@@ -339,9 +374,7 @@ class SequenceFeatures(BaseEstimator):
         one_t, one_s, one_e = np.ones(tr.size), np.ones(st.size), np.ones(en.size)
         data = np.concatenate([D.data, -D.data, one_t, -one_t, one_s, -one_s, one_e,
                                -one_e])
-        out = sp.csr_matrix((data, (rows, cols)), shape=(n_seq, self.n_features_))
-        out.eliminate_zeros()
-        return out
+        return rows, cols, data, n_seq
 
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""
