@@ -1,4 +1,4 @@
-"""Potentials of first-order chains (what the Viterbi decoder consumes)."""
+"""Chain batches: encoded sentences and the potentials the Viterbi decoder consumes."""
 from __future__ import annotations
 
 import itertools
@@ -8,7 +8,41 @@ import numpy as np
 
 from ..losses import HammingLoss
 
-__all__ = ["ChainPotentials"]
+__all__ = ["ChainPotentials", "EncodedSequences"]
+
+
+class EncodedSequences:
+    """Observation features of a corpus: one CSR row per token, sentences by offsets.
+
+    Parameters
+    ----------
+    X : csr_matrix of shape (n_tokens, n_input_features)
+    offsets : ndarray of int of shape (n_sequences + 1,)
+        Sentence i owns rows ``offsets[i]:offsets[i + 1]``.
+    """
+
+    def __init__(self, X, offsets):
+        self.X = X
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+
+    def __len__(self):
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i):
+        return self.X[self.offsets[i]:self.offsets[i + 1]]
+
+    def select(self, idx=None):
+        """Token rows and offsets of the sentences ``idx`` (all, without copy, for None)."""
+        if idx is None:
+            return self.X, self.offsets
+        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+        lo, hi = self.offsets[idx], self.offsets[idx + 1]
+        lengths = hi - lo
+        offsets = np.concatenate([[0], np.cumsum(lengths)])
+        if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
+            return self.X[lo[0]:hi[-1]], offsets
+        rows = np.repeat(lo - offsets[:-1], lengths) + np.arange(offsets[-1])
+        return self.X[rows], offsets
 
 
 class ChainPotentials:

@@ -8,46 +8,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..base import as_sequence
-from ._chain import ChainPotentials
+from ._chain import ChainPotentials, EncodedSequences
 from ._observations import FEATURE_SETS, TokenFeaturizer
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "EncodedSequences"]
-
-
-class EncodedSequences:
-    """Observation features of a corpus: one CSR row per token, sentences by offsets.
-
-    Parameters
-    ----------
-    X : csr_matrix of shape (n_tokens, n_input_features)
-    offsets : ndarray of int of shape (n_sequences + 1,)
-        Sentence i owns rows ``offsets[i]:offsets[i + 1]``.
-    """
-
-    def __init__(self, X, offsets):
-        self.X = X
-        self.offsets = np.asarray(offsets, dtype=np.int64)
-
-    def __len__(self):
-        return len(self.offsets) - 1
-
-    def __getitem__(self, i):
-        return self.X[self.offsets[i]:self.offsets[i + 1]]
-
-    def select(self, idx=None):
-        """Token rows and offsets of the sentences ``idx`` (all, without copy, for None)."""
-        if idx is None:
-            return self.X, self.offsets
-        idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        lo, hi = self.offsets[idx], self.offsets[idx + 1]
-        lengths = hi - lo
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
-            return self.X[lo[0]:hi[-1]], offsets
-        rows = np.repeat(lo - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return self.X[rows], offsets
 
 
 class SequenceFeatures(BaseEstimator):
