@@ -86,7 +86,10 @@ class FeatureMap(Protocol):
     the estimator uses when the user gives none. Optional capability: a map whose class sets
     ``has_feature_differences = True`` provides
     ``joint_feature_differences(Xe, Ye, Ye_hat, idx)`` (CSR rows Φ(x_i, y_i) −
-    Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls.
+    Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls;
+    one with ``has_difference_sum = True`` provides
+    ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)`` (the dense vector
+    Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i))) for the 1-slack oracle.
 
     The public pair works on raw (user) data:
     ``joint_feature(x, y)`` and ``potentials(x, w)``. Learners use the encoded,
@@ -353,11 +356,73 @@ class Problem:
         return Violation(idx=idx, y_hat=list(y_hat), loss=lo, psi=psi, margin=margin,
                          slack=slack)
 
+    def oracle_sum(self, w):
+        """The 1-slack oracle: the most violated constraint aggregated over examples.
+
+        Returns ``(loss_sum, psi_sum, slack)``: Σ_i Δ_i, Σ_i ω_i δΦ_i as a 1×D CSR row
+        (ω_i = 1 for margin rescaling, Δ_i for slack rescaling) and the per-example
+        slacks ξ_i at ``w``. Maps with ``has_difference_sum`` build Σ ω_i δΦ_i directly
+        (``joint_feature_difference_sum``) and the margins come from the potentials'
+        scores, so no per-example rows are formed; otherwise it sums
+        :meth:`oracle`'s rows.
+        """
+        fm = self.feature_map
+        if not getattr(type(fm), "has_difference_sum", False):
+            v = self.oracle(w)
+            weights = v.loss if self.rescaling == "slack" else np.ones(len(v.idx))
+            return float(v.loss.sum()), weighted_row_sum(v.psi, weights), v.slack
+        n_jobs = self.n_jobs if self.n_jobs not in (None, 0) else 1
+        idx = np.arange(self.n_samples)
+        if n_jobs == 1 or len(idx) < 64:
+            parts = [self._oracle_sum_chunk(w, idx)]
+        else:
+            from joblib import Parallel, delayed, effective_n_jobs
+
+            parts = Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(self._oracle_sum_chunk)(w, chunk)
+                for chunk in _chunks(idx, effective_n_jobs(n_jobs)))
+        loss = float(sum(p[0] for p in parts))
+        dense = np.sum([p[1] for p in parts], axis=0)
+        nz = np.flatnonzero(dense)
+        row = sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, dense.size))
+        return loss, row, np.concatenate([p[2] for p in parts])
+
+    def _oracle_sum_chunk(self, w, idx):
+        fm, loss = self.feature_map, self.loss
+        Y = [self.Ye[i] for i in idx]
+        batch = fm.batch_potentials(self.Xe, w, idx)
+        if self.rescaling == "slack":
+            y_hat = _slack_rescaled_argmax(batch, Y, loss)
+        elif loss.decomposable:
+            y_hat = self.decoder(batch.augment(Y, loss))
+        else:
+            y_hat = _enumerated_argmax(batch, Y, loss, slack=False)
+        lo = np.asarray(loss.batch(Y, y_hat), dtype=float)
+        margin = np.asarray(batch.score(Y), dtype=float) - np.asarray(batch.score(y_hat),
+                                                                       dtype=float)
+        if self.rescaling == "slack":
+            weights, slack = lo, np.maximum(0.0, lo * (1.0 - margin))
+        else:
+            weights, slack = np.ones(len(idx)), np.maximum(0.0, lo - margin)
+        total = fm.joint_feature_difference_sum(self.Xe, Y, y_hat, idx, weights)
+        return float(lo.sum()), np.asarray(total, dtype=float).ravel(), slack
+
     def primal_objective(self, w, violation=None):
         """½‖w‖² + C Σ_i ξ_i with ξ_i from exact loss-augmented decoding."""
         if violation is None:
             violation = self.oracle(w)
         return 0.5 * float(w @ w) + self.C * float(violation.slack.sum())
+
+
+def weighted_row_sum(M, weights):
+    """Σ_i weights_i M_i as a 1×D CSR row (sorted unique indices), via one bincount."""
+    M = sp.csr_matrix(M)
+    data = M.data * np.repeat(np.asarray(weights, dtype=float), np.diff(M.indptr))
+    dense = np.bincount(M.indices, weights=data, minlength=M.shape[1])
+    nz = np.flatnonzero(dense)
+    row = sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, M.shape[1]))
+    row.has_canonical_format = True
+    return row
 
 
 def _enumerated_argmax(batch, Y, loss, slack):

@@ -117,6 +117,7 @@ class MulticlassFeatures(BaseEstimator):
     default_loss: ClassVar[str] = "zero_one"
     default_C: ClassVar[float] = 1.0
     default_tol: ClassVar[float] = 1e-3
+    has_difference_sum: ClassVar[bool] = True
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
         self.attributes = attributes
@@ -209,6 +210,25 @@ class MulticlassFeatures(BaseEstimator):
         lam = self.lambda_[y]
         blocks = [sp.diags(lam[:, a]) @ Xs for a in range(lam.shape[1])]
         return sp.hstack(blocks, format="csr")
+
+    def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
+        """Σ_i ω_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) as a dense vector (one sparse product).
+
+        With one-hot Λ this is vec((E_y − E_ŷ)ᵀ diag(ω) X), E the indicator matrices.
+        """
+        X = self._rows(Xe, idx)
+        y = np.asarray(Ye, dtype=np.intp).reshape(-1)
+        yh = np.asarray(Ye_hat, dtype=np.intp).reshape(-1)
+        n = X.shape[0]
+        om = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        K = len(self.classes_)
+        rows = np.concatenate([np.arange(n), np.arange(n)])
+        E = sp.csr_matrix((np.concatenate([om, -om]), (rows, np.concatenate([y, yh]))),
+                          shape=(n, K))
+        if self.lambda_ is not None:
+            E = sp.csr_matrix(E @ self.lambda_)
+        total = E.T @ X
+        return (total.toarray() if sp.issparse(total) else np.asarray(total)).ravel()
 
     def _weights(self, w):
         w = np.asarray(w, dtype=float).ravel()

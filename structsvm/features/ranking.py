@@ -153,6 +153,7 @@ class RankingFeatures(BaseEstimator):
     default_loss: ClassVar[str] = "swapped_pairs"
     default_C: ClassVar[float] = 1.0
     default_tol: ClassVar[float] = 1e-3
+    has_difference_sum: ClassVar[bool] = True
 
     def __init__(self):
         pass
@@ -227,6 +228,19 @@ class RankingFeatures(BaseEstimator):
         C = sp.csr_matrix((coef, (qid, np.arange(coef.size))), shape=(n, coef.size))
         X = Xe.X if rows is None else Xe.X[rows]
         return sp.csr_matrix(C @ X)
+
+    def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
+        """Σ_q ω_q (Φ(q, y_q) − Φ(q, ŷ_q)) = (per-document coefficients) @ X, dense."""
+        rows, offsets = Xe.rows(idx)
+        n = len(offsets) - 1
+        om = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        coef = np.concatenate([om[i] * (output_coef(a) - output_coef(b))
+                               for i, (a, b) in enumerate(zip(Ye, Ye_hat))]) if n \
+            else np.zeros(0)
+        if coef.size != offsets[-1]:
+            raise ValueError("an output does not match its query's number of documents")
+        X = Xe.X if rows is None else Xe.X[rows]
+        return np.asarray(X.T @ coef).ravel()
 
     def batch_potentials(self, Xe, w, idx=None):
         w = np.asarray(w, dtype=float).ravel()

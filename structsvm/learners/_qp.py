@@ -26,7 +26,8 @@ from ..base import QPError
 
 __all__ = ["solve_dual_qp", "SOLVERS"]
 
-SOLVERS = ("CLARABEL", "OSQP", "SCS")
+CVXPY_SOLVERS = ("CLARABEL", "OSQP", "SCS")
+SOLVERS = CVXPY_SOLVERS + ("SMO",)
 _OK = "optimal"
 
 
@@ -130,6 +131,23 @@ def _cached_single_group(m):
     return cache[cap]
 
 
+def _solve_smo(G, b, groups, C, alpha0):
+    from ._smo_jit import smo
+
+    m = len(b)
+    alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float)
+    alpha = _feasible(alpha, groups, C)
+    n_groups = int(groups.max()) + 1
+    tol = 1e-10 * max(float(np.abs(b).max(initial=0.0)),
+                      float(np.abs(np.diag(G)).max(initial=0.0)) * C, 1e-300)
+    max_iter = 1000 * m + 100000
+    it, viol = smo(np.ascontiguousarray(G), b, groups.astype(np.int64), n_groups, C, alpha,
+                   tol, max_iter)
+    if not np.isfinite(viol) or viol > tol:
+        return None, f"KKT violation {viol:.3g} > {tol:.3g} after {it} iterations"
+    return alpha, "optimal"
+
+
 def _feasible(alpha, groups, C):
     """Clip round-off: α ≥ 0 and every group sum ≤ C."""
     alpha = np.maximum(alpha, 0.0)
@@ -152,8 +170,11 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
         Slack group of each constraint (0..n_groups-1).
     C : float
         Upper bound of every group's α sum.
-    solver : {"CLARABEL", "OSQP", "SCS"}, default="CLARABEL"
-        First solver tried (case-insensitive).
+    solver : {"CLARABEL", "OSQP", "SCS", "SMO"}, default="CLARABEL"
+        First solver tried (case-insensitive). The first three are cvxpy back-ends;
+        "SMO" is structsvm's own maximal-violating-pair SMO (``_smo_jit``), warm
+        started from ``alpha0`` and much faster on the small dense working-set QPs;
+        when it does not reach its KKT tolerance the cvxpy solvers take over.
     round_ : int, optional
         Cutting-plane round, for the error message.
     alpha0 : ndarray of shape (m,), optional
@@ -195,6 +216,13 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
     F = _factor(G) if factor is None else factor
     single = m > 0 and not groups.any() and factor is None
     failures = []
+    if solver == "SMO":
+        alpha, status = _solve_smo(G, b, groups, float(C), alpha0)
+        if alpha is not None:
+            alpha = _feasible(alpha, groups, float(C))
+            return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)
+        failures.append(f"SMO: {status}")
+        solver = "CLARABEL"
     if single and (qp := _cached_single_group(m)) is not None:
         alpha, status = qp.solve(F, b, float(C), solver, alpha0)
         if alpha is not None:
@@ -202,7 +230,8 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
             return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)
         failures.append(f"{solver} (compiled): {status}")
     ridge = 1e-8 * max(float(np.trace(G)) / max(m, 1), 1e-12)
-    attempts = [(s_, F) for s_ in (solver,) + tuple(x for x in SOLVERS if x != solver)]
+    attempts = [(s_, F) for s_ in (solver,) + tuple(x for x in CVXPY_SOLVERS
+                                                      if x != solver)]
     attempts.append((solver, _factor(G + ridge * np.eye(m))))
     for name, fac in attempts:
         alpha, status = _solve_once(fac, b, groups, float(C), name, alpha0)

@@ -123,17 +123,6 @@ class _WorkingSet:
         return self.weights(alpha), dual
 
 
-def _weighted_row_sum(M, weights):
-    """Σ_i weights_i M_i as a 1×D CSR row, without a sparse-sparse product."""
-    M = sp.csr_matrix(M)
-    data = M.data * np.repeat(weights, np.diff(M.indptr))
-    dense = np.bincount(M.indices, weights=data, minlength=M.shape[1])
-    nz = np.flatnonzero(dense)
-    row = sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, M.shape[1]))
-    row.has_canonical_format = True  # sorted, unique indices by construction
-    return row
-
-
 class _CuttingPlaneBase(BaseEstimator):
     name: ClassVar[str] = ""
 
@@ -165,8 +154,9 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
 
     Parameters
     ----------
-    solver : {"clarabel", "osqp", "scs"}, default="clarabel"
-        cvxpy solver tried first for the working-set QP.
+    solver : {"clarabel", "osqp", "scs", "smo"}, default="clarabel"
+        Solver tried first for the working-set QP: a cvxpy back-end, or "smo",
+        structsvm's own warm-started SMO (fastest; falls back to cvxpy).
     inactive_window : int, default=50
         A constraint whose dual variable stayed 0 for this many rounds is dropped.
     min_rounds : int, default=1
@@ -190,12 +180,9 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         curve, gap, converged, dual = [], np.inf, False, -np.inf
         t0 = time.perf_counter()
         for r in range(1, max_iter + 1):
-            v = problem.oracle(w)
-            primal = problem.primal_objective(w, v)
+            loss, psi, slack = problem.oracle_sum(w)
+            primal = 0.5 * float(w @ w) + C * float(slack.sum())
             curve.append(primal)
-            weights = self._weights(problem, v)
-            psi = _weighted_row_sum(v.psi, weights)
-            loss = float(v.loss.sum())
             # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w), w = Σ α_c ψ_c
             gap = max(0.0, primal - dual) if len(ws) else np.inf
             if callback is not None:
@@ -223,7 +210,7 @@ class NSlackCuttingPlane(_CuttingPlaneBase):
 
     Parameters
     ----------
-    solver : {"clarabel", "osqp", "scs"}, default="clarabel"
+    solver : {"clarabel", "osqp", "scs", "smo"}, default="clarabel"
     inactive_window : int, default=50
     min_rounds : int, default=1
     """
