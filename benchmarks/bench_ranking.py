@@ -27,6 +27,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 import structsvm
+from structsvm.learners import OneSlackCuttingPlane
 from structsvm.corpora import load_mq2008
 from structsvm.features import RankingFeatures
 from structsvm.metrics import mean_average_precision, ndcg_at_k
@@ -49,12 +50,13 @@ def rank(X, w):
     return [np.argsort(-(x @ w), kind="stable") for x in X]
 
 
-def fit_structsvm(X, Y, C, tol):
+def fit_structsvm(X, Y, C, tol, solver="smo"):
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = structsvm.fit(X, Y, feature_map=RankingFeatures(), decoder="sort", C=C,
-                              tol=tol, max_iter=5000)
+                              tol=tol, max_iter=5000,
+                              learner=OneSlackCuttingPlane(solver=solver))
     return model.coef_, time.perf_counter() - t0, model.n_iter_
 
 

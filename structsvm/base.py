@@ -89,7 +89,10 @@ class FeatureMap(Protocol):
     Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls;
     one with ``has_difference_sum = True`` provides
     ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)`` (the dense vector
-    Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i))) for the 1-slack oracle.
+    Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i))) for the 1-slack oracle; one with
+    ``has_aggregate_oracle = True`` computes the whole margin-rescaled 1-slack
+    oracle itself, ``aggregate_violation(Xe, Ye, w, loss) -> (Σ_i Δ_i, Σ_i δΦ_i
+    (dense), ξ per example)``, e.g. Joachims' O(n log n) ranking oracle.
 
     The public pair works on raw (user) data:
     ``joint_feature(x, y)`` and ``potentials(x, w)``. Learners use the encoded,
@@ -367,6 +370,12 @@ class Problem:
         :meth:`oracle`'s rows.
         """
         fm = self.feature_map
+        if self.rescaling == "margin" and getattr(type(fm), "has_aggregate_oracle", False):
+            loss_sum, total, slack = fm.aggregate_violation(self.Xe, self.Ye, w, self.loss)
+            total = np.asarray(total, dtype=float).ravel()
+            nz = np.flatnonzero(total)
+            row = sp.csr_matrix((total[nz], nz, [0, nz.size]), shape=(1, total.size))
+            return float(loss_sum), row, np.asarray(slack, dtype=float)
         if not getattr(type(fm), "has_difference_sum", False):
             v = self.oracle(w)
             weights = v.loss if self.rescaling == "slack" else np.ones(len(v.idx))
