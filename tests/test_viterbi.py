@@ -127,3 +127,22 @@ def test_bad_potentials_and_exclude():
         viterbi(one, exclude=[np.array([0, 0])])
     with pytest.raises(TypeError, match="chain potentials"):
         viterbi(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_batch_scores_equal_hand_sums(seed):
+    rng = np.random.default_rng(seed)
+    batch = _random_batch(rng, 7, 5, 3)
+    lengths = np.r_[batch.lengths()[:3], 0, batch.lengths()[3:]]  # with an empty one
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    batch = ChainPotentials(batch.unary, offsets, batch.transition, batch.start, batch.end)
+    Y = [rng.integers(0, 3, size=n) for n in lengths]
+    expected = [0.0 if y.size == 0 else
+                batch.start[y[0]] + batch.end[y[-1]]
+                + sum(batch.unary[offsets[i] + t, y[t]] for t in range(y.size))
+                + sum(batch.transition[y[t - 1], y[t]] for t in range(1, y.size))
+                for i, y in enumerate(Y)]
+    np.testing.assert_allclose(batch.score(Y), expected)
+    np.testing.assert_allclose([batch[i].score(y) for i, y in enumerate(Y)], expected)
+    with pytest.raises(ValueError, match="Sample 1: path of length 9"):
+        batch.score([Y[0], np.zeros(9, int)] + Y[2:])

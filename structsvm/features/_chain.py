@@ -125,7 +125,31 @@ class ChainPotentials:
             return self._score_one(0, y)
         if len(y) != len(self):
             raise ValueError(f"{len(y)} paths for a batch of {len(self)} sequences")
-        return np.array([self._score_one(i, yi) for i, yi in enumerate(y)])
+        return self._score_batch(y)
+
+    def _score_batch(self, Y):
+        """Scores of one path per sequence, vectorised over the whole batch."""
+        n, lengths = len(self), self.lengths()
+        parts = [np.asarray(yi, dtype=np.intp).reshape(-1) for yi in Y]
+        sizes = np.fromiter((p.size for p in parts), dtype=np.int64, count=n)
+        if not np.array_equal(sizes, lengths):
+            i = int(np.flatnonzero(sizes != lengths)[0])
+            raise ValueError(f"Sample {i}: path of length {sizes[i]} for a sequence of "
+                             f"{lengths[i]} tokens")
+        y = np.concatenate(parts) if n else np.zeros(0, np.intp)
+        seq = np.repeat(np.arange(n), lengths)
+        full = lengths > 0
+        rel = self.offsets - self.offsets[0]
+        first, last = rel[:-1][full], rel[1:][full] - 1
+        inner = np.ones(y.size, dtype=bool)
+        inner[first] = False
+        inner = np.flatnonzero(inner)
+        out = np.bincount(seq, weights=self.unary[self.offsets[0] + np.arange(y.size), y],
+                          minlength=n)
+        out += np.bincount(seq[inner], weights=self.transition[y[inner - 1], y[inner]],
+                           minlength=n)
+        out[full] += self.start[y[first]] + self.end[y[last]]
+        return out
 
     def enumerate(self):
         """Every path of a batch of one (K^T of them: for tests on tiny chains)."""
