@@ -70,9 +70,26 @@ class SwappedPairsLoss(BaseLoss):
     def pair_weight(self, y_true):
         """Loss of one swapped pair of ``y_true`` (1, or 1/|P| when normalised)."""
         self._check(y_true)
-        if self.normalize:
-            return 1.0 / y_true.n_pairs if y_true.n_pairs else 0.0
-        return 1.0
+        return float(self.pair_weights(np.array([y_true.n_pairs]))[0])
+
+    def pair_weights(self, n_pairs):
+        """Loss of one swapped pair for queries with ``n_pairs`` pairs (vectorised).
+
+        Parameters
+        ----------
+        n_pairs : ndarray of int, shape (n_queries,)
+
+        Returns
+        -------
+        ndarray of shape (n_queries,)
+            1 each, or 1/|P| (0 for a query without pairs) when normalised.
+        """
+        n_pairs = np.asarray(n_pairs, dtype=float)
+        if not self.normalize:
+            return np.ones(n_pairs.shape)
+        out = np.zeros(n_pairs.shape)
+        np.divide(1.0, n_pairs, out=out, where=n_pairs > 0)
+        return out
 
     def __call__(self, y_true, y_pred):
         self._check(y_true)

@@ -19,7 +19,7 @@ import numpy as np
 from ..inference import _sort_jit
 
 __all__ = ["Preferences", "PairLabelling", "output_coef", "count_violated",
-           "as_preferences"]
+           "as_preferences", "FlatTargets"]
 
 
 class Preferences:
@@ -169,3 +169,56 @@ def as_preferences(y, n_docs, i):
         return Preferences(n_docs, pairs=arr)
     raise ValueError(f"Sample {i}: expected a 1-D array of {n_docs} grades or an integer "
                      f"array of shape (n_pairs, 2), got shape {arr.shape}")
+
+
+class FlatTargets:
+    """Query-constant arrays of a list of Preferences, flattened for the oracle kernel.
+
+    Built once per training set (see :meth:`RankingFeatures.aggregate_violation`):
+    dense grade ranks 1..R per graded query (``ranks``, ``max_rank``), the
+    query-local explicit pairs (``pair_a``, ``pair_b`` delimited by ``pair_off``),
+    ``graded`` flags and ``n_pairs`` per query. ``matches(Ye)`` tells whether it was
+    built from exactly these (identical) Preferences objects, which it keeps alive.
+
+    Raises
+    ------
+    ValueError
+        When an output is not a :class:`Preferences` of its query's documents.
+    """
+
+    __slots__ = ("targets", "ranks", "max_rank", "graded", "pair_off", "pair_a",
+                 "pair_b", "n_pairs")
+
+    def __init__(self, Ye, offsets):
+        offsets = np.asarray(offsets, dtype=np.int64)
+        n = len(offsets) - 1
+        if len(Ye) != n:
+            raise ValueError(f"{n} queries but {len(Ye)} outputs")
+        self.targets = tuple(Ye)
+        self.ranks = np.zeros(int(offsets[-1]), dtype=np.int64)
+        self.max_rank = np.zeros(n, dtype=np.int64)
+        self.graded = np.zeros(n, dtype=np.bool_)
+        self.n_pairs = np.zeros(n, dtype=np.int64)
+        pa, pb, counts = [], [], np.zeros(n, dtype=np.int64)
+        for q, y in enumerate(self.targets):
+            lo, hi = offsets[q], offsets[q + 1]
+            if not isinstance(y, Preferences) or y.n_docs != hi - lo:
+                raise ValueError(f"Sample {q}: the true output does not match the "
+                                 "query's documents (expected encoded Preferences)")
+            self.n_pairs[q] = y.n_pairs
+            if y.grades is not None:
+                levels, inv = np.unique(y.grades, return_inverse=True)
+                self.ranks[lo:hi] = inv.ravel() + 1
+                self.max_rank[q] = levels.size
+                self.graded[q] = True
+            else:
+                pa.append(y.pairs[:, 0])
+                pb.append(y.pairs[:, 1])
+                counts[q] = len(y.pairs)
+        self.pair_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.pair_a = (np.concatenate(pa) if pa else np.zeros(0)).astype(np.int64)
+        self.pair_b = (np.concatenate(pb) if pb else np.zeros(0)).astype(np.int64)
+
+    def matches(self, Ye):
+        t = self.targets
+        return len(Ye) == len(t) and all(a is b for a, b in zip(Ye, t))
