@@ -87,13 +87,13 @@ def smo(G, b, groups, n_groups, C, alpha, tol, max_iter):
         if i >= 0:
             alpha[i] += t
             for c in range(m):
-                grad[c] -= t * G[c, i]
+                grad[c] -= t * G[i, c]  # G is symmetric: read rows (contiguous)
         else:
             slack[kk] += t
         if j >= 0:
             alpha[j] = alpha[j] - t if t < alpha[j] else 0.0
             for c in range(m):
-                grad[c] += t * G[c, j]
+                grad[c] += t * G[j, c]
         else:
             slack[kk] = slack[kk] - t if t < slack[kk] else 0.0
         it += 1

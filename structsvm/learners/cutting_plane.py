@@ -68,6 +68,16 @@ class _WorkingSet:
     def add(self, psi_rows, losses, groups):
         """Append constraints; each new Gram column from O(nnz) sparse-dense products."""
         new = sp.csr_matrix(psi_rows)
+        new.sum_duplicates()
+        if new.shape[0] > 1:  # many rows at once (n-slack): two sparse products
+            m, k = len(self.rows), new.shape[0]
+            cross = (self.matrix() @ new.T).toarray() if m else np.zeros((0, k))
+            G = np.empty((m + k, m + k))
+            G[:m, :m], G[:m, m:], G[m:, :m] = self.G, cross, cross.T
+            G[m:, m:] = (new @ new.T).toarray()
+            self.G = G
+            self.rows.extend(new[j] for j in range(k))
+            new = new[:0]
         for j in range(new.shape[0]):
             row = new[j]
             row.sum_duplicates()
@@ -80,7 +90,7 @@ class _WorkingSet:
             G[m, m] = float(row.data @ row.data)
             self.G = G
             self.rows.append(row)
-        k = new.shape[0]
+        k = len(losses)
         self.loss = np.concatenate([self.loss, losses])
         self.group = np.concatenate([self.group, np.asarray(groups, dtype=np.intp)])
         self.idle = np.concatenate([self.idle, np.zeros(k, dtype=int)])
