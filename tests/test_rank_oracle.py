@@ -29,7 +29,7 @@ def random_set(rng, n_queries=6, d=4, max_docs=8, ties=False, explicit=0.5,
             b = (a + rng.integers(1, n, size=k)) % n      # never a == b; duplicates kept
             Y.append(np.stack([a, b], axis=1).astype(np.intp))
         else:
-            Y.append(rng.integers(0, int(rng.integers(1, 5)), size=n))
+            Y.append(rng.integers(0, int(rng.choice([1, 2, 3, 4, 12])), size=n))
     return X, Y
 
 
@@ -68,7 +68,9 @@ def test_kernel_equals_pairwise_reference(seed):
             targets.append(Preferences(n, pairs=np.stack([a, (a + rng.integers(1, n, size=k))
                                                           % n], axis=1)))
         else:
-            targets.append(Preferences(n, grades=rng.integers(0, 1 + seed % 4, size=n)))
+            # 1..4 grade levels, or up to 30 (the Fenwick-tree branch beyond 8 levels)
+            levels = 30 if seed % 5 == 4 else 1 + seed % 4
+            targets.append(Preferences(n, grades=rng.integers(0, levels, size=n)))
     margins = rng.choice([0.0, 0.5, 1.0, 1 / 3], size=len(targets))
     coef, n_viol, hinge = run_kernel(s, offsets, targets, margins)
     rc, rn, rh = aggregate_reference(s, offsets, targets, margins)

@@ -14,6 +14,8 @@ stores ``coef`` (and the number of swapped pairs).
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..inference import _sort_jit
@@ -221,4 +223,4 @@ class FlatTargets:
 
     def matches(self, Ye):
         t = self.targets
-        return len(Ye) == len(t) and all(a is b for a, b in zip(Ye, t))
+        return len(Ye) == len(t) and all(map(operator.is_, Ye, t))
