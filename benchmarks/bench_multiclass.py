@@ -7,7 +7,7 @@ each solver's weights, so they are comparable. Repeats give median times.
 
 Usage::
 
-    python benchmarks/bench_multiclass.py [--repeats 5] [--C 0.1]
+    python benchmarks/bench_multiclass.py [--repeats 3] [--C 0.1]
 """
 import argparse
 import statistics
@@ -22,6 +22,7 @@ import structsvm
 from structsvm.base import Problem
 from structsvm.features import MulticlassFeatures
 from structsvm.inference import get_decoder
+from structsvm.learners import NSlackCuttingPlane, OneSlackCuttingPlane
 from structsvm.losses import get_loss
 
 
@@ -33,19 +34,22 @@ def objective_at(fm, X, y, w, C):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--C", type=float, default=0.1)
     args = ap.parse_args(argv)
     X, y = load_digits(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, random_state=0)
     rows = {}
     runs = {
-        "structsvm one_slack": lambda: structsvm.fit(
+        "structsvm one_slack (defaults)": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
             C=args.C),
-        "structsvm n_slack": lambda: structsvm.fit(
+        "structsvm one_slack, solver=smo": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
-            C=args.C, learner="n_slack"),
+            C=args.C, learner=OneSlackCuttingPlane(solver="smo")),
+        "structsvm n_slack, solver=smo": lambda: structsvm.fit(
+            list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
+            C=args.C, learner=NSlackCuttingPlane(solver="smo")),
         "structsvm pegasos (50 epochs)": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
             C=args.C, learner="pegasos", max_iter=50, tol=0.0, random_state=0),
