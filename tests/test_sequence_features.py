@@ -225,3 +225,38 @@ def test_difference_sum_equals_weighted_sum_of_rows(seed):
                                ref.toarray()[idx].sum(axis=0))
     with pytest.raises(ValueError, match="2 weights for 3 sentences"):
         fm.joint_feature_difference_sum(Xe, sub, subh, idx, weights=np.ones(2))
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("loss", ["hamming", "hamming_normalized", "zero_one_parts"])
+def test_aggregate_oracle_equals_per_sentence_oracle(seed, loss):
+    from structsvm.base import Problem
+    from structsvm.losses import BaseLoss, HammingLoss
+
+    class ScaledHamming(BaseLoss):  # decomposable, not a HammingLoss: the generic path
+        decomposable = True
+
+        def __call__(self, a, b):
+            return 2.0 * float(np.sum(np.asarray(a) != np.asarray(b)))
+
+        def max_loss(self, y):
+            return 2.0 * len(y)
+
+        def part_losses(self, y, K):
+            out = np.full((len(y), K), 2.0)
+            out[np.arange(len(y)), y] = 0.0
+            return out.ravel()
+
+    rng = np.random.default_rng(seed)
+    X, Y = _corpus(rng, 15)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    lo = {"hamming": HammingLoss(), "hamming_normalized": HammingLoss(normalize=True),
+          "zero_one_parts": ScaledHamming()}[loss]
+    w = rng.normal(size=fm.n_features_)
+    v = Problem(Xe=Xe, Ye=Ye, feature_map=fm, decoder=viterbi, loss=lo, C=1.0).oracle(w)
+    loss_sum, psi, slack = fm.aggregate_violation(Xe, Ye, w, lo)
+    assert np.isclose(loss_sum, v.loss.sum())
+    np.testing.assert_allclose(slack, v.slack, atol=1e-9)
+    np.testing.assert_allclose(psi, np.asarray(v.psi.sum(axis=0)).ravel(), atol=1e-12)
+    assert fm.aggregate_violation(Xe, Ye, w, lo)[0] == loss_sum  # cached targets

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..losses import HammingLoss
 
-__all__ = ["ChainPotentials", "EncodedSequences"]
+__all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation"]
 
 
 class EncodedSequences:
@@ -136,7 +136,11 @@ class ChainPotentials:
             i = int(np.flatnonzero(sizes != lengths)[0])
             raise ValueError(f"Sample {i}: path of length {sizes[i]} for a sequence of "
                              f"{lengths[i]} tokens")
-        y = np.concatenate(parts) if n else np.zeros(0, np.intp)
+        return self.score_flat(np.concatenate(parts) if n else np.zeros(0, np.intp))
+
+    def score_flat(self, y):
+        """Scores of the paths concatenated in ``y`` (one state per row of ``unary``)."""
+        n, lengths = len(self), self.lengths()
         seq = np.repeat(np.arange(n), lengths)
         full = lengths > 0
         rel = self.offsets - self.offsets[0]
@@ -203,3 +207,39 @@ def _is_single_path(y):
     if isinstance(y, (list, tuple)):
         return len(y) == 0 or np.ndim(y[0]) == 0
     return False
+
+
+def aggregate_chain_violation(fm, Xe, Ye, w, loss):
+    """1-slack oracle of a fitted ``SequenceFeatures`` over all of ``Xe`` (see its
+    ``aggregate_violation``): (Σ_i Δ_i, dense Σ_i δΦ_i, ξ per sentence)."""
+    from ..inference.viterbi import viterbi_flat
+
+    Xs, offsets = Xe.select(None)
+    n, lengths = len(offsets) - 1, np.diff(offsets)
+    if len(Ye) != n:
+        raise ValueError(f"{len(Ye)} outputs for {n} sentences")
+    cache = getattr(Xe, "_flat_truth", None)  # the targets change never, w every round
+    if cache is None or cache[0] is not Ye:
+        y = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1) for a in Ye])
+        if y.size != Xs.shape[0]:
+            raise ValueError(f"outputs have {y.size} states for {Xs.shape[0]} tokens")
+        cache = Xe._flat_truth = (Ye, y)
+    y = cache[1]
+    batch = fm.batch_potentials(Xe, w)
+    seq = np.repeat(np.arange(n), lengths)
+    if isinstance(loss, HammingLoss):  # augment in place: the unaries are ours
+        scale = 1.0 / np.maximum(lengths, 1)[seq] if loss.normalize else np.ones(y.size)
+        batch.unary += scale[:, None]
+        batch.unary[np.arange(y.size), y] -= scale
+        yh = viterbi_flat(batch)
+        delta = np.bincount(seq, weights=scale * (y != yh), minlength=n)
+        # Δ(y, y) = 0, so on augmented scores: ξ_i = max(0, s'(ŷ_i) − s'(y_i))
+        slack = np.maximum(0.0, batch.score_flat(yh) - batch.score_flat(y))
+    else:
+        aug = batch.augment([y[offsets[i]:offsets[i + 1]] for i in range(n)], loss)
+        yh = viterbi_flat(aug)
+        Y_hat = [yh[offsets[i]:offsets[i + 1]] for i in range(n)]
+        delta = np.asarray(loss.batch(list(Ye), Y_hat), dtype=float)
+        slack = np.maximum(0.0, delta - (batch.score_flat(y) - batch.score_flat(yh)))
+    psi = fm._scatter(Xs, offsets, y, yh, np.ones(y.size))
+    return float(delta.sum()), psi, slack

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import _viterbi_jit, register_decoder
 
-__all__ = ["viterbi"]
+__all__ = ["viterbi", "viterbi_flat"]
 
 
 def _check_chain(batch):
@@ -108,3 +108,20 @@ def viterbi(batch, exclude=None):
         raise ValueError(f"Sample {i}: no path other than the excluded one (1 state)")
     path = path.astype(np.intp, copy=False)
     return [path[offsets[i]:offsets[i + 1]] for i in range(n_seq)]
+
+
+def viterbi_flat(batch):
+    """Best paths of a chain batch concatenated into one array (rows of ``unary``).
+
+    The same paths as :func:`viterbi` (without ``exclude``), for callers that work
+    on the batch's flat layout (the sequence map's aggregated 1-slack oracle).
+
+    Returns
+    -------
+    ndarray of int64 of shape (n_tokens,)
+    """
+    unary, offsets, trans, start, end = _check_chain(batch)
+    path = np.empty(unary.shape[0], dtype=np.int64)
+    _viterbi_jit.viterbi_batch(unary, offsets, trans, start, end,
+                               np.zeros(0, dtype=np.int64), False, path)
+    return path
