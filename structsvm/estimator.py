@@ -49,7 +49,7 @@ class StructuredSVM(BaseEstimator):
         returned objective is then within a relative tol of the optimum).
         Stochastic learners: stop when the objective changes by less than tol
         (relative) between evaluations. None uses the feature map's ``default_tol``
-        (1e-3 for classes; 0.25 for sequences, where accuracy saturates long before
+        (5e-4 for classes; 0.25 for sequences, where accuracy saturates long before
         the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
     max_iter : int, default=None
         Rounds (cutting plane, default 1000) or epochs (pegasos 50, perceptron 20).

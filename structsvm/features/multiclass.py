@@ -116,7 +116,9 @@ class MulticlassFeatures(BaseEstimator):
     default_decoder: ClassVar[str] = "argmax"
     default_loss: ClassVar[str] = "zero_one"
     default_C: ClassVar[float] = 1.0
-    default_tol: ClassVar[float] = 1e-3
+    # relative duality gap: the returned objective is certified within 0.05% of the
+    # optimum, so it matches liblinear's Crammer-Singer objective to 1e-3 with margin
+    default_tol: ClassVar[float] = 5e-4
     has_difference_sum: ClassVar[bool] = True
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
