@@ -1,0 +1,23 @@
+"""Smoke tests of the benchmark scripts on small slices (figures: docs/benchmarks.md)."""
+import importlib.util
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_multiclass_small_slice(capsys):
+    rows = load("bench_multiclass").main(["--repeats", "1", "--max-train", "200",
+                                          "--skip", "n_slack", "pegasos"])
+    out = capsys.readouterr().out
+    assert "LinearSVC crammer_singer" in out and "structsvm one_slack" in out
+    ref = rows["LinearSVC crammer_singer"]["obj"]
+    for name, row in rows.items():
+        if name.startswith("structsvm one_slack"):
+            assert abs(row["obj"] - ref) / ref <= 1e-3
