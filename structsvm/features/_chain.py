@@ -8,7 +8,8 @@ import numpy as np
 
 from ..losses import HammingLoss
 
-__all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation"]
+__all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation",
+           "difference_entries"]
 
 
 class EncodedSequences:
@@ -243,3 +244,43 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss):
         slack = np.maximum(0.0, delta - (batch.score_flat(y) - batch.score_flat(yh)))
     psi = fm._scatter(Xs, offsets, y, yh, np.ones(y.size))
     return float(delta.sum()), psi, slack
+
+
+def difference_entries(Xs, offsets, y, yh, n_states, base):
+    """COO (sentence, column, value) entries of the rows δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i).
+
+    Only tokens where ŷ differs from y (and the transitions next to them) contribute;
+    duplicates are summed by the caller's CSR construction. ``Xs`` holds the token
+    rows, ``y``/``yh`` the concatenated paths, ``base`` = n_input_features · K.
+    """
+    n_seq, K = len(offsets) - 1, n_states
+    seq = np.repeat(np.arange(n_seq), np.diff(offsets))
+    diff = np.flatnonzero(y != yh)
+    first = np.zeros(y.size, dtype=bool)
+    first[offsets[:-1][np.diff(offsets) > 0]] = True
+    # emissions of differing tokens
+    D = Xs[diff]
+    nnz = np.diff(D.indptr)
+    r_em = np.repeat(seq[diff], nnz)
+    c_pos = D.indices * K + np.repeat(y[diff], nnz)
+    c_neg = D.indices * K + np.repeat(yh[diff], nnz)
+    # transitions t-1 -> t where t or t-1 differs
+    touched = np.zeros(y.size, dtype=bool)
+    touched[diff] = True
+    touched[diff[diff + 1 < y.size] + 1] = True
+    tr = np.flatnonzero(touched & ~first)
+    # start / end of sentences whose first / last token differs
+    full = np.diff(offsets) > 0
+    st = offsets[:-1][full]
+    st = st[y[st] != yh[st]]
+    en = offsets[1:][full] - 1
+    en = en[y[en] != yh[en]]
+    rows = np.concatenate([r_em, r_em, seq[tr], seq[tr], seq[st], seq[st], seq[en],
+                           seq[en]])
+    cols = np.concatenate([
+        c_pos, c_neg, base + y[tr - 1] * K + y[tr], base + yh[tr - 1] * K + yh[tr],
+        base + K * K + y[st], base + K * K + yh[st],
+        base + K * K + K + y[en], base + K * K + K + yh[en]])
+    one_t, one_s, one_e = np.ones(tr.size), np.ones(st.size), np.ones(en.size)
+    data = np.concatenate([D.data, -D.data, one_t, -one_t, one_s, -one_s, one_e, -one_e])
+    return rows, cols, data

@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..base import as_sequence
-from ._chain import ChainPotentials, EncodedSequences, aggregate_chain_violation
+from ._chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
+                     difference_entries)
 from ._observations import FEATURE_SETS, TokenFeaturizer
 from ._sequence_jit import scatter_differences
 from ._validation import label_index
@@ -271,7 +272,13 @@ class SequenceFeatures(BaseEstimator):
         but touches only the tokens where ŷ differs from y (and the transitions
         next to them), which late in training is a few percent of the corpus.
         """
-        rows, cols, data, n_seq = self._difference_entries(Xe, Ye, Ye_hat, idx)
+        Xs, offsets = Xe.select(idx)
+        n_seq = len(offsets) - 1
+        if len(Ye) != n_seq or len(Ye_hat) != n_seq:
+            raise ValueError(f"{n_seq} inputs but {len(Ye)} and {len(Ye_hat)} outputs")
+        y, yh = (_flat(Y, Xs.shape[0]) for Y in (Ye, Ye_hat))
+        rows, cols, data = difference_entries(Xs, offsets, y, yh, self.n_states_,
+                                              self.n_input_features_ * self.n_states_)
         out = sp.csr_matrix((data, (rows, cols)), shape=(n_seq, self.n_features_))
         out.eliminate_zeros()
         return out
@@ -329,47 +336,6 @@ class SequenceFeatures(BaseEstimator):
         slack : ndarray of shape (n_sequences,)
         """
         return aggregate_chain_violation(self, Xe, Ye, w, loss)
-
-    def _difference_entries(self, Xe, Ye, Ye_hat, idx):
-        """COO (sentence, column, value) entries of the rows δΦ_i, duplicates summed later."""
-        Xs, offsets = Xe.select(idx)
-        n_seq, K = len(offsets) - 1, self.n_states_
-        if len(Ye) != n_seq or len(Ye_hat) != n_seq:
-            raise ValueError(f"{n_seq} inputs but {len(Ye)} and {len(Ye_hat)} outputs")
-        y, yh = (np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1) for a in Y])
-                 if n_seq else np.zeros(0, np.int64) for Y in (Ye, Ye_hat))
-        if y.size != Xs.shape[0] or yh.size != Xs.shape[0]:
-            raise ValueError("outputs do not match the sentence lengths")
-        seq = np.repeat(np.arange(n_seq), np.diff(offsets))
-        diff = np.flatnonzero(y != yh)
-        base = self.n_input_features_ * K
-        first = np.zeros(y.size, dtype=bool)
-        first[offsets[:-1]] = True
-        # emissions of differing tokens
-        D = Xs[diff]
-        nnz = np.diff(D.indptr)
-        r_em = np.repeat(seq[diff], nnz)
-        c_pos = D.indices * K + np.repeat(y[diff], nnz)
-        c_neg = D.indices * K + np.repeat(yh[diff], nnz)
-        # transitions t-1 -> t where t or t-1 differs
-        touched = np.zeros(y.size, dtype=bool)
-        touched[diff] = True
-        touched[diff[diff + 1 < y.size] + 1] = True
-        tr = np.flatnonzero(touched & ~first)
-        # start / end of sentences whose first / last token differs
-        st = offsets[:-1][y[offsets[:-1]] != yh[offsets[:-1]]] if n_seq else offsets[:0]
-        en = offsets[1:] - 1
-        en = en[y[en] != yh[en]] if n_seq else en
-        rows = np.concatenate([r_em, r_em, seq[tr], seq[tr], seq[st], seq[st], seq[en],
-                               seq[en]])
-        cols = np.concatenate([
-            c_pos, c_neg, base + y[tr - 1] * K + y[tr], base + yh[tr - 1] * K + yh[tr],
-            base + K * K + y[st], base + K * K + yh[st],
-            base + K * K + K + y[en], base + K * K + K + yh[en]])
-        one_t, one_s, one_e = np.ones(tr.size), np.ones(st.size), np.ones(en.size)
-        data = np.concatenate([D.data, -D.data, one_t, -one_t, one_s, -one_s, one_e,
-                               -one_e])
-        return rows, cols, data, n_seq
 
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""
