@@ -44,26 +44,37 @@ class Preferences:
         self.n_docs = int(n_docs)
         self.grades = None if grades is None else np.asarray(grades, dtype=float)
         self.pairs = None if pairs is None else np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+        self._coef = None      # computed on first use (the aggregated oracle needs
+        self._n_pairs = None   # only n_pairs, and that one cheaply for explicit pairs)
+
+    def _count(self):
         if self.grades is not None:
             r = self.grades
             srt = np.sort(r)
             lower = np.searchsorted(srt, r, side="left")
             higher = r.size - np.searchsorted(srt, r, side="right")
-            self._coef = (lower - higher).astype(float)
             self._n_pairs = int(lower.sum())
+            self._coef = (lower - higher).astype(float)
         else:
             a, b = self.pairs[:, 0], self.pairs[:, 1]
+            self._n_pairs = len(self.pairs)
             self._coef = (np.bincount(a, minlength=self.n_docs)
                           - np.bincount(b, minlength=self.n_docs)).astype(float)
-            self._n_pairs = len(self.pairs)
 
     @property
     def coef(self):
         """Coefficients of Φ(x, y) = Σ_P (φ_a − φ_b) = Σ_a coef_a φ_a."""
+        if self._coef is None:
+            self._count()
         return self._coef
 
     @property
     def n_pairs(self):
+        if self._n_pairs is None:
+            if self.pairs is not None:
+                self._n_pairs = len(self.pairs)
+            else:
+                self._count()
         return self._n_pairs
 
     def pair_list(self):
