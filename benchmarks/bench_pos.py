@@ -7,7 +7,8 @@ traces included). All systems run in this one process, one after the other.
   decoder="viterbi")`` with the estimator's default parameters (``--one-slack-C`` /
   ``--one-slack-max-iter`` override them);
 - structsvm pegasos: same map, ``Pegasos(batch_size=50)``, C = the map's default_C,
-  ``--pegasos-epochs`` epochs;
+  exactly ``--pegasos-epochs`` epochs (``tol=0``: the map's default tol would stop
+  it once an epoch changes the objective by < 25 %);
 - sklearn-crfsuite: L-BFGS with its default regularisation (c1=0, c2=1), on exactly
   the same observation features (the strings of SequenceFeatures' vocabulary);
 - NLTK PerceptronTagger trained from scratch (its own features, 5 iterations).
@@ -108,7 +109,7 @@ def main(argv=None):
         C = SequenceFeatures.default_C
         rows.append(run_structsvm(f"structsvm pegasos (C={C}, {args.pegasos_epochs} ep.)",
                                   X_tr, Y_tr, X_te, Y_te, C=C,
-                                  learner=Pegasos(batch_size=50),
+                                  learner=Pegasos(batch_size=50), tol=0.0,
                                   max_iter=args.pegasos_epochs, random_state=0))
         print(rows[-1])
     if "crfsuite" not in args.skip:
