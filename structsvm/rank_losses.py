@@ -111,6 +111,14 @@ class SwappedPairsLoss(BaseLoss):
             n = float(count_violated(y_true, -pos, 0.0)[0].sum())
         return n * self.pair_weight(y_true)
 
+    def batch(self, Y_true, Y_pred):
+        """Δ for a batch; vectorised when every prediction is a PairLabelling."""
+        if len(Y_pred) and all(isinstance(p, PairLabelling) for p in Y_pred) and \
+                all(isinstance(y, Preferences) for y in Y_true) and len(Y_true) == len(Y_pred):
+            n_swapped = np.array([p.n_swapped for p in Y_pred], dtype=float)
+            return n_swapped * self.pair_weights(np.array([y.n_pairs for y in Y_true]))
+        return super().batch(Y_true, Y_pred)
+
     def max_loss(self, y_true):
         self._check(y_true)
         return 1.0 if self.normalize else float(y_true.n_pairs)

@@ -86,8 +86,15 @@ class RankingPotentials:
             if len(self) != 1:
                 raise ValueError("score(y) with one output needs a batch of one query")
             return float(output_coef(y) @ self.scores)
-        return np.array([float(output_coef(yi) @ self.query_scores(i))
-                         for i, yi in enumerate(y)])
+        if len(y) != len(self):
+            raise ValueError(f"score: {len(self)} queries but {len(y)} outputs")
+        if len(self) == 0:
+            return np.zeros(0)
+        coef = np.concatenate([output_coef(yi) for yi in y])
+        if coef.size != self.scores.size:
+            raise ValueError("score: an output does not match its query's number of "
+                             "documents")
+        return _segment_sums(coef * self.scores, self.offsets)
 
     def enumerate(self):
         raise TypeError("ranking outputs are not enumerated (n! orderings); the sort "
@@ -110,6 +117,12 @@ class RankingPotentials:
                                  "documents")
         margins = loss.pair_weights(np.array([y.n_pairs for y in Y]))
         return RankingPotentials(self.scores, self.offsets, list(Y), margins)
+
+
+def _segment_sums(v, offsets):
+    """Σ of v over each query's rows (0 for a query without documents)."""
+    n = len(offsets) - 1
+    return np.bincount(np.repeat(np.arange(n), np.diff(offsets)), weights=v, minlength=n)
 
 
 class RankingFeatures(BaseEstimator):
@@ -236,12 +249,17 @@ class RankingFeatures(BaseEstimator):
         """Σ_q ω_q (Φ(q, y_q) − Φ(q, ŷ_q)) = (per-document coefficients) @ X, dense."""
         rows, offsets = Xe.rows(idx)
         n = len(offsets) - 1
-        om = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-        coef = np.concatenate([om[i] * (output_coef(a) - output_coef(b))
-                               for i, (a, b) in enumerate(zip(Ye, Ye_hat))]) if n \
-            else np.zeros(0)
+        if len(Ye) != n or len(Ye_hat) != n:
+            raise ValueError(f"{n} queries but {len(Ye)} true and {len(Ye_hat)} "
+                             "predicted outputs")
+        if n == 0:
+            return np.zeros(self.n_features_)
+        coef = (np.concatenate([output_coef(a) for a in Ye])
+                - np.concatenate([output_coef(b) for b in Ye_hat]))
         if coef.size != offsets[-1]:
             raise ValueError("an output does not match its query's number of documents")
+        if weights is not None:
+            coef *= np.repeat(np.asarray(weights, dtype=float), np.diff(offsets))
         X = Xe.X if rows is None else Xe.X[rows]
         return np.asarray(X.T @ coef).ravel()
 
