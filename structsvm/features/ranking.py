@@ -299,6 +299,18 @@ class RankingFeatures(BaseEstimator):
         the query-constant arrays (grade ranks, explicit pairs) are flattened once and
         kept on ``Xe`` for as long as the same Preferences objects are passed.
         Graded queries cost O(n log n), explicit-pair queries O(|P|) (Joachims 2006).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from structsvm.rank_losses import SwappedPairsLoss
+        >>> q = np.array([[1., 0.], [0., 1.], [0., 0.]])
+        >>> fm = RankingFeatures().fit([q], [[2, 1, 0]])
+        >>> Xe, Ye = fm.encode_inputs([q]), fm.encode_outputs([[2, 1, 0]], [q])
+        >>> loss, psi, slack = fm.aggregate_violation(Xe, Ye, np.array([2., 0.5]),
+        ...                                           SwappedPairsLoss())
+        >>> loss, psi.tolist(), slack.tolist()   # only (1, 2) violated: 1 − 0.5
+        (1.0, [0.0, 1.0], [0.5])
         """
         if not isinstance(loss, rank_losses.SwappedPairsLoss):
             raise TypeError(f"ranking outputs need loss='swapped_pairs' (a "
