@@ -113,8 +113,9 @@ class SwappedPairsLoss(BaseLoss):
 
     def batch(self, Y_true, Y_pred):
         """Δ for a batch; vectorised when every prediction is a PairLabelling."""
-        if len(Y_pred) and all(isinstance(p, PairLabelling) for p in Y_pred) and \
-                all(isinstance(y, Preferences) for y in Y_true) and len(Y_true) == len(Y_pred):
+        if len(Y_pred) and len(Y_true) == len(Y_pred) and \
+                all(isinstance(p, PairLabelling) for p in Y_pred) and \
+                all(isinstance(y, Preferences) for y in Y_true):
             n_swapped = np.array([p.n_swapped for p in Y_pred], dtype=float)
             return n_swapped * self.pair_weights(np.array([y.n_pairs for y in Y_true]))
         return super().batch(Y_true, Y_pred)

@@ -65,8 +65,8 @@ def test_kernel_equals_pairwise_reference(seed):
         if n >= 2 and rng.random() < 0.4:
             k = int(rng.integers(0, 3 * n))
             a = rng.integers(0, n, size=k)
-            targets.append(Preferences(n, pairs=np.stack([a, (a + rng.integers(1, n, size=k))
-                                                          % n], axis=1)))
+            b = (a + rng.integers(1, n, size=k)) % n
+            targets.append(Preferences(n, pairs=np.stack([a, b], axis=1)))
         else:
             # 1..4 grade levels, or up to 30 (the Fenwick-tree branch beyond 8 levels)
             levels = 30 if seed % 5 == 4 else 1 + seed % 4

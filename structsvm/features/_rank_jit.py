@@ -14,9 +14,10 @@ so Σ_q (Φ(q, y_q) − Φ(q, ŷ_q)) = Xᵀ c, Σ_q Δ_q = Σ_q n_q m_q and ξ_q
 Graded queries: documents sorted by score once, then two sweeps that insert
 documents by grade rank (precomputed, dense) and count, per document, the violated
 pairs it wins and loses: O(n log n) with a Fenwick tree over the ranks (a plain
-count array when there are at most 8 grade levels). Explicit-pair queries (click preferences): one
-loop over the pairs, O(|P|). Every comparison is ``s_a < s_b + m_q`` on the same
-floats as :func:`structsvm.inference.sort.sort_decode`, so ties resolve identically.
+count array when there are at most 8 grade levels). Explicit-pair queries (click
+preferences): one loop over the pairs, O(|P|). Every comparison is
+``s_a < s_b + m_q`` on the same floats as :func:`structsvm.inference.sort.sort_decode`,
+so ties resolve identically.
 
 Private module: no validation (:meth:`RankingFeatures.aggregate_violation` checks).
 """
