@@ -39,20 +39,22 @@ def make_problem(X, Y, normalize=False):
                    SwappedPairsLoss(normalize=normalize), C=1.0)
 
 
-def run_kernel(s, offsets, targets, margins):
-    flat = FlatTargets(targets, offsets)
+def run_kernel(s, offsets, targets, margins, enumerate_factor=None):
+    flat = FlatTargets(targets, offsets, enumerate_factor)
     coef = np.full(s.size, np.nan)
     n_viol = np.full(len(targets), -1, dtype=np.int64)
     hinge = np.full(len(targets), np.nan)
     aggregate_kernel(s, np.asarray(offsets, dtype=np.int64), flat.ranks, flat.max_rank,
-                     flat.graded, flat.pair_off, flat.pair_a, flat.pair_b,
-                     np.asarray(margins, dtype=float), coef, n_viol, hinge)
+                     flat.method, flat.perm, flat.lower, flat.pair_off, flat.pair_a,
+                     flat.pair_b, np.asarray(margins, dtype=float), coef, n_viol, hinge)
     return coef, n_viol, hinge
 
 
 # ----------------------------------------------------------------------- kernel
 @pytest.mark.parametrize("seed", range(30))
-def test_kernel_equals_pairwise_reference(seed):
+@pytest.mark.parametrize("enumerate_factor", [0.0, None, np.inf])
+def test_kernel_equals_pairwise_reference(seed, enumerate_factor):
+    """Graded queries swept (factor 0), enumerated (inf) or by the default rule."""
     rng = np.random.default_rng(seed)
     # sizes up to 70 exercise both the insertion sort and the argsort branch
     lens = rng.integers(0, 70 if seed % 3 == 0 else 9, size=7)
@@ -72,20 +74,35 @@ def test_kernel_equals_pairwise_reference(seed):
             levels = 30 if seed % 5 == 4 else 1 + seed % 4
             targets.append(Preferences(n, grades=rng.integers(0, levels, size=n)))
     margins = rng.choice([0.0, 0.5, 1.0, 1 / 3], size=len(targets))
-    coef, n_viol, hinge = run_kernel(s, offsets, targets, margins)
+    coef, n_viol, hinge = run_kernel(s, offsets, targets, margins, enumerate_factor)
     rc, rn, rh = aggregate_reference(s, offsets, targets, margins)
     assert np.array_equal(coef, rc)
     assert np.array_equal(n_viol, rn)
     assert np.allclose(hinge, rh, rtol=1e-12, atol=1e-12)
 
 
-def test_kernel_known_answer():
+@pytest.mark.parametrize("enumerate_factor", [0.0, np.inf])
+def test_kernel_known_answer(enumerate_factor):
     # grades 2 > 1 > 0; scores make (0, 1) violated (0.5 < 1) and (1, 2) satisfied
     s = np.array([1.5, 1.0, -1.0])
-    coef, n_viol, hinge = run_kernel(s, [0, 3], [Preferences(3, grades=[2, 1, 0])], [1.0])
+    coef, n_viol, hinge = run_kernel(s, [0, 3], [Preferences(3, grades=[2, 1, 0])], [1.0],
+                                     enumerate_factor)
     assert coef.tolist() == [1.0, -1.0, 0.0]
     assert n_viol.tolist() == [1]
     assert hinge.tolist() == [0.5]
+
+
+def test_flat_targets_method_rule():
+    from structsvm.features import _rank_jit
+
+    few = Preferences(4, grades=[1, 0, 0, 0])              # 3 pairs
+    many = Preferences(6, grades=np.arange(6))             # 15 pairs > 0.5·6·log2 6
+    flat = FlatTargets([few, many, Preferences(2, pairs=[[0, 1]])], [0, 4, 10, 12], 0.5)
+    assert flat.method.tolist() == [_rank_jit.ENUMERATE, _rank_jit.SWEEP,
+                                    _rank_jit.EXPLICIT]
+    assert flat.n_pairs.tolist() == [3, 15, 1]
+    assert flat.perm[4:10].tolist() == list(range(6))
+    assert flat.lower[4:10].tolist() == list(range(6))
 
 
 # ----------------------------------------------------------------------- oracle

@@ -188,10 +188,21 @@ class FlatTargets:
     """Query-constant arrays of a list of Preferences, flattened for the oracle kernel.
 
     Built once per training set (see :meth:`RankingFeatures.aggregate_violation`):
-    dense grade ranks 1..R per graded query (``ranks``, ``max_rank``), the
-    query-local explicit pairs (``pair_a``, ``pair_b`` delimited by ``pair_off``),
-    ``graded`` flags and ``n_pairs`` per query. ``matches(Ye)`` tells whether it was
-    built from exactly these (identical) Preferences objects, which it keeps alive.
+    dense grade ranks 1..R per graded query (``ranks``, ``max_rank``), the documents
+    of each graded query by increasing grade (``perm``, query-local) with the number
+    of documents of lower grade (``lower``), the query-local explicit pairs
+    (``pair_a``, ``pair_b`` delimited by ``pair_off``), ``n_pairs`` and the kernel's
+    ``method`` per query (:mod:`structsvm.features._rank_jit`). ``matches(Ye)`` tells
+    whether it was built from exactly these (identical) Preferences objects, which it
+    keeps alive.
+
+    Parameters
+    ----------
+    Ye : list of Preferences
+    offsets : ndarray of int, shape (n_queries + 1,)
+    enumerate_factor : float, default=_rank_jit.ENUMERATE_FACTOR
+        Graded queries with at most ``enumerate_factor · n log2 n`` pairs are
+        enumerated pair by pair, the others sorted and swept (0: always sort).
 
     Raises
     ------
@@ -199,18 +210,25 @@ class FlatTargets:
         When an output is not a :class:`Preferences` of its query's documents.
     """
 
-    __slots__ = ("targets", "ranks", "max_rank", "graded", "pair_off", "pair_a",
-                 "pair_b", "n_pairs")
+    __slots__ = ("targets", "ranks", "max_rank", "method", "perm", "lower", "pair_off",
+                 "pair_a", "pair_b", "n_pairs")
 
-    def __init__(self, Ye, offsets):
+    def __init__(self, Ye, offsets, enumerate_factor=None):
+        from . import _rank_jit
+
+        factor = _rank_jit.ENUMERATE_FACTOR if enumerate_factor is None else \
+            float(enumerate_factor)
         offsets = np.asarray(offsets, dtype=np.int64)
         n = len(offsets) - 1
         if len(Ye) != n:
             raise ValueError(f"{n} queries but {len(Ye)} outputs")
         self.targets = tuple(Ye)
-        self.ranks = np.zeros(int(offsets[-1]), dtype=np.int64)
+        size = int(offsets[-1])
+        self.ranks = np.zeros(size, dtype=np.int64)
+        self.perm = np.zeros(size, dtype=np.int64)
+        self.lower = np.zeros(size, dtype=np.int64)
         self.max_rank = np.zeros(n, dtype=np.int64)
-        self.graded = np.zeros(n, dtype=np.bool_)
+        self.method = np.full(n, _rank_jit.EXPLICIT, dtype=np.int64)
         self.n_pairs = np.zeros(n, dtype=np.int64)
         pa, pb, counts = [], [], np.zeros(n, dtype=np.int64)
         for q, y in enumerate(self.targets):
@@ -218,13 +236,22 @@ class FlatTargets:
             if not isinstance(y, Preferences) or y.n_docs != hi - lo:
                 raise ValueError(f"Sample {q}: the true output does not match the "
                                  "query's documents (expected encoded Preferences)")
-            self.n_pairs[q] = y.n_pairs
             if y.grades is not None:
-                levels, inv = np.unique(y.grades, return_inverse=True)
-                self.ranks[lo:hi] = inv.ravel() + 1
+                levels, inv, cnt = np.unique(y.grades, return_inverse=True,
+                                             return_counts=True)
+                rank = inv.ravel()
+                self.ranks[lo:hi] = rank + 1
                 self.max_rank[q] = levels.size
-                self.graded[q] = True
+                self.perm[lo:hi] = np.argsort(rank, kind="stable")
+                below = np.concatenate([[0], np.cumsum(cnt)[:-1]])
+                self.lower[lo:hi] = below[rank[self.perm[lo:hi]]]
+                self.n_pairs[q] = int(self.lower[lo:hi].sum())
+                size_q = hi - lo
+                cheap = factor == np.inf or \
+                    self.n_pairs[q] <= factor * size_q * np.log2(max(size_q, 2))
+                self.method[q] = _rank_jit.ENUMERATE if cheap else _rank_jit.SWEEP
             else:
+                self.n_pairs[q] = len(y.pairs)
                 pa.append(y.pairs[:, 0])
                 pb.append(y.pairs[:, 1])
                 counts[q] = len(y.pairs)

@@ -325,9 +325,9 @@ class RankingFeatures(BaseEstimator):
         coef = np.empty(s.size)
         n_viol = np.empty(len(margins), dtype=np.int64)
         slack = np.empty(len(margins))
-        _rank_jit.aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.graded,
-                                   flat.pair_off, flat.pair_a, flat.pair_b, margins,
-                                   coef, n_viol, slack)
+        _rank_jit.aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
+                                   flat.perm, flat.lower, flat.pair_off, flat.pair_a,
+                                   flat.pair_b, margins, coef, n_viol, slack)
         psi = np.asarray(Xe.X.T @ coef, dtype=float).ravel()
         return float(n_viol @ margins), psi, slack
 
