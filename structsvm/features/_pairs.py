@@ -223,41 +223,52 @@ class FlatTargets:
         if len(Ye) != n:
             raise ValueError(f"{n} queries but {len(Ye)} outputs")
         self.targets = tuple(Ye)
-        size = int(offsets[-1])
-        self.ranks = np.zeros(size, dtype=np.int64)
-        self.perm = np.zeros(size, dtype=np.int64)
-        self.lower = np.zeros(size, dtype=np.int64)
-        self.max_rank = np.zeros(n, dtype=np.int64)
-        self.method = np.full(n, _rank_jit.EXPLICIT, dtype=np.int64)
-        self.n_pairs = np.zeros(n, dtype=np.int64)
-        pa, pb, counts = [], [], np.zeros(n, dtype=np.int64)
+        lens = np.diff(offsets)
+        graded = np.zeros(n, dtype=bool)
+        grades, pa, pb, counts = [], [], [], np.zeros(n, dtype=np.int64)
         for q, y in enumerate(self.targets):
-            lo, hi = offsets[q], offsets[q + 1]
-            if not isinstance(y, Preferences) or y.n_docs != hi - lo:
+            if not isinstance(y, Preferences) or y.n_docs != lens[q]:
                 raise ValueError(f"Sample {q}: the true output does not match the "
                                  "query's documents (expected encoded Preferences)")
             if y.grades is not None:
-                levels, inv, cnt = np.unique(y.grades, return_inverse=True,
-                                             return_counts=True)
-                rank = inv.ravel()
-                self.ranks[lo:hi] = rank + 1
-                self.max_rank[q] = levels.size
-                self.perm[lo:hi] = np.argsort(rank, kind="stable")
-                below = np.concatenate([[0], np.cumsum(cnt)[:-1]])
-                self.lower[lo:hi] = below[rank[self.perm[lo:hi]]]
-                self.n_pairs[q] = int(self.lower[lo:hi].sum())
-                size_q = hi - lo
-                cheap = factor == np.inf or \
-                    self.n_pairs[q] <= factor * size_q * np.log2(max(size_q, 2))
-                self.method[q] = _rank_jit.ENUMERATE if cheap else _rank_jit.SWEEP
+                graded[q] = True
+                grades.append(y.grades)
             else:
-                self.n_pairs[q] = len(y.pairs)
+                grades.append(np.zeros(y.n_docs))
                 pa.append(y.pairs[:, 0])
                 pb.append(y.pairs[:, 1])
                 counts[q] = len(y.pairs)
         self.pair_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.pair_a = (np.concatenate(pa) if pa else np.zeros(0)).astype(np.int64)
         self.pair_b = (np.concatenate(pb) if pb else np.zeros(0)).astype(np.int64)
+        # all queries at once: documents by (query, grade), stable, then dense ranks,
+        # the local order by grade and the number of documents of lower grade
+        size = int(offsets[-1])
+        qid = np.repeat(np.arange(n), lens)
+        local = np.arange(size) - np.repeat(offsets[:-1], lens)
+        g = np.concatenate(grades) if size else np.zeros(0)
+        order = np.lexsort((local, g, qid))
+        gs, qs = g[order], qid[order]
+        new_level = np.ones(size, dtype=bool)
+        new_level[1:] = (gs[1:] != gs[:-1]) | (qs[1:] != qs[:-1])
+        level = np.cumsum(new_level)                      # global level id, 1-based
+        first_level = level[offsets[:-1][lens > 0]]       # of each non-empty query
+        rank_sorted = level - np.repeat(first_level, lens[lens > 0]) + 1
+        group_start = np.maximum.accumulate(np.where(new_level, np.arange(size), 0))
+        self.perm = local[order].astype(np.int64)
+        self.lower = (group_start - np.repeat(offsets[:-1], lens)).astype(np.int64)
+        self.ranks = np.zeros(size, dtype=np.int64)
+        self.ranks[order] = rank_sorted
+        self.max_rank = np.zeros(n, dtype=np.int64)
+        self.max_rank[lens > 0] = rank_sorted[offsets[1:][lens > 0] - 1]
+        self.n_pairs = np.where(graded, np.bincount(qid, weights=self.lower, minlength=n),
+                                counts).astype(np.int64)
+        if np.isinf(factor):
+            cheap = np.ones(n, dtype=bool)
+        else:
+            cheap = self.n_pairs <= factor * lens * np.log2(np.maximum(lens, 2))
+        self.method = np.where(graded, np.where(cheap, _rank_jit.ENUMERATE, _rank_jit.SWEEP),
+                               _rank_jit.EXPLICIT).astype(np.int64)
 
     def matches(self, Ye):
         t = self.targets
