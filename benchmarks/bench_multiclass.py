@@ -49,12 +49,12 @@ def main(argv=None):
         "structsvm one_slack (defaults)": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
             C=args.C),
-        "structsvm one_slack, solver=smo": lambda: structsvm.fit(
+        "structsvm one_slack, solver=clarabel (cvxpy)": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
-            C=args.C, learner=OneSlackCuttingPlane(solver="smo")),
-        "structsvm n_slack, solver=smo": lambda: structsvm.fit(
+            C=args.C, learner=OneSlackCuttingPlane(solver="clarabel")),
+        "structsvm n_slack": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
-            C=args.C, learner=NSlackCuttingPlane(solver="smo")),
+            C=args.C, learner=NSlackCuttingPlane()),
         "structsvm pegasos (50 epochs)": lambda: structsvm.fit(
             list(Xtr), list(ytr), feature_map=MulticlassFeatures(), decoder="argmax",
             C=args.C, learner="pegasos", max_iter=50, tol=0.0, random_state=0),
