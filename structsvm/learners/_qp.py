@@ -139,8 +139,8 @@ def _solve_smo(G, b, groups, C, alpha0):
     alpha = _feasible(alpha, groups, C)
     n_groups = int(groups.max()) + 1
     # KKT tolerance on the gradient b − Gα: near the round-off of computing it
-    tol = max(1e-12 * float(np.abs(b).max(initial=0.0)),
-              1e-14 * float(np.abs(np.diag(G)).max(initial=0.0)) * C, 1e-300)
+    tol = max(1e-11 * float(np.abs(b).max(initial=0.0)),
+              1e-13 * float(np.abs(np.diag(G)).max(initial=0.0)) * C, 1e-300)
     max_iter = 1000 * m + 100000
     it, viol = smo(np.ascontiguousarray(G), b, groups.astype(np.int64), n_groups, C, alpha,
                    tol, max_iter)
@@ -181,9 +181,10 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
         Cutting-plane round, for the error message.
     alpha0 : ndarray of shape (m,), optional
         Warm start (used by solvers that accept one).
-    factor : ndarray or sparse matrix of shape (m, r), optional
+    factor : ndarray, sparse matrix of shape (m, r) or callable, optional
         Any F with F Fᵀ = G (e.g. the constraint matrix itself when it has fewer
-        columns than rows); by default G is factored here.
+        columns than rows), or a function returning it (called only if a cvxpy
+        solver runs); by default G is factored here.
 
     Returns
     -------
@@ -215,7 +216,6 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
     if alpha0 is not None and len(alpha0) != len(b):
         alpha0 = None
     m = len(b)
-    F = _factor(G) if factor is None else factor
     single = m > 0 and not groups.any() and factor is None
     failures = []
     if solver in ("SMO", "AUTO"):
@@ -225,6 +225,9 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
             return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)
         failures.append(f"SMO: {status}")
         solver = "CLARABEL"
+    if callable(factor):
+        factor = factor()
+    F = _factor(G) if factor is None else factor
     if single and (qp := _cached_single_group(m)) is not None:
         alpha, status = qp.solve(F, b, float(C), solver, alpha0)
         if alpha is not None:

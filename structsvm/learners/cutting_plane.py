@@ -124,7 +124,7 @@ class _WorkingSet:
 
     def solve(self, C, solver, round_):
         # when the constraints have fewer columns than rows, they factor G themselves
-        factor = self.matrix() if self.n_features <= len(self) else None
+        factor = self.matrix if self.n_features <= len(self) else None
         alpha, dual = solve_dual_qp(self.G, self.loss, self.group, C, solver=solver,
                                     round_=round_, alpha0=self.alpha, factor=factor)
         self.alpha = alpha
