@@ -124,7 +124,9 @@ class TaxonomyFeatures(BaseEstimator):
 
     structure: ClassVar[str] = "tree"
     default_decoder: ClassVar[str] = "tree"
-    default_loss: ClassVar[str] = "tree_distance"
+    # zero-one by default: on QC and newsgroups the tree-distance loss (at the same C)
+    # gave lower accuracy AND larger mean tree distance (examples/taxonomy.py)
+    default_loss: ClassVar[str] = "zero_one"
     default_C: ClassVar[float] = 1.0
     default_tol: ClassVar[float] = 1e-3
 
