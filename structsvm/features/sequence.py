@@ -224,7 +224,8 @@ class SequenceFeatures(BaseEstimator):
         return out
 
     def decode_outputs(self, Ye):
-        return [[self.tags_[int(k)] for k in y] for y in Ye]
+        """State arrays back to tag lists."""
+        return [self.tags_[np.asarray(y, dtype=np.intp)].tolist() for y in Ye]
 
     # ------------------------------------------------------------------ features
     def split_weights(self, w):
