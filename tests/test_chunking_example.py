@@ -1,0 +1,23 @@
+"""Smoke test of examples/chunking.py on a small slice of CoNLL-2000."""
+import importlib.util
+from pathlib import Path
+
+from structsvm.corpora import load_conll2000
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "chunking.py"
+
+
+def _load_example():
+    spec = importlib.util.spec_from_file_location("chunking_example", EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_example_on_conll_slice(need_data, capsys):
+    need_data(load_conll2000)
+    model, scores = _load_example().main(["--n-train", "200", "--n-test", "50",
+                                          "--epochs", "2", "--C", "1"])
+    out = capsys.readouterr().out
+    assert "chunks: precision" in out and "Chunked: He/PRP/" in out and "NP " in out
+    assert 0.5 < scores["f1"] <= 1.0 and model.n_iter_ == 2
