@@ -316,14 +316,9 @@ class Problem:
         Violation
         """
         idx = np.arange(self.n_samples) if idx is None else np.asarray(idx, dtype=np.intp)
-        n_jobs = self.n_jobs if self.n_jobs not in (None, 0) else 1
-        if n_jobs == 1 or len(idx) < 64:
-            return self._oracle_chunk(w, idx, augment)
-        from joblib import Parallel, delayed, effective_n_jobs
-
-        parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(self._oracle_chunk)(w, chunk, augment)
-            for chunk in _chunks(idx, effective_n_jobs(n_jobs)))
+        parts = self._map_chunks(self._oracle_chunk, w, idx, augment)
+        if len(parts) == 1:
+            return parts[0]
         return Violation(
             idx=np.concatenate([p.idx for p in parts]),
             y_hat=[y for p in parts for y in p.y_hat],
@@ -332,10 +327,11 @@ class Problem:
             margin=np.concatenate([p.margin for p in parts]),
             slack=np.concatenate([p.slack for p in parts]))
 
-    def _oracle_chunk(self, w, idx, augment):
-        fm, loss = self.feature_map, self.loss
+    def _decode(self, w, idx, augment=True):
+        """(true outputs, potentials, ŷ) of examples ``idx``: loss-augmented or plain."""
+        loss = self.loss
         Y = [self.Ye[i] for i in idx]
-        batch = fm.batch_potentials(self.Xe, w, idx)
+        batch = self.feature_map.batch_potentials(self.Xe, w, idx)
         if not augment:
             y_hat = self.decoder(batch)
         elif self.rescaling == "slack":
@@ -344,6 +340,22 @@ class Problem:
             y_hat = self.decoder(batch.augment(Y, loss))
         else:
             y_hat = _enumerated_argmax(batch, Y, loss, slack=False)
+        return Y, batch, y_hat
+
+    def _map_chunks(self, func, w, idx, *args):
+        """``func(w, chunk, *args)`` over chunks of ``idx`` (joblib when n_jobs > 1)."""
+        n_jobs = self.n_jobs if self.n_jobs not in (None, 0) else 1
+        if n_jobs == 1 or len(idx) < 64:
+            return [func(w, idx, *args)]
+        from joblib import Parallel, delayed, effective_n_jobs
+
+        return Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(func)(w, chunk, *args)
+            for chunk in _chunks(idx, effective_n_jobs(n_jobs)))
+
+    def _oracle_chunk(self, w, idx, augment):
+        fm, loss = self.feature_map, self.loss
+        Y, batch, y_hat = self._decode(w, idx, augment)
         if self._fast_differences:
             psi = fm.joint_feature_differences(self.Xe, Y, y_hat, idx)
         else:
@@ -380,16 +392,7 @@ class Problem:
             v = self.oracle(w)
             weights = v.loss if self.rescaling == "slack" else np.ones(len(v.idx))
             return float(v.loss.sum()), weighted_row_sum(v.psi, weights), v.slack
-        n_jobs = self.n_jobs if self.n_jobs not in (None, 0) else 1
-        idx = np.arange(self.n_samples)
-        if n_jobs == 1 or len(idx) < 64:
-            parts = [self._oracle_sum_chunk(w, idx)]
-        else:
-            from joblib import Parallel, delayed, effective_n_jobs
-
-            parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(self._oracle_sum_chunk)(w, chunk)
-                for chunk in _chunks(idx, effective_n_jobs(n_jobs)))
+        parts = self._map_chunks(self._oracle_sum_chunk, w, np.arange(self.n_samples))
         loss = float(sum(p[0] for p in parts))
         dense = np.sum([p[1] for p in parts], axis=0)
         nz = np.flatnonzero(dense)
@@ -398,14 +401,7 @@ class Problem:
 
     def _oracle_sum_chunk(self, w, idx):
         fm, loss = self.feature_map, self.loss
-        Y = [self.Ye[i] for i in idx]
-        batch = fm.batch_potentials(self.Xe, w, idx)
-        if self.rescaling == "slack":
-            y_hat = _slack_rescaled_argmax(batch, Y, loss)
-        elif loss.decomposable:
-            y_hat = self.decoder(batch.augment(Y, loss))
-        else:
-            y_hat = _enumerated_argmax(batch, Y, loss, slack=False)
+        Y, batch, y_hat = self._decode(w, idx)
         lo = np.asarray(loss.batch(Y, y_hat), dtype=float)
         margin = np.asarray(batch.score(Y), dtype=float) - np.asarray(batch.score(y_hat),
                                                                        dtype=float)

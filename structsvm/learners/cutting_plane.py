@@ -155,6 +155,43 @@ class _CuttingPlaneBase(BaseEstimator):
         return np.ones(len(violation.idx))
 
 
+    def _loop(self, problem, w0, max_iter, tol, callback, round_):
+        """The shared cutting-plane loop.
+
+        ``round_(ws, w) -> (primal, new)`` queries the oracle at w and returns the exact
+        primal objective there and the constraints to add, ``(psi_rows, losses,
+        groups)``, or None when nothing is violated beyond the working set.
+        """
+        self._check()
+        max_iter = 1000 if max_iter is None else int(max_iter)
+        ws = _WorkingSet(problem.n_features)
+        w = np.array(w0, dtype=float)
+        curve, gap, converged, dual = [], np.inf, False, -np.inf
+        t0 = time.perf_counter()
+        for r in range(1, max_iter + 1):
+            primal, new = round_(ws, w)
+            curve.append(primal)
+            # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w), w = Σ α_c ψ_c
+            gap = max(0.0, primal - dual) if len(ws) else np.inf
+            if callback is not None:
+                callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
+                              time=time.perf_counter() - t0))
+            if r > self.min_rounds and gap <= tol * max(primal, 1e-300):
+                converged = True
+                break
+            if new is None:  # nothing left to add: the QP's accuracy is the limit
+                converged = gap <= tol * max(primal, 1e-300)
+                break
+            ws.add(*new)
+            w, dual = ws.solve(problem.C, self.solver, r)
+            ws.prune(int(self.inactive_window))
+        else:
+            r = max_iter
+        return LearnerResult(w=w, objective=curve[-1], objective_curve=curve, n_iter=r,
+                             duality_gap=float(gap), converged=converged,
+                             extra=dict(n_constraints=len(ws)))
+
+
 class OneSlackCuttingPlane(_CuttingPlaneBase):
     """1-slack cutting plane (Joachims, Finley & Yu 2009), the default learner.
 
@@ -184,33 +221,13 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
         """Run to ``gap <= tol * primal`` or ``max_iter`` rounds; see module docstring."""
-        self._check()
-        max_iter = 1000 if max_iter is None else int(max_iter)
-        C, n = problem.C, problem.n_samples
-        ws = _WorkingSet(problem.n_features)
-        w = np.array(w0, dtype=float)
-        curve, gap, converged, dual = [], np.inf, False, -np.inf
-        t0 = time.perf_counter()
-        for r in range(1, max_iter + 1):
+        C = problem.C
+
+        def round_(ws, w):
             loss, psi, slack = problem.oracle_sum(w)
-            primal = 0.5 * float(w @ w) + C * float(slack.sum())
-            curve.append(primal)
-            # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w), w = Σ α_c ψ_c
-            gap = max(0.0, primal - dual) if len(ws) else np.inf
-            if callback is not None:
-                callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
-                              time=time.perf_counter() - t0))
-            if r > self.min_rounds and gap <= tol * max(primal, 1e-300):
-                converged = True
-                break
-            ws.add(psi, [loss], [0])
-            w, dual = ws.solve(C, self.solver, r)
-            ws.prune(int(self.inactive_window))
-        else:
-            r = max_iter
-        return LearnerResult(w=w, objective=curve[-1], objective_curve=curve, n_iter=r,
-                             duality_gap=float(gap), converged=converged,
-                             extra=dict(n_constraints=len(ws)))
+            return 0.5 * float(w @ w) + C * float(slack.sum()), (psi, [loss], [0])
+
+        return self._loop(problem, w0, max_iter, tol, callback, round_)
 
 
 class NSlackCuttingPlane(_CuttingPlaneBase):
@@ -231,37 +248,16 @@ class NSlackCuttingPlane(_CuttingPlaneBase):
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
         """Run to ``gap <= tol * primal`` or ``max_iter`` rounds."""
-        self._check()
-        max_iter = 1000 if max_iter is None else int(max_iter)
-        C, n = problem.C, problem.n_samples
-        ws = _WorkingSet(problem.n_features)
-        w = np.array(w0, dtype=float)
-        curve, gap, converged, dual = [], np.inf, False, -np.inf
-        t0 = time.perf_counter()
-        for r in range(1, max_iter + 1):
+        n = problem.n_samples
+
+        def round_(ws, w):
             v = problem.oracle(w)
             primal = problem.primal_objective(w, v)
-            curve.append(primal)
-            xi_ws = ws.slacks(w, n)
-            excess = v.slack - xi_ws[v.idx]
-            gap = max(0.0, primal - dual) if len(ws) else np.inf
-            if callback is not None:
-                callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
-                              time=time.perf_counter() - t0))
-            if r > self.min_rounds and gap <= tol * max(primal, 1e-300):
-                converged = True
-                break
+            excess = v.slack - ws.slacks(w, n)[v.idx]
             add = np.flatnonzero(excess > 1e-12 * np.maximum(1.0, v.loss))
-            if len(add) == 0:  # nothing left to add: the QP's accuracy is the limit
-                converged = gap <= tol * max(primal, 1e-300)
-                break
+            if len(add) == 0:
+                return primal, None
             weights = self._weights(problem, v)[add]
-            psi = sp.diags(weights) @ v.psi[add]
-            ws.add(psi, v.loss[add], v.idx[add])
-            w, dual = ws.solve(C, self.solver, r)
-            ws.prune(int(self.inactive_window))
-        else:
-            r = max_iter
-        return LearnerResult(w=w, objective=curve[-1], objective_curve=curve, n_iter=r,
-                             duality_gap=float(gap), converged=converged,
-                             extra=dict(n_constraints=len(ws)))
+            return primal, (sp.diags(weights) @ v.psi[add], v.loss[add], v.idx[add])
+
+        return self._loop(problem, w0, max_iter, tol, callback, round_)
