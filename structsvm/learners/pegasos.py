@@ -36,6 +36,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ..base import LearnerResult
+from ._sparse_jit import aggregate_rows, average_inplace, gather_dot, scatter_add
 
 __all__ = ["Pegasos"]
 
@@ -83,6 +84,7 @@ class Pegasos(BaseEstimator):
         w_avg = w.copy()
         t = 0
         curve, converged, t0 = [], False, time.perf_counter()
+        nsq = float(w @ w)  # ‖w‖², kept up to date without passes over w
         for epoch in range(1, epochs + 1):
             order = rng.permutation(n)
             for start in range(0, n, bs):
@@ -90,19 +92,24 @@ class Pegasos(BaseEstimator):
                 t += 1
                 eta = 1.0 / (lam * t)
                 v = problem.oracle(w, idx)
-                w *= 1.0 - eta * lam
+                shrink = 1.0 - eta * lam
+                w *= shrink
+                nsq *= shrink * shrink
                 hit = v.slack > 0
                 if hit.any():
                     weights = np.where(hit, v.loss if problem.rescaling == "slack" else 1.0,
                                        0.0)
-                    w += (eta / len(idx)) * np.asarray(weights @ v.psi).ravel()
-                if self.projection:
-                    norm = np.linalg.norm(w)
-                    if norm > radius:
-                        w *= radius / norm
+                    cols, vals = aggregate_rows(v.psi, weights)
+                    c = eta / len(idx)
+                    # ‖w + c u‖² = ‖w‖² + 2c w·u + c²‖u‖²  (u sparse, unique columns)
+                    nsq += 2.0 * c * gather_dot(cols, vals, w) + c * c * float(vals @ vals)
+                    scatter_add(w, cols, vals, c)
+                if self.projection and nsq > radius * radius:
+                    w *= radius / np.sqrt(nsq)
+                    nsq = radius * radius
                 if self.average:
-                    rho = 4.0 / (t + 3.0)  # (γ+1)/(t+γ), γ = 3
-                    w_avg += rho * (w - w_avg)
+                    average_inplace(w_avg, w, 4.0 / (t + 3.0))  # (γ+1)/(t+γ), γ = 3
+            nsq = float(w @ w)  # drop the round-off drift once per epoch
             if epoch % every == 0 or epoch == epochs:
                 w_out = w_avg if self.average else w
                 primal = problem.primal_objective(w_out)
