@@ -23,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import murmurhash3_32
 
-__all__ = ["FEATURE_SETS", "PADS", "TokenFeaturizer"]
+__all__ = ["FEATURE_SETS", "TokenFeaturizer"]
 
 _BOS, _EOS = 0, 1  # rows of the boundary pads in every type table
 
