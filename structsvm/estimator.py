@@ -37,7 +37,8 @@ class StructuredSVM(BaseEstimator):
         Task loss Δ; None uses the feature map's default (zero-one for classes,
         Hamming for sequences). A callable ``f(y_true, y_pred)`` gets raw outputs.
     learner : str or learner object, default="one_slack"
-        "one_slack", "n_slack", "pegasos" or "perceptron", or a configured learner
+        "one_slack", "n_slack", "frank_wolfe", "pegasos" or "perceptron", or a
+        configured learner
         (e.g. ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
         ``learner__solver``).
     C : float, default=None
@@ -184,7 +185,7 @@ class StructuredSVM(BaseEstimator):
         self.n_iter_ = int(result.n_iter)
         self.duality_gap_ = float(result.duality_gap)
         self.converged_ = bool(result.converged)
-        if not result.converged and learner.name in ("one_slack", "n_slack"):
+        if not result.converged and learner.name in ("one_slack", "n_slack", "frank_wolfe"):
             warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                           f"with duality gap {result.duality_gap:.3g} "
                           f"(objective {result.objective:.6g}); increase max_iter or tol",

@@ -7,7 +7,7 @@ import structsvm
 from structsvm.base import Problem
 from structsvm.features import MulticlassFeatures
 from structsvm.inference import get_decoder
-from structsvm.learners import NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos
+from structsvm.learners import FrankWolfe, NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos
 from structsvm.losses import get_loss
 
 from reference_qp import full_primal_qp
@@ -173,3 +173,28 @@ def test_nslack_learner_object_params():
     model = structsvm.fit(X, Y, learner=NSlackCuttingPlane(solver="osqp"), tol=1e-6)
     assert model.learner_.solver == "osqp"
     assert model.converged_
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("batch_size", [1, 7])
+def test_frank_wolfe_certified_against_full_qp(seed, batch_size):
+    X, Y, labels = random_multiclass(seed, noise=1.5)
+    model = structsvm.fit(X, Y, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1,
+                          learner=FrankWolfe(batch_size=batch_size), tol=1e-3,
+                          max_iter=2000, random_state=seed)
+    ref, _ = full_primal_qp(model.feature_map_, X, Y, labels, zero_one, 0.1)
+    assert model.converged_
+    assert model.objective_ >= ref * (1 - 1e-9)
+    assert (model.objective_ - ref) / ref <= 1e-3
+    # the dual value (objective − gap) is a lower bound on the optimum
+    assert model.objective_ - model.duality_gap_ <= ref * (1 + 1e-9)
+
+
+def test_frank_wolfe_refuses_slack_rescaling_and_warm_start():
+    X, Y, _ = random_multiclass(1)
+    with pytest.raises(ValueError, match="rescaling='margin' only"):
+        structsvm.fit(X, Y, learner="frank_wolfe", rescaling="slack")
+    model = structsvm.StructuredSVM(learner="frank_wolfe", max_iter=3).fit(X, Y)
+    model.set_params(warm_start=True)
+    with pytest.raises(ValueError, match="warm_start is not supported"):
+        model.fit(X, Y)

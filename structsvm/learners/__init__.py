@@ -1,13 +1,14 @@
 """Learners: optimisers of the structural-SVM objective over a Problem."""
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
+from .frank_wolfe import FrankWolfe
 from .pegasos import Pegasos
 from .perceptron import Perceptron
 
-__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "Pegasos", "Perceptron",
+__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "FrankWolfe", "Pegasos", "Perceptron",
            "LEARNERS", "get_learner"]
 
-LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, Pegasos,
-                                      Perceptron)}
+LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, FrankWolfe,
+                                      Pegasos, Perceptron)}
 
 
 def get_learner(learner):
