@@ -295,6 +295,16 @@ def joint_kernel(Kx, y_left, y_right, Lambda):
     return Kx * (Lam[yl] @ Lam[yr].T)
 
 
-# The dual estimators live in their own modules; they are part of this namespace.
-from .kernel_pegasos import KernelPegasosClassifier  # noqa: E402
-from .learners.kernel_cutting_plane import KernelCuttingPlaneSVM  # noqa: E402
+
+
+
+def __getattr__(name):
+    # the estimators built on these kernels import this module: load them lazily
+    # (PEP 562) so that importing either module first works
+    if name == "KernelPegasosClassifier":
+        from .kernel_pegasos import KernelPegasosClassifier
+        return KernelPegasosClassifier
+    if name == "KernelCuttingPlaneSVM":
+        from .learners.kernel_cutting_plane import KernelCuttingPlaneSVM
+        return KernelCuttingPlaneSVM
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,7 +29,8 @@ class StructSVMTagger(TaggerI):
     >>> from structsvm.corpora import make_hmm_corpus
     >>> X, Y = make_hmm_corpus(60, random_state=0)
     >>> tagger = StructSVMTagger.train([list(zip(x, y)) for x, y in zip(X, Y)],
-    ...                                features="word", learner="perceptron")
+    ...                                features="word", learner="perceptron",
+    ...                                random_state=0)
     >>> [tag for _, tag in tagger.tag(X[0][:3])] == Y[0][:3]
     True
     """
