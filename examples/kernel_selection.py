@@ -17,18 +17,13 @@ import math
 
 import numpy as np
 
+from structsvm.corpora.synthetic import make_two_spirals
 from structsvm.kernels import KernelPegasosClassifier, median_sigma
 from structsvm.selection import cluster_sigma, grid_search, line_search, subset_search
 
 
 def two_spirals(n, noise=0.15, seed=0):
-    """Two interleaved spirals of 1.5 turns in [-1, 1]², labels ±1."""
-    rng = np.random.RandomState(seed)
-    m = n // 2
-    theta = np.sqrt(rng.rand(m)) * 3 * np.pi
-    arm = np.c_[theta * np.cos(theta), theta * np.sin(theta)] / (3 * np.pi)
-    X = np.r_[arm + noise * rng.randn(m, 2) / 3, -arm + noise * rng.randn(m, 2) / 3]
-    return X, np.r_[np.ones(m), -np.ones(m)]
+    return make_two_spirals(n, noise=noise, random_state=seed)
 
 
 def sum_of_gaussians(n, n_centers=8, seed=0, label_noise=0.03):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import pairwise
 
+from structsvm.corpora.synthetic import make_two_spirals
 from structsvm.features import MulticlassFeatures
 from structsvm.kernels import (KernelPegasosClassifier, joint_kernel, linear_kernel,
                                median_sigma, pairwise_kernel, polynomial_kernel,
@@ -13,13 +14,7 @@ from structsvm.linear import PegasosClassifier
 
 
 def two_spirals(n, noise=0.15, seed=0):
-    """Two interleaved spirals (1.5 turns each), labels ±1."""
-    rng = np.random.RandomState(seed)
-    m = n // 2
-    theta = np.sqrt(rng.rand(m)) * 3 * np.pi
-    arm = np.c_[theta * np.cos(theta), theta * np.sin(theta)] / (3 * np.pi)
-    X = np.r_[arm + noise * rng.randn(m, 2) / 3, -arm + noise * rng.randn(m, 2) / 3]
-    return X, np.r_[np.ones(m), -np.ones(m)]
+    return make_two_spirals(n, noise=noise, random_state=seed)
 
 
 # ----------------------------------------------------------------- kernel functions

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold, cross_val_score
 
+from structsvm.corpora.synthetic import make_two_spirals
 from structsvm.features import MulticlassFeatures
 from structsvm.kernels import KernelPegasosClassifier
 from structsvm.linear import PegasosRegressor
@@ -13,12 +14,7 @@ from structsvm.selection import (cluster_sigma, cv_error, epsilon_from_residuals
 
 
 def two_spirals(n, noise=0.15, seed=0):
-    rng = np.random.RandomState(seed)
-    m = n // 2
-    theta = np.sqrt(rng.rand(m)) * 3 * np.pi
-    arm = np.c_[theta * np.cos(theta), theta * np.sin(theta)] / (3 * np.pi)
-    X = np.r_[arm + noise * rng.randn(m, 2) / 3, -arm + noise * rng.randn(m, 2) / 3]
-    return X, np.r_[np.ones(m), -np.ones(m)]
+    return make_two_spirals(n, noise=noise, random_state=seed)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-__all__ = ["make_hmm_corpus"]
+__all__ = ["make_hmm_corpus", "make_two_spirals"]
 
 
 def make_hmm_corpus(n_sentences=600, *, n_states=6, n_words=200, mean_length=12,
@@ -69,3 +69,30 @@ def make_hmm_corpus(n_sentences=600, *, n_states=6, n_words=200, mean_length=12,
         X.append(xs)
         Y.append(ys)
     return X, Y
+
+
+def make_two_spirals(n, noise=0.15, random_state=0):
+    """Two interleaved spirals of 1.5 turns in [-1, 1]², labels ±1 (n // 2 each).
+
+    The kernel lecture's example of data a linear model cannot separate: point k of
+    an arm sits at angle θ_k = 3π √u_k (u_k uniform) and radius θ_k / 3π, the second
+    arm is the first reflected through the origin, and Gaussian noise of standard
+    deviation ``noise / 3`` is added.
+
+    Returns
+    -------
+    X : ndarray of shape (2 * (n // 2), 2)
+    y : ndarray of shape (2 * (n // 2),), values ±1
+
+    Examples
+    --------
+    >>> X, y = make_two_spirals(10)
+    >>> X.shape, sorted(set(y.tolist()))
+    ((10, 2), [-1.0, 1.0])
+    """
+    rng = np.random.RandomState(random_state)
+    m = n // 2
+    theta = np.sqrt(rng.rand(m)) * 3 * np.pi
+    arm = np.c_[theta * np.cos(theta), theta * np.sin(theta)] / (3 * np.pi)
+    X = np.r_[arm + noise * rng.randn(m, 2) / 3, -arm + noise * rng.randn(m, 2) / 3]
+    return X, np.r_[np.ones(m), -np.ones(m)]
