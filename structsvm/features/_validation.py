@@ -6,7 +6,8 @@ import scipy.sparse as sp
 
 from ..base import as_sequence
 
-__all__ = ["check_matrix", "check_finite", "label_index"]
+__all__ = ["check_matrix", "check_finite", "label_index", "check_training_inputs",
+           "inputs_with_bias"]
 
 
 def check_finite(values, what):
@@ -88,3 +89,36 @@ def label_index(classes):
             raise ValueError(f"label {c!r} appears twice in the output space")
         index[c] = k
     return index
+
+
+def check_training_inputs(X, Y, bias):
+    """Stack X (see :func:`check_matrix`), list Y, check lengths and the bias value.
+
+    Returns
+    -------
+    Xm : ndarray or csr_matrix of shape (n_samples, n_features)
+    Y : list
+    """
+    Xm = check_matrix(X, "X")
+    Y = list(as_sequence(Y, "Y"))
+    if len(Y) != Xm.shape[0]:
+        raise ValueError(f"X has {Xm.shape[0]} samples but Y has {len(Y)} labels")
+    if not (np.isscalar(bias) and np.isfinite(bias) and bias >= 0):
+        raise ValueError(f"bias must be a finite number >= 0, got {bias!r}")
+    return Xm, Y
+
+
+def inputs_with_bias(X, n_input_features, bias):
+    """φ(x) for every sample, with a constant ``bias`` column appended when bias > 0.
+
+    ``n_input_features`` counts that column; a width mismatch is an error naming both.
+    """
+    Xm = check_matrix(X, "X")
+    d = n_input_features - (1 if bias > 0 else 0)
+    if Xm.shape[1] != d:
+        raise ValueError(f"X has {Xm.shape[1]} features per sample, the feature map "
+                         f"was fitted with {d}")
+    if bias > 0:
+        col = np.full((Xm.shape[0], 1), float(bias))
+        Xm = sp.hstack([Xm, col], format="csr") if sp.issparse(Xm) else np.hstack([Xm, col])
+    return Xm

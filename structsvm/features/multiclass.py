@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..base import as_sequence
-from ._validation import check_matrix, label_index
+from ._validation import check_training_inputs, inputs_with_bias, label_index
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
 
@@ -129,12 +129,7 @@ class MulticlassFeatures(BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Learn the output space and the input dimension from training data."""
-        Xm = check_matrix(X, "X")
-        Y = list(as_sequence(Y, "Y"))
-        if len(Y) != Xm.shape[0]:
-            raise ValueError(f"X has {Xm.shape[0]} samples but Y has {len(Y)} labels")
-        if not (np.isscalar(self.bias) and np.isfinite(self.bias) and self.bias >= 0):
-            raise ValueError(f"bias must be a finite number >= 0, got {self.bias!r}")
+        Xm, Y = check_training_inputs(X, Y, self.bias)
         self.classes_, self.lambda_ = self._output_space(Y)
         self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
         n_attr = len(self.classes_) if self.lambda_ is None else self.lambda_.shape[1]
@@ -169,15 +164,7 @@ class MulticlassFeatures(BaseEstimator):
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
         """φ(x) for every sample: CSR if any input is sparse, else a dense array."""
-        Xm = check_matrix(X, "X")
-        d = self.n_input_features_ - (1 if self.bias > 0 else 0)
-        if Xm.shape[1] != d:
-            raise ValueError(f"X has {Xm.shape[1]} features per sample, the feature map "
-                             f"was fitted with {d}")
-        if self.bias > 0:
-            col = np.full((Xm.shape[0], 1), float(self.bias))
-            Xm = sp.hstack([Xm, col], format="csr") if sp.issparse(Xm) else np.hstack([Xm, col])
-        return Xm
+        return inputs_with_bias(X, self.n_input_features_, self.bias)
 
     def encode_outputs(self, Y, X=None):
         Y = as_sequence(Y, "Y")

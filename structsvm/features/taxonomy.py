@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from .. import tree_losses  # noqa: F401  (registers loss "tree_distance")
 from ..base import as_sequence
 from ._tree import Tree, build_tree
-from ._validation import check_matrix
+from ._validation import check_training_inputs, inputs_with_bias
 
 __all__ = ["TaxonomyFeatures", "TreePotentials"]
 
@@ -138,12 +138,7 @@ class TaxonomyFeatures(BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Parse the tree (or build it from the label paths) and the input dimension."""
-        Xm = check_matrix(X, "X")
-        Y = list(as_sequence(Y, "Y"))
-        if len(Y) != Xm.shape[0]:
-            raise ValueError(f"X has {Xm.shape[0]} samples but Y has {len(Y)} labels")
-        if not (np.isscalar(self.bias) and np.isfinite(self.bias) and self.bias >= 0):
-            raise ValueError(f"bias must be a finite number >= 0, got {self.bias!r}")
+        Xm, Y = check_training_inputs(X, Y, self.bias)
         if self.tree is None:
             if not Y:
                 raise ValueError("tree=None needs training labels to build the tree from")
@@ -178,15 +173,7 @@ class TaxonomyFeatures(BaseEstimator):
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
         """φ(x) for every sample: CSR if any input is sparse, else a dense array."""
-        Xm = check_matrix(X, "X")
-        d = self.n_input_features_ - (1 if self.bias > 0 else 0)
-        if Xm.shape[1] != d:
-            raise ValueError(f"X has {Xm.shape[1]} features per sample, the feature map "
-                             f"was fitted with {d}")
-        if self.bias > 0:
-            col = np.full((Xm.shape[0], 1), float(self.bias))
-            Xm = sp.hstack([Xm, col], format="csr") if sp.issparse(Xm) else np.hstack([Xm, col])
-        return Xm
+        return inputs_with_bias(X, self.n_input_features_, self.bias)
 
     def _encode_one(self, y, i):
         return self.tree_.encode(y, self.sep, i)
