@@ -19,7 +19,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
 
 import structsvm
-from structsvm.base import Problem
+from structsvm.problem import Problem
 from structsvm.features import MulticlassFeatures
 from structsvm.inference import get_decoder
 from structsvm.learners import NSlackCuttingPlane, OneSlackCuttingPlane

@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.clicks import click_preferences, make_ranking_problem, simulate_clicks
+from structsvm.corpora.clicks import click_preferences, make_ranking_problem, simulate_clicks
 from structsvm.features import RankingFeatures
 from structsvm.metrics import ndcg_at_k
 

@@ -18,8 +18,9 @@ import math
 import numpy as np
 
 from structsvm.corpora.synthetic import make_two_spirals
-from structsvm.kernels import KernelPegasosClassifier, median_sigma
-from structsvm.selection import cluster_sigma, grid_search, line_search, subset_search
+from structsvm.kernels import median_sigma
+from structsvm.svm import KernelPegasosClassifier
+from structsvm.model_selection import cluster_sigma, grid_search, line_search, subset_search
 
 
 def two_spirals(n, noise=0.15, seed=0):
@@ -55,7 +56,7 @@ def main(argv=None):
     make = two_spirals if args.data == "spirals" else sum_of_gaussians
     X, y = make(args.n, seed=args.seed)
     Xt, yt = make(args.n_test, seed=args.seed + 100)
-    est = KernelPegasosClassifier(n_iter=args.n_iter, random_state=args.seed)
+    est = KernelPegasosClassifier(max_iter=args.n_iter, random_state=args.seed)
     C_range, s_range = (0.1, 1000.0), (0.01, 2.0)
     print(f"{args.data}: {len(y)} training / {len(yt)} test points, {args.cv}-fold CV")
     ms, cs = median_sigma(X), cluster_sigma(X, y, random_state=args.seed)

@@ -20,7 +20,7 @@ from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
 from structsvm.corpora import load_spam
-from structsvm.linear import PegasosClassifier
+from structsvm.svm import PegasosClassifier
 
 
 def hinge_objective(X, y, w, b, C):
@@ -56,12 +56,12 @@ def main(argv=None):
           f"lambda = 1/(nC) = {1 / (n * C):.3g}")
 
     # compile/load the numba kernels once, so that the timings below are of training only
-    PegasosClassifier(n_iter=1).fit(X[:20], y[:20])
+    PegasosClassifier(max_iter=1).fit(X[:20], y[:20])
     rows, curves = [], {}
     for loss in ["hinge", "exp", "log"]:
         # timed without recording (each record is a pass over the data), then recorded
         clf, sec = timed(lambda: PegasosClassifier(
-            loss=loss, C=C, n_iter=args.n_iter, objective_every=0,
+            loss=loss, C=C, max_iter=args.n_iter, objective_every=0,
             random_state=args.seed).fit(X, y))
         curves[f"Pegasos {loss}"] = clf.set_params(objective_every=args.every).fit(
             X, y).objective_curve_
@@ -83,7 +83,7 @@ def main(argv=None):
     svc0.fit(X, y)
     f_svc = hinge_objective(X, y, svc0.coef_.ravel(), 0.0, C)
     peg0, sec = timed(lambda: PegasosClassifier(
-        C=C, n_iter=args.n_iter_objective, fit_intercept=False,
+        C=C, max_iter=args.n_iter_objective, fit_intercept=False,
         random_state=args.seed).fit(X, y))
     ratio = peg0.objective_ / f_svc
     print(f"\nno bias, C = {C}: LinearSVC objective {f_svc:.4f}, Pegasos "

@@ -10,7 +10,8 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
-from .base import Problem, StructureMismatchError, as_sequence
+from .problem import Problem
+from .protocols import StructureMismatchError, as_sequence
 from .inference import get_decoder
 from .learners import get_learner
 from .losses import CallableLoss, get_loss

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .base import Decoder
+from .protocols import Decoder
 
 __all__ = ["save_model", "load", "ModelFileError", "FORMAT", "VERSION"]
 

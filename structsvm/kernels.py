@@ -18,8 +18,10 @@ descriptions), or the stacked per-level indicators of a taxonomy path
 (:func:`taxonomy_embedding`), where :math:`\Lambda(y)^\top\Lambda(y')` counts the
 tree nodes two classes share.
 
-The dual estimators are :class:`KernelPegasosClassifier` (dual Pegasos) and
-:class:`KernelCuttingPlaneSVM` (cutting plane on the joint-kernel dual QP).
+The dual estimators built on these kernels live in :mod:`structsvm.svm`:
+:class:`~structsvm.svm.KernelPegasosClassifier` (dual Pegasos) and
+:class:`~structsvm.svm.KernelCuttingPlaneSVM` (cutting plane on the joint-kernel
+dual QP).
 """
 from __future__ import annotations
 
@@ -32,8 +34,7 @@ from sklearn.utils.validation import check_array, check_random_state
 __all__ = [
     "KERNELS", "linear_kernel", "polynomial_kernel", "rbf_kernel", "pairwise_kernel",
     "sigma_to_gamma", "gamma_to_sigma", "resolve_gamma", "median_sigma", "onehot_embedding",
-    "taxonomy_embedding", "joint_kernel", "KernelPegasosClassifier",
-    "KernelCuttingPlaneSVM",
+    "taxonomy_embedding", "joint_kernel",
 ]
 
 KERNELS = ("linear", "poly", "rbf", "precomputed")
@@ -295,16 +296,15 @@ def joint_kernel(Kx, y_left, y_right, Lambda):
     return Kx * (Lam[yl] @ Lam[yr].T)
 
 
-
-
-
 def __getattr__(name):
-    # the estimators built on these kernels import this module: load them lazily
-    # (PEP 562) so that importing either module first works
-    if name == "KernelPegasosClassifier":
-        from .kernel_pegasos import KernelPegasosClassifier
-        return KernelPegasosClassifier
-    if name == "KernelCuttingPlaneSVM":
-        from .learners.kernel_cutting_plane import KernelCuttingPlaneSVM
-        return KernelCuttingPlaneSVM
+    # The dual estimators moved to structsvm.svm; their old names here keep working
+    # (PEP 562, loaded on first use so that this module imports nothing above it).
+    if name in ("KernelPegasosClassifier", "KernelCuttingPlaneSVM"):
+        import warnings
+
+        from . import svm
+
+        warnings.warn(f"structsvm.kernels.{name} is deprecated; use structsvm.svm.{name}",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(svm, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

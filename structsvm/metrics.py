@@ -353,7 +353,7 @@ def tree_distance(Y_true, Y_pred, tree=None, sep=None, normalize=False):
     1.0
     """
     from .features._tree import build_tree
-    from .tree_losses import TreeDistanceLoss
+    from .losses.tree import TreeDistanceLoss
 
     if len(Y_true) != len(Y_pred):
         raise ValueError(f"Y_true has {len(Y_true)} labels but Y_pred has {len(Y_pred)}")

@@ -2,7 +2,7 @@
 
 * :func:`plot_objective_curves`: objective every k steps, one line per model.
 * :func:`plot_error_surface`: CV error contour over (log C, log σ) from
-  :func:`structsvm.selection.grid_search`, with search paths drawn on it.
+  :func:`structsvm.model_selection.grid_search`, with search paths drawn on it.
 
 Every function draws on ``ax`` (a new figure when None) and returns the axes; none
 calls ``show`` or saves files.
@@ -74,7 +74,7 @@ def plot_error_surface(result, x="C", y="sigma", *, paths=None, ax=None, levels=
     Parameters
     ----------
     result : SearchResult
-        A two-parameter :func:`~structsvm.selection.grid_search` result.
+        A two-parameter :func:`~structsvm.model_selection.grid_search` result.
     x, y : str, default="C", "sigma"
         Parameters on the horizontal and vertical axes.
     paths : dict of str to SearchResult or list of dict, optional
@@ -93,7 +93,7 @@ def plot_error_surface(result, x="C", y="sigma", *, paths=None, ax=None, levels=
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
-    >>> from structsvm.selection import SearchResult
+    >>> from structsvm.model_selection import SearchResult
     >>> res = SearchResult({"C": 1.0, "sigma": 1.0}, 0.1, grid={"C": np.array([0.1, 1, 10]),
     ...                    "sigma": np.array([0.1, 1, 10])}, errors=np.eye(3)[::-1] * 0.5)
     >>> plot_error_surface(res).get_xlabel()

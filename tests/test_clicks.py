@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.clicks import (click_preferences, make_ranking_problem,
+from structsvm.corpora.clicks import (click_preferences, make_ranking_problem,
                               preferences_from_clicks, simulate_clicks)
 from structsvm.features import RankingFeatures
 from structsvm.metrics import ndcg_at_k

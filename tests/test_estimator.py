@@ -8,7 +8,7 @@ from sklearn.svm import LinearSVC
 
 import structsvm
 from structsvm import StructuredSVM
-from structsvm.base import StructureMismatchError
+from structsvm.protocols import StructureMismatchError
 from structsvm.features import MulticlassFeatures
 from structsvm.io import ModelFileError
 from structsvm.learners import OneSlackCuttingPlane
@@ -125,7 +125,7 @@ def test_predict_errors():
 
 
 def test_decoder_of_another_structure_is_refused():
-    from structsvm.base import Decoder
+    from structsvm.protocols import Decoder
 
     chain_only = Decoder(name="chain_thing", structure="chain", func=lambda b, exclude=None: [])
     X, Y = blobs()
@@ -216,7 +216,7 @@ def test_digits_matches_linearsvc_crammer_singer():
     ref = LinearSVC(multi_class="crammer_singer", C=0.1, fit_intercept=False, tol=1e-6,
                     max_iter=100000).fit(Xtr, ytr)
     # liblinear's objective, evaluated with our exact oracle at its weights
-    from structsvm.base import Problem
+    from structsvm.problem import Problem
     from structsvm.inference import get_decoder
     from structsvm.losses import get_loss
 

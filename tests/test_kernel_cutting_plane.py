@@ -4,7 +4,8 @@ import pytest
 
 import structsvm
 from structsvm.features import MulticlassFeatures
-from structsvm.kernels import KernelCuttingPlaneSVM, rbf_kernel, taxonomy_embedding
+from structsvm.kernels import rbf_kernel, taxonomy_embedding
+from structsvm.svm import KernelCuttingPlaneSVM
 
 
 def blobs(n_per, centers, seed=0, scale=1.0):

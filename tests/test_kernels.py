@@ -7,10 +7,10 @@ from sklearn.metrics import pairwise
 
 from structsvm.corpora.synthetic import make_two_spirals
 from structsvm.features import MulticlassFeatures
-from structsvm.kernels import (KernelPegasosClassifier, joint_kernel, linear_kernel,
-                               median_sigma, pairwise_kernel, polynomial_kernel,
-                               rbf_kernel, sigma_to_gamma, taxonomy_embedding)
-from structsvm.linear import PegasosClassifier
+from structsvm.kernels import (joint_kernel, linear_kernel, median_sigma, pairwise_kernel,
+                               polynomial_kernel, rbf_kernel, sigma_to_gamma,
+                               taxonomy_embedding)
+from structsvm.svm import KernelPegasosClassifier, PegasosClassifier
 
 
 def two_spirals(n, noise=0.15, seed=0):
@@ -84,7 +84,7 @@ def test_joint_kernel_equals_joint_feature_inner_products(attributes):
 def test_linear_kernel_pegasos_equals_primal(loss, fit_intercept):
     X, y = two_spirals(80, seed=3)
     Xt, _ = two_spirals(50, seed=4)
-    kw = dict(C=0.5, n_iter=5, loss=loss, fit_intercept=fit_intercept, random_state=1)
+    kw = dict(C=0.5, max_iter=5, loss=loss, fit_intercept=fit_intercept, random_state=1)
     primal = PegasosClassifier(**kw).fit(X, y)
     dual = KernelPegasosClassifier(kernel="linear", **kw).fit(X, y)
     np.testing.assert_allclose(dual.decision_function(Xt), primal.decision_function(Xt),
@@ -96,7 +96,7 @@ def test_alpha_counts_margin_violations():
     # the notes' dual Pegasos: w_{T+1} = (nC / T) Σ_j α_j y_j x_j
     X, y = two_spirals(40, seed=5)
     n, C, n_iter = len(y), 0.2, 4
-    clf = KernelPegasosClassifier(kernel="linear", C=C, n_iter=n_iter, fit_intercept=False,
+    clf = KernelPegasosClassifier(kernel="linear", C=C, max_iter=n_iter, fit_intercept=False,
                                   average=False, projection=False, random_state=0).fit(X, y)
     assert np.all(clf.alpha_ == np.round(clf.alpha_)) and clf.alpha_.sum() > 0
     w = n * C / (n * n_iter) * (clf.alpha_ * y) @ X
@@ -106,27 +106,27 @@ def test_alpha_counts_margin_violations():
 def test_rbf_pegasos_separates_two_spirals_where_linear_cannot():
     X, y = two_spirals(400, seed=0)
     Xt, yt = two_spirals(1000, seed=1)
-    rbf = KernelPegasosClassifier(sigma=0.1, C=10.0, n_iter=20, random_state=0).fit(X, y)
-    lin = PegasosClassifier(C=10.0, n_iter=20, random_state=0).fit(X, y)
+    rbf = KernelPegasosClassifier(sigma=0.1, C=10.0, max_iter=20, random_state=0).fit(X, y)
+    lin = PegasosClassifier(C=10.0, max_iter=20, random_state=0).fit(X, y)
     assert rbf.score(Xt, yt) >= 0.95
     assert lin.score(Xt, yt) < 0.75
     assert len(rbf.support_) < len(y)
     # a precomputed Gram matrix gives the same model
-    pre = KernelPegasosClassifier(kernel="precomputed", C=10.0, n_iter=20, random_state=0)
+    pre = KernelPegasosClassifier(kernel="precomputed", C=10.0, max_iter=20, random_state=0)
     pre.fit(rbf_kernel(X, sigma=0.1), y)
     np.testing.assert_allclose(pre.decision_function(rbf_kernel(Xt, X, sigma=0.1)),
                                rbf.decision_function(Xt), rtol=1e-9, atol=1e-12)
 
 
 def test_multiclass_dual_pegasos_approaches_the_crammer_singer_optimum():
-    from structsvm.kernels import KernelCuttingPlaneSVM
+    from structsvm.svm import KernelCuttingPlaneSVM
 
     rng = np.random.RandomState(3)
     centers = np.array([[0, 0], [3, 0], [0, 3]])
     y = np.repeat(np.arange(3), 30)
     X = centers[y] + rng.randn(90, 2)
     ref = KernelCuttingPlaneSVM(kernel="linear", C=0.1).fit(X, y)
-    peg = KernelPegasosClassifier(kernel="linear", C=0.1, n_iter=200, random_state=0)
+    peg = KernelPegasosClassifier(kernel="linear", C=0.1, max_iter=200, random_state=0)
     peg.fit(X, y)
     assert ref.objective_ - 1e-6 <= peg.objective_ <= 1.02 * ref.objective_
     assert peg.score(X, y) >= ref.score(X, y) - 0.05

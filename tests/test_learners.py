@@ -4,7 +4,7 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.base import Problem
+from structsvm.problem import Problem
 from structsvm.features import MulticlassFeatures
 from structsvm.inference import get_decoder
 from structsvm.learners import FrankWolfe, NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos

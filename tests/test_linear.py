@@ -11,7 +11,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from structsvm.corpora import load_spam
-from structsvm.linear import PegasosClassifier, PegasosRegressor, pegasos_order
+from structsvm.svm import PegasosClassifier, PegasosRegressor
+from structsvm.svm.pegasos import pegasos_order
 
 
 # ----------------------------------------------------------------- reference
@@ -84,7 +85,7 @@ def test_hand_example_of_the_notes():
     X = np.array([[2.0, 1.0], [-1.0, -2.0]])
     expected = {1: [1.0, 0.5], 2: [0.5, 0.25], 3: [0.5, 0.5]}
     for n_iter, w in expected.items():
-        clf = PegasosClassifier(C=0.5, n_iter=n_iter, fit_intercept=False, average=False,
+        clf = PegasosClassifier(C=0.5, max_iter=n_iter, fit_intercept=False, average=False,
                                 projection=False, sampling="cyclic").fit(X, [1, -1])
         np.testing.assert_allclose(clf.coef_, w, rtol=0, atol=1e-14)
         assert clf.intercept_ == 0.0
@@ -103,7 +104,7 @@ def test_hand_example_of_the_notes():
 @pytest.mark.parametrize("average", [False, True, 7])
 def test_matches_reference_explicit(loss, fit_intercept, average):
     X, y = _data(seed=1)
-    clf = PegasosClassifier(loss=loss, C=0.05, n_iter=3, fit_intercept=fit_intercept,
+    clf = PegasosClassifier(loss=loss, C=0.05, max_iter=3, fit_intercept=fit_intercept,
                             average=average, projection=False, step="explicit",
                             random_state=3).fit(X, y)
     order = pegasos_order(len(y), 3, "permutation", 3)
@@ -120,7 +121,7 @@ def test_matches_reference_with_projection_and_implicit_steps(loss):
     for step in ["explicit", "implicit"]:
         if loss == "exp" and step == "explicit":
             continue
-        clf = PegasosClassifier(loss=loss, C=0.5, n_iter=2, average=True, step=step,
+        clf = PegasosClassifier(loss=loss, C=0.5, max_iter=2, average=True, step=step,
                                 random_state=5).fit(X, y)
         order = pegasos_order(len(y), 2, "permutation", 5)
         ell0 = {"hinge": 1.0, "log": math.log(2), "exp": 1.0}[loss]
@@ -136,7 +137,7 @@ def test_matches_reference_with_projection_and_implicit_steps(loss):
 
 def test_sparse_equals_dense_and_objective_curve():
     X, y = _data(seed=4)
-    kw = dict(C=0.1, n_iter=5, random_state=0, objective_every=10)
+    kw = dict(C=0.1, max_iter=5, random_state=0, objective_every=10)
     dense = PegasosClassifier(**kw).fit(X, y)
     sparse = PegasosClassifier(**kw).fit(sp.csr_matrix(X), y)
     np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-12)
@@ -155,7 +156,7 @@ def test_hinge_objective_close_to_liblinear():
     svc = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=100000)
     w_ref = svc.fit(X, y).coef_.ravel()
     f_ref = _primal(X, y, w_ref, 0.0, "hinge", C)
-    clf = PegasosClassifier(C=C, n_iter=200, fit_intercept=False, random_state=0).fit(X, y)
+    clf = PegasosClassifier(C=C, max_iter=200, fit_intercept=False, random_state=0).fit(X, y)
     assert f_ref <= clf.objective_ <= 1.01 * f_ref
 
 
@@ -168,7 +169,7 @@ def test_smooth_losses_reach_the_lbfgs_optimum(loss):
         return _primal(X, y, p[:-1], p[-1], loss, C)
 
     ref = minimize(F, np.zeros(X.shape[1] + 1), method="L-BFGS-B", options={"gtol": 1e-10})
-    clf = PegasosClassifier(loss=loss, C=C, n_iter=300, random_state=0).fit(X, y)
+    clf = PegasosClassifier(loss=loss, C=C, max_iter=300, random_state=0).fit(X, y)
     assert np.isfinite(clf.objective_curve_).all()
     assert ref.fun - 1e-9 <= clf.objective_ <= 1.01 * ref.fun
 
@@ -193,7 +194,7 @@ def test_regressor_reaches_the_lp_optimum():
     w, b = cp.Variable(3), cp.Variable()
     F = 0.5 * cp.sum_squares(w) + C * cp.sum(cp.pos(cp.abs(y - X @ w - b) - eps))
     f_ref = cp.Problem(cp.Minimize(F)).solve()
-    reg = PegasosRegressor(epsilon=eps, C=C, n_iter=300, random_state=0).fit(X, y)
+    reg = PegasosRegressor(epsilon=eps, C=C, max_iter=300, random_state=0).fit(X, y)
     assert f_ref - 1e-6 <= reg.objective_ <= 1.01 * f_ref
     assert reg.score(X, y) > 0.9
 
@@ -213,7 +214,7 @@ def test_sklearn_contract_and_grid_search():
 @pytest.mark.parametrize("kwargs, match", [
     (dict(loss="squared"), "loss must be one of"),
     (dict(C=0), "C must be a finite number > 0"),
-    (dict(n_iter=0), "n_iter must be an integer >= 1"),
+    (dict(max_iter=0), "max_iter must be an integer >= 1"),
     (dict(average=0), "average must be True, False or a step number"),
     (dict(sampling="random"), "sampling must be one of"),
     (dict(step="newton"), "step must be"),
@@ -253,13 +254,13 @@ def _spam(need_data, spam):
 
 def test_spam_hinge_accuracy_and_objective_vs_linearsvc(need_data, spam):
     d = _spam(need_data, spam)
-    clf = PegasosClassifier(C=0.1, n_iter=20, random_state=0).fit(d.X_train, d.y_train)
+    clf = PegasosClassifier(C=0.1, max_iter=20, random_state=0).fit(d.X_train, d.y_train)
     assert clf.score(d.X_test, d.y_test) >= 0.985
     C = 0.1
     svc = LinearSVC(C=C, loss="hinge", fit_intercept=False, tol=1e-8, max_iter=100000)
     w = svc.fit(d.X_train, d.y_train).coef_.ravel()
     f_svc = 0.5 * w @ w + C * np.maximum(0, 1 - d.y_train * (d.X_train @ w)).sum()
-    peg = PegasosClassifier(C=C, n_iter=500, fit_intercept=False,
+    peg = PegasosClassifier(C=C, max_iter=500, fit_intercept=False,
                             random_state=0).fit(d.X_train, d.y_train)
     assert abs(peg.objective_ / f_svc - 1) <= 0.01
 
@@ -267,7 +268,7 @@ def test_spam_hinge_accuracy_and_objective_vs_linearsvc(need_data, spam):
 @pytest.mark.parametrize("loss", ["exp", "log"])
 def test_spam_smooth_losses(need_data, spam, loss):
     d = _spam(need_data, spam)
-    clf = PegasosClassifier(loss=loss, C=0.1, n_iter=20, random_state=0)
+    clf = PegasosClassifier(loss=loss, C=0.1, max_iter=20, random_state=0)
     with np.errstate(over="raise"):
         clf.fit(d.X_train, d.y_train)
     assert np.isfinite(clf.objective_curve_).all() and np.isfinite(clf.objective_)
@@ -286,7 +287,18 @@ def test_one_vs_rest_beyond_two_classes():
     assert clf.score(X, y) > 0.9
 
 
-@parametrize_with_checks([PegasosClassifier(n_iter=5, random_state=0),
-                          PegasosRegressor(n_iter=5, random_state=0)])
+@parametrize_with_checks([PegasosClassifier(max_iter=5, random_state=0),
+                          PegasosRegressor(max_iter=5, random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("make", [lambda **kw: PegasosClassifier(**kw),
+                                  lambda **kw: PegasosRegressor(**kw)])
+def test_n_iter_is_a_deprecated_alias_of_max_iter(make):
+    X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
+    new = make(max_iter=3, random_state=0).fit(X, y)
+    with pytest.warns(DeprecationWarning, match=r"n_iter=\.\.\.\) is deprecated; use max_iter"):
+        old = make(n_iter=3, random_state=0).fit(X, y)
+    assert old.t_ == new.t_ == 3 * len(y)
+    np.testing.assert_array_equal(old.coef_, new.coef_)

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from structsvm.base import Problem
+from structsvm.problem import Problem
 from structsvm.features import MulticlassFeatures
 from structsvm.inference import get_decoder
 from structsvm.losses import CallableLoss, get_loss

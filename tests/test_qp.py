@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from structsvm.base import QPError
+from structsvm.protocols import QPError
 from structsvm.learners import _qp
 from structsvm.learners._qp import solve_dual_qp
 from structsvm.learners._smo_jit import smo, smo_reference

@@ -6,13 +6,14 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.base import Problem
+from structsvm.problem import Problem
 from structsvm.features import RankingFeatures
-from structsvm.features._pairs import FlatTargets, Preferences
+from structsvm.features._pairs import FlatTargets
+from structsvm.outputs import Preferences
 from structsvm.features._rank_jit import aggregate_kernel, aggregate_reference
 from structsvm.inference import get_decoder
 from structsvm.losses import get_loss
-from structsvm.rank_losses import SwappedPairsLoss
+from structsvm.losses import SwappedPairsLoss
 
 
 def random_set(rng, n_queries=6, d=4, max_docs=8, ties=False, explicit=0.5,

@@ -5,15 +5,15 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.base import Problem
+from structsvm.problem import Problem
 from structsvm.features import RankingFeatures
-from structsvm.features._pairs import PairLabelling, Preferences
+from structsvm.outputs import PairLabelling, Preferences
 from structsvm.features.ranking import RankingPotentials
 from structsvm.inference import get_decoder
 from structsvm.inference._sort_jit import violated_counts_batch, violated_counts_reference
 from structsvm.losses import get_loss
 from structsvm.metrics import kendall_tau, mean_average_precision, ndcg_at_k, pairwise_accuracy
-from structsvm.rank_losses import SwappedPairsLoss
+from structsvm.losses import SwappedPairsLoss
 
 
 def random_queries(rng, n_queries=5, d=4, max_docs=7, levels=3, ties=False):

@@ -7,9 +7,9 @@ from sklearn.model_selection import KFold, cross_val_score
 
 from structsvm.corpora.synthetic import make_two_spirals
 from structsvm.features import MulticlassFeatures
-from structsvm.kernels import KernelPegasosClassifier
-from structsvm.linear import PegasosRegressor
-from structsvm.selection import (cluster_sigma, cv_error, epsilon_from_residuals,
+from structsvm.svm import KernelPegasosClassifier
+from structsvm.svm import PegasosRegressor
+from structsvm.model_selection import (cluster_sigma, cv_error, epsilon_from_residuals,
                                  golden_section, grid_search, line_search, subset_search)
 
 
@@ -20,7 +20,7 @@ def two_spirals(n, noise=0.15, seed=0):
 @pytest.fixture(scope="module")
 def spiral_searches():
     X, y = two_spirals(240, seed=0)
-    est = KernelPegasosClassifier(n_iter=10, random_state=0)
+    est = KernelPegasosClassifier(max_iter=10, random_state=0)
     bounds = {"C": (0.1, 1000.0), "sigma": (0.02, 2.0)}
     grid = grid_search(est, X, y, {"C": np.logspace(-1, 3, 9),
                                    "sigma": np.logspace(math.log10(0.02), math.log10(2), 9)},
@@ -59,7 +59,7 @@ def test_line_and_subset_search_near_grid_best_for_a_fraction_of_the_fits(spiral
 
 def test_subset_search_scales_C():
     X, y = two_spirals(120, seed=1)
-    est = KernelPegasosClassifier(n_iter=5, random_state=0)
+    est = KernelPegasosClassifier(max_iter=5, random_state=0)
     res = subset_search(est, X, y, {"C": (1.0, 100.0), "sigma": (0.05, 1.0)}, n_subset=40,
                         cv=3, xtol=0.3, refine=None)
     sub_best = res.path[-2]

@@ -230,7 +230,7 @@ def test_difference_sum_equals_weighted_sum_of_rows(seed):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("loss", ["hamming", "hamming_normalized", "zero_one_parts"])
 def test_aggregate_oracle_equals_per_sentence_oracle(seed, loss):
-    from structsvm.base import Problem
+    from structsvm.problem import Problem
     from structsvm.losses import BaseLoss, HammingLoss
 
     class ScaledHamming(BaseLoss):  # decomposable, not a HammingLoss: the generic path

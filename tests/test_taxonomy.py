@@ -11,7 +11,7 @@ from structsvm.features.taxonomy import TreePotentials
 from structsvm.inference import get_decoder
 from structsvm.losses import ZeroOneLoss, get_loss
 from structsvm.metrics import tree_distance
-from structsvm.tree_losses import TreeDistanceLoss
+from structsvm.losses import TreeDistanceLoss
 
 
 def random_children(rng, n_nodes):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import as_sequence
+from ..protocols import as_sequence
 
 __all__ = ["check_matrix", "check_finite", "label_index", "check_training_inputs",
            "inputs_with_bias"]

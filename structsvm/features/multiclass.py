@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..base import as_sequence
+from ..protocols import as_sequence
 from ._validation import check_training_inputs, inputs_with_bias, label_index
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]

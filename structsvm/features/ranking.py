@@ -7,8 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .. import rank_losses
-from ..base import as_sequence
+from ..losses import ranking as rank_losses
+from ..protocols import as_sequence
 from . import _rank_jit
 from ._pairs import FlatTargets, PairLabelling, Preferences, as_preferences, output_coef
 from ._validation import check_finite
@@ -131,7 +131,7 @@ class RankingFeatures(BaseEstimator):
     An input is a query: an array of shape (n_docs, d) whose row a is φ(q, d_a)
     (dense or sparse). Its target is a preference set P: relevance grades (a ≻ b iff
     rel_a > rel_b within the query, svm_rank semantics) or explicit (better, worse)
-    pairs, e.g. from :func:`structsvm.clicks.preferences_from_clicks`. Outputs are
+    pairs, e.g. from :func:`structsvm.corpora.clicks.preferences_from_clicks`. Outputs are
     labellings c ∈ {0,1}^P of those pairs,
 
     .. math::
@@ -288,7 +288,7 @@ class RankingFeatures(BaseEstimator):
         Raises
         ------
         TypeError
-            When ``loss`` is not a :class:`~structsvm.rank_losses.SwappedPairsLoss`.
+            When ``loss`` is not a :class:`~structsvm.losses.SwappedPairsLoss`.
         ValueError
             When ``w`` or ``Ye`` do not match the feature map and ``Xe``.
 
@@ -303,7 +303,7 @@ class RankingFeatures(BaseEstimator):
         Examples
         --------
         >>> import numpy as np
-        >>> from structsvm.rank_losses import SwappedPairsLoss
+        >>> from structsvm.losses import SwappedPairsLoss
         >>> q = np.array([[1., 0.], [0., 1.], [0., 0.]])
         >>> fm = RankingFeatures().fit([q], [[2, 1, 0]])
         >>> Xe, Ye = fm.encode_inputs([q]), fm.encode_outputs([[2, 1, 0]], [q])

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..base import as_sequence
+from ..protocols import as_sequence
 from ._chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
                      difference_entries)
 from ._observations import FEATURE_SETS, TokenFeaturizer

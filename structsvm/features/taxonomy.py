@@ -7,8 +7,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from .. import tree_losses  # noqa: F401  (registers loss "tree_distance")
-from ..base import as_sequence
+from ..losses import tree as _tree_losses  # noqa: F401  (registers loss "tree_distance")
+from ..protocols import as_sequence
 from ._tree import Tree, build_tree
 from ._validation import check_training_inputs, inputs_with_bias
 

@@ -1,12 +1,12 @@
 """Decoders: pure functions from a batch of potentials to the best structures.
 
-Decoders live in a registry (name → :class:`structsvm.base.Decoder`). A decoder
+Decoders live in a registry (name → :class:`structsvm.protocols.Decoder`). A decoder
 module registers itself with :func:`register_decoder`; :func:`get_decoder` resolves
-a name (or passes a :class:`~structsvm.base.Decoder` through).
+a name (or passes a :class:`~structsvm.protocols.Decoder` through).
 """
 from __future__ import annotations
 
-from ..base import Decoder
+from ..protocols import Decoder
 
 __all__ = ["register_decoder", "get_decoder", "DECODERS"]
 
@@ -40,7 +40,7 @@ def get_decoder(decoder):
             raise ValueError(f"Unknown decoder {decoder!r}; choose one of "
                              f"{sorted(DECODERS)}")
         return DECODERS[decoder]
-    raise TypeError(f"decoder must be a name or a structsvm.base.Decoder, got "
+    raise TypeError(f"decoder must be a name or a structsvm.protocols.Decoder, got "
                     f"{type(decoder).__name__}")
 
 

@@ -11,7 +11,7 @@ per query (Joachims 2006, Sec. 4, for any number of grades). Both counts use the
 same comparison of the same floats (s_a against t_b), so they always agree.
 
 Private module: no validation (the decoder in :mod:`structsvm.inference.sort` and
-:mod:`structsvm.features._pairs` check their inputs).
+:mod:`structsvm.outputs` check their inputs).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ def _orderings(batch):
 
 
 def _labellings(batch):
-    from ..features._pairs import PairLabelling
+    from ..outputs import PairLabelling
 
     s, off, targets = batch.scores, batch.offsets, batch.targets
     lens = np.diff(off)
@@ -55,7 +55,7 @@ def sort_decode(batch, exclude=None):
     list
         Plain batch: per query an int array of document indices, best first (ties
         keep document order). Augmented batch: per query a
-        :class:`~structsvm.features._pairs.PairLabelling` in which pair (a, b) is
+        :class:`~structsvm.outputs.PairLabelling` in which pair (a, b) is
         swapped iff s_a − s_b < Δ_pair, the per-pair maximiser of Δ − w·δΦ.
 
     Notes

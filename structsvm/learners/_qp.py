@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..base import QPError
+from ..protocols import QPError
 
 __all__ = ["solve_dual_qp", "SOLVERS"]
 

@@ -5,7 +5,7 @@ Both minimise the structural-SVM primal
     min_w  ½‖w‖² + C Σ_i ξ_i,   ξ_i = max_y [Δ(y_i, y) − w·δΦ_i(y)]   (margin rescaling)
 
 by alternating the oracle (most violated constraint of every example under the
-current w, :meth:`structsvm.base.Problem.oracle`) with the dual QP over a working set
+current w, :meth:`structsvm.problem.Problem.oracle`) with the dual QP over a working set
 of constraints (:func:`structsvm.learners._qp.solve_dual_qp`).
 
 Certificate. After each QP, w is optimal for the working set, so the dual value
@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..base import LearnerResult
+from ..protocols import LearnerResult
 from ._qp import SOLVERS, solve_dual_qp
 from ._sparse_jit import gather_dots, scatter_add
 

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..base import LearnerResult
+from ..protocols import LearnerResult
 from ._sparse_jit import gather_dot, scatter_add
 
 __all__ = ["FrankWolfe"]

@@ -35,7 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..base import LearnerResult
+from ..protocols import LearnerResult
 from ._sparse_jit import aggregate_rows, average_inplace, gather_dot, scatter_add
 
 __all__ = ["Pegasos"]

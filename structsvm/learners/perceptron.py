@@ -17,7 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..base import LearnerResult
+from ..protocols import LearnerResult
 
 __all__ = ["Perceptron"]
 

@@ -1,4 +1,4 @@
-"""σ and ε heuristics of :mod:`structsvm.selection` (re-exported there)."""
+"""σ and ε heuristics (re-exported by :mod:`structsvm.model_selection`)."""
 from __future__ import annotations
 
 import math
@@ -60,7 +60,7 @@ def epsilon_from_residuals(estimator, X, y, *, upsilon=1.645, cv=None, random_st
     Parameters
     ----------
     estimator : regressor with an ``epsilon`` parameter (e.g.
-        :class:`structsvm.linear.PegasosRegressor`)
+        :class:`structsvm.svm.PegasosRegressor`)
     upsilon : float, default=1.645
     cv : int, optional
         Use k-fold out-of-fold residuals instead of training residuals.
@@ -72,7 +72,7 @@ def epsilon_from_residuals(estimator, X, y, *, upsilon=1.645, cv=None, random_st
     Examples
     --------
     >>> import numpy as np
-    >>> from structsvm.linear import PegasosRegressor
+    >>> from structsvm.svm import PegasosRegressor
     >>> rng = np.random.RandomState(0)
     >>> X = rng.rand(300, 1); y = 3 * X.ravel() + 0.1 * rng.randn(300)
     >>> eps = epsilon_from_residuals(PegasosRegressor(C=10, random_state=0), X, y)

@@ -1,7 +1,7 @@
 """Compiled inner loop of (kernel) Pegasos. Private: no validation in here.
 
-The public wrappers are :class:`structsvm.linear.PegasosClassifier`,
-:class:`structsvm.linear.PegasosRegressor` and
+The public wrappers are :class:`structsvm.svm.PegasosClassifier`,
+:class:`structsvm.svm.PegasosRegressor` and
 :class:`structsvm.kernels.KernelPegasosClassifier`; the plain-Python reference that
 the tests compare against lives in ``tests/test_linear.py``.
 

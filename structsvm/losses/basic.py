@@ -23,7 +23,7 @@ def _as_states(y):
 
 
 class BaseLoss:
-    """Base class of losses (subclass it for your own; see :class:`structsvm.base.Loss`).
+    """Base class of losses (subclass it for your own; see :class:`structsvm.protocols.Loss`).
 
     Subclasses set ``name`` and ``decomposable`` and implement ``__call__``; a
     decomposable loss implements ``part_losses`` too.

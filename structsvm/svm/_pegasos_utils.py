@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_array, check_random_state, column_or_1d
 
-__all__ = ["pegasos_order", "check_params", "check_xy", "max_row_norm", "csr_arrays"]
+__all__ = ["pegasos_order", "check_params", "check_xy", "max_row_norm", "csr_arrays",
+           "epochs"]
 
 _SAMPLING = ("permutation", "replacement", "cyclic")
 
@@ -43,16 +45,31 @@ def pegasos_order(n_samples, n_iter, sampling, random_state):
         np.int64)
 
 
+def epochs(est):
+    """The number of epochs ``est`` runs: ``max_iter``, or the deprecated ``n_iter``.
+
+    ``n_iter`` was the epoch count's name until 0.2 (``max_iter`` everywhere else in
+    structsvm and scikit-learn); passing it still works, with a DeprecationWarning.
+    """
+    name, value = "max_iter", est.max_iter
+    if not (isinstance(est.n_iter, str) and est.n_iter == "deprecated"):
+        warnings.warn(f"{type(est).__name__}(n_iter=...) is deprecated; use max_iter "
+                      "(the number of epochs)", DeprecationWarning, stacklevel=3)
+        name, value = "n_iter", est.n_iter
+    if not (isinstance(value, numbers.Integral) and value >= 1):
+        raise ValueError(f"{name} must be an integer >= 1 (epochs), got {value!r}")
+    return int(value)
+
+
 def check_params(est, n_samples):
     """Validate the shared Pegasos hyper-parameters; return (T, avg_start, eval_every)."""
     C = est.C
     if not (isinstance(C, numbers.Real) and np.isfinite(C) and C > 0):
         raise ValueError(f"C must be a finite number > 0, got {C!r}")
-    if not (isinstance(est.n_iter, numbers.Integral) and est.n_iter >= 1):
-        raise ValueError(f"n_iter must be an integer >= 1 (epochs), got {est.n_iter!r}")
+    n_epochs = epochs(est)
     if est.sampling not in _SAMPLING:
         raise ValueError(f"sampling must be one of {_SAMPLING}, got {est.sampling!r}")
-    T = int(est.n_iter) * n_samples
+    T = n_epochs * n_samples
     avg = est.average
     if isinstance(avg, (bool, np.bool_)):
         avg_start = T // 2 + 1 if avg else T + 1

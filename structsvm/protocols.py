@@ -1,0 +1,223 @@
+"""Protocols shared by every plugin: feature maps, potentials, decoders, losses, learners.
+
+Data flows one way: inputs and outputs are *encoded* once by the fitted
+:class:`FeatureMap`; the map turns a weight vector into *potentials* (factor scores);
+a *decoder* maximises over structures; a :class:`Loss` augments the potentials so
+that loss-augmented decoding is the same decoder on other scores. Around that loop,
+:meth:`structsvm.problem.Problem.oracle` finds the most violated constraint of every
+example and is the only thing learners ask of the model.
+
+This module sits at the bottom of the package: it imports nothing from structsvm.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
+    "LearnerResult", "QPError", "StructureMismatchError", "as_sequence",
+]
+
+class QPError(RuntimeError):
+    """A working-set QP could not be solved (after the retries)."""
+
+
+class StructureMismatchError(TypeError):
+    """Plugins of incompatible structures were combined (e.g. a chain map with argmax)."""
+
+
+# --------------------------------------------------------------------------- protocols
+@runtime_checkable
+class Potentials(Protocol):
+    """Factor scores of ONE example under a weight vector.
+
+    ``score(y)`` must equal ``w @ feature_map.joint_feature(x, y)`` for every output
+    ``y`` in the map's *encoded* output space; ``enumerate()`` yields every encoded
+    output (used by the exhaustive decoder, so only for small spaces).
+    """
+
+    def score(self, y) -> float: ...
+
+    def enumerate(self): ...
+
+
+@runtime_checkable
+class PotentialsBatch(Protocol):
+    """Potentials of a batch of examples (what decoders consume).
+
+    ``batch[i]`` is the :class:`Potentials` of example i; ``augment(Y, loss)``
+    returns the batch with every example's scores plus Δ(y_i, ·) decomposed over the
+    decoder's parts (only for ``loss.decomposable`` losses).
+    """
+
+    structure: ClassVar[str]
+    enumerable: ClassVar[bool]  # can every example's outputs be enumerated?
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, i) -> Potentials: ...
+
+    def augment(self, Y, loss) -> "PotentialsBatch": ...
+
+    def score(self, Y) -> np.ndarray: ...
+
+
+@runtime_checkable
+class FeatureMap(Protocol):
+    """Joint feature map Φ(x, y).
+
+    Class attribute ``structure`` names the output structure ("multiclass", "chain",
+    "tree", "ranking", ...); a decoder is accepted only for its own structure.
+    ``default_decoder``, ``default_loss``, ``default_C`` and ``default_tol`` are what
+    the estimator uses when the user gives none. Optional capability: a map whose class sets
+    ``has_feature_differences = True`` provides
+    ``joint_feature_differences(Xe, Ye, Ye_hat, idx)`` (CSR rows Φ(x_i, y_i) −
+    Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls;
+    one with ``has_difference_sum = True`` provides
+    ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)`` (the dense vector
+    Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i))) for the 1-slack oracle; one with
+    ``has_aggregate_oracle = True`` computes the whole margin-rescaled 1-slack
+    oracle itself, ``aggregate_violation(Xe, Ye, w, loss) -> (Σ_i Δ_i, Σ_i δΦ_i
+    (dense), ξ per example)``, e.g. Joachims' O(n log n) ranking oracle.
+
+    The public pair works on raw (user) data:
+    ``joint_feature(x, y)`` and ``potentials(x, w)``. Learners use the encoded,
+    batched methods: ``encode_inputs``/``encode_outputs`` once, then
+    ``joint_features(Xe, Ye)`` (a CSR matrix, one row Φ(x_i, y_i) per example) and
+    ``batch_potentials(Xe, w)`` every round.
+    """
+
+    structure: ClassVar[str]
+    default_decoder: ClassVar[str]
+    default_loss: ClassVar[str]
+    default_C: ClassVar[float]
+    default_tol: ClassVar[float]
+    n_features_: int
+
+    def fit(self, X, Y) -> "FeatureMap": ...
+
+    def encode_inputs(self, X) -> Any: ...
+
+    def encode_outputs(self, Y, X=None) -> list: ...
+
+    def decode_outputs(self, Ye) -> list: ...
+
+    def joint_features(self, Xe, Ye, idx=None) -> sp.csr_matrix: ...
+
+    def batch_potentials(self, Xe, w, idx=None) -> PotentialsBatch: ...
+
+    def joint_feature(self, x, y) -> np.ndarray: ...
+
+    def potentials(self, x, w) -> Potentials: ...
+
+
+@runtime_checkable
+class Loss(Protocol):
+    """Task loss Δ(y, ŷ) on encoded outputs.
+
+    ``decomposable`` says whether Δ is a sum over the decoder's parts; then
+    ``part_losses(y_true, n_states)`` returns an array of shape ``(n_parts,
+    n_states)`` (``(n_states,)`` for a single part) with the loss of predicting each
+    state at each part, and loss-augmented decoding is the plain decoder on
+    augmented potentials. ``max_loss(y)`` is the largest loss any prediction can
+    have for ``y`` (used by ``score`` = 1 − Σ loss / Σ max_loss).
+    """
+
+    name: str
+    decomposable: ClassVar[bool]
+
+    def __call__(self, y_true, y_pred) -> float: ...
+
+    def batch(self, Y_true, Y_pred) -> np.ndarray: ...
+
+    def max_loss(self, y_true) -> float: ...
+
+
+@dataclass(frozen=True)
+class Decoder:
+    """A named decoder: a pure function of a :class:`PotentialsBatch`.
+
+    ``func(batch, exclude=None)`` returns a list of encoded outputs, one per example:
+    the highest-scoring structure, or, when ``exclude`` (a list of encoded outputs)
+    is given, the highest-scoring structure different from ``exclude[i]``
+    (the lecture's "argmax over y ≠ y_i").
+    ``structure`` is the structure it decodes; "any" accepts every batch that can
+    enumerate its outputs.
+    """
+
+    name: str
+    structure: str
+    func: Any
+
+    def __call__(self, batch, exclude=None):
+        return self.func(batch, exclude=exclude)
+
+
+@runtime_checkable
+class Learner(Protocol):
+    """An optimiser of the structural-SVM objective over a :class:`Problem`.
+
+    ``solve(problem, w0, *, max_iter, tol, random_state, callback)`` returns a
+    :class:`LearnerResult` (the learner keeps no state on ``self``).
+    """
+
+    name: ClassVar[str]
+
+    def solve(self, problem, w0, *, max_iter, tol, random_state, callback=None): ...
+
+
+@dataclass
+class LearnerResult:
+    """What a learner returns: the model and its certificate.
+
+    Attributes
+    ----------
+    w : ndarray of shape (n_features,)
+        Returned weights.
+    objective : float
+        Primal objective ½‖w‖² + C Σ ξ_i at ``w`` (computed with exact decoding).
+    objective_curve : list of float
+        Primal objective per round (or per evaluation for stochastic learners).
+    n_iter : int
+        Rounds (cutting plane) or epochs (stochastic learners) run.
+    duality_gap : float
+        Primal minus dual objective at the end (``nan`` when the learner has no dual).
+    converged : bool
+    extra : dict
+        Learner-specific diagnostics (working-set size, ...).
+    """
+
+    w: np.ndarray
+    objective: float
+    objective_curve: list
+    n_iter: int
+    duality_gap: float = float("nan")
+    converged: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- input checks
+def as_sequence(X, name):
+    """Turn X into a list-like of samples, with a clear error for non-sequences."""
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of samples, got a string")
+    if sp.issparse(X):
+        return [X[i] for i in range(X.shape[0])]
+    if isinstance(X, np.ndarray):
+        return list(X) if X.ndim > 0 else _raise(TypeError(
+            f"{name} must be a sequence of samples, got a 0-d array"))
+    if not isinstance(X, Sequence):
+        try:
+            return list(X)
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence of samples, got "
+                            f"{type(X).__name__}") from None
+    return X
+
+
+def _raise(exc):
+    raise exc

@@ -1,0 +1,203 @@
+"""The package layout: no import cycles, decoders free of feature maps, old paths warn.
+
+The import graph is read from the source (module-level imports only: imports inside
+functions run later and cannot deadlock an import), so a cycle is found even where
+the current import order happens to hide it; fresh interpreters then import every
+module in random orders, which is what a user's first import does.
+"""
+import ast
+import importlib
+import pkgutil
+import random
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import structsvm
+
+PKG_DIR = Path(structsvm.__file__).parent
+
+# old path -> (new module, names it must re-export)
+SHIMS = {
+    "structsvm.base": ("structsvm.protocols", ["FeatureMap", "Decoder", "QPError",
+                                               "LearnerResult"]),
+    "structsvm.linear": ("structsvm.svm", ["PegasosClassifier", "PegasosRegressor"]),
+    "structsvm.kernel_pegasos": ("structsvm.svm", ["KernelPegasosClassifier"]),
+    "structsvm.learners.kernel_cutting_plane": ("structsvm.svm", ["KernelCuttingPlaneSVM"]),
+    "structsvm.selection": ("structsvm.model_selection", ["grid_search", "line_search",
+                                                          "subset_search", "golden_section",
+                                                          "cluster_sigma"]),
+    "structsvm.clicks": ("structsvm.corpora.clicks", ["simulate_clicks",
+                                                      "preferences_from_clicks"]),
+    "structsvm.tree_losses": ("structsvm.losses", ["TreeDistanceLoss"]),
+    "structsvm.rank_losses": ("structsvm.losses", ["SwappedPairsLoss"]),
+}
+
+
+def all_modules():
+    names = ["structsvm"]
+    for info in pkgutil.walk_packages([str(PKG_DIR)], prefix="structsvm."):
+        names.append(info.name)
+    return sorted(names)
+
+
+def module_path(name):
+    rel = Path(*name.split(".")[1:])
+    pkg = PKG_DIR / rel / "__init__.py"
+    return pkg if pkg.exists() else (PKG_DIR / rel).with_suffix(".py")
+
+
+def top_level_imports(name):
+    """structsvm modules that ``name`` imports when it is executed (not lazily)."""
+    path = module_path(name)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    is_pkg = path.name == "__init__.py"
+    base = name.split(".") if is_pkg else name.split(".")[:-1]
+    out = set()
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.Import):
+                out.update(a.name for a in node.names if a.name.startswith("structsvm"))
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parent = base[:len(base) - node.level + 1]
+                    mod = ".".join(parent + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                if not mod.startswith("structsvm"):
+                    continue
+                for a in node.names:  # "from . import x" may name a submodule
+                    if module_path(f"{mod}.{a.name}").exists():
+                        out.add(f"{mod}.{a.name}")
+                    else:  # a name defined by ``mod`` itself
+                        out.add(mod)
+            elif isinstance(node, (ast.If, ast.Try)):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for h in getattr(node, "handlers", []):
+                    visit(h.body)
+    visit(tree.body)
+    return out
+
+
+def import_graph():
+    mods = set(all_modules())
+    graph = {}
+    for m in mods:
+        # edges to the modules named (a name taken from a partly initialised module
+        # is what fails); a package being initialised may import its submodules
+        graph[m] = {d for d in top_level_imports(m) if d in mods and d != m}
+    return graph
+
+
+def find_cycle(graph):
+    colour, stack = {}, []
+
+    def dfs(u):
+        colour[u] = 1
+        stack.append(u)
+        for v in sorted(graph[u]):
+            if colour.get(v) == 1:
+                return stack[stack.index(v):] + [v]
+            if v not in colour:
+                cyc = dfs(v)
+                if cyc:
+                    return cyc
+        colour[u] = 2
+        stack.pop()
+        return None
+
+    for u in sorted(graph):
+        if u not in colour:
+            cyc = dfs(u)
+            if cyc:
+                return cyc
+    return None
+
+
+def test_import_graph_parser_sees_known_edges():
+    graph = import_graph()
+    assert "structsvm.protocols" in graph["structsvm.problem"]
+    assert "structsvm.losses.basic" in graph["structsvm.losses.tree"]
+    assert "structsvm.inference" in graph["structsvm.inference.viterbi"]
+
+
+def test_find_cycle_detects_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_package_has_no_import_cycle():
+    graph = import_graph()
+    assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph))}"
+
+
+def test_bottom_layers_import_nothing_above_them():
+    graph = import_graph()
+    assert graph["structsvm.protocols"] == set()
+    assert graph["structsvm.outputs"] == set()
+    assert all(not d.startswith("structsvm.features") for d in graph["structsvm.problem"])
+
+
+@pytest.mark.parametrize("name", [m for m in all_modules()
+                                  if m.startswith("structsvm.inference")])
+def test_decoders_import_no_feature_map(name):
+    src = module_path(name).read_text(encoding="utf-8")
+    deps = {n.module for n in ast.walk(ast.parse(src))
+            if isinstance(n, ast.ImportFrom) and n.module}
+    deps |= {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import)
+             for a in n.names}
+    assert not any("features" in d for d in deps), f"{name} imports {deps}"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
+    mods = [m for m in all_modules() if m not in SHIMS and m != "structsvm.__main__"]
+    random.Random(seed).shuffle(mods)
+    code = ("import importlib, warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
+            "warnings.filterwarnings('ignore', category=DeprecationWarning, "
+            "module='(?!structsvm)')\n"
+            f"for m in {mods!r}:\n    importlib.import_module(m)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
+@pytest.mark.parametrize("old", sorted(SHIMS))
+def test_old_import_paths_warn_and_work(old):
+    new, names = SHIMS[old]
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=old.replace(".", r"\.")):
+        mod = importlib.import_module(old)
+    target = importlib.import_module(new)
+    for n in names:
+        assert getattr(mod, n) is getattr(target, n)
+
+
+@pytest.mark.parametrize("name", ["KernelPegasosClassifier", "KernelCuttingPlaneSVM"])
+def test_kernel_estimators_at_their_old_names_warn(name):
+    import structsvm.kernels
+    import structsvm.svm
+
+    with pytest.warns(DeprecationWarning, match=f"structsvm.svm.{name}"):
+        obj = getattr(structsvm.kernels, name)
+    assert obj is getattr(structsvm.svm, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AttributeError):
+            structsvm.kernels.no_such_kernel  # noqa: B018
+
+
+def test_new_homes_import_cleanly():
+    code = ("import warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
+            "warnings.filterwarnings('ignore', category=DeprecationWarning, "
+            "module='(?!structsvm)')\n"
+            "import structsvm.svm, structsvm.kernels, structsvm.model_selection, "
+            "structsvm.losses, structsvm.protocols, structsvm.problem\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
