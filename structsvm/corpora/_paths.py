@@ -1,48 +1,167 @@
-"""Locating data sets on disk (never downloading them).
+"""Locating data sets on disk (loaders never download).
 
-Every loader looks for its files in this order:
+Every loader looks for its files in this order and takes the first folder that has
+them:
 
-1. an explicit ``path`` given by the caller;
-2. ``$STRUCTSVM_DATA/<subdir>`` (one folder holding several data sets);
-3. NLTK's own search path (``nltk.data.path``, which honours ``$NLTK_DATA``),
-   for the corpora NLTK distributes (treebank, conll2000, qc).
+1. an explicit ``path`` given by the caller (then nothing else is searched);
+2. ``$STRUCTSVM_DATA/<name>`` and ``$STRUCTSVM_DATA/nltk_data/corpora/<name>`` (one
+   folder holding several data sets, laid out like the shared data folder);
+3. the corpora folder, ``<corpora>/<name>``: ``$STRUCTSVM_CORPORA`` when set, else the
+   ``corpora/`` folder of a source checkout (found next to the ``structsvm`` package,
+   recognised by its ``manifest.json``); ``structsvm data fetch`` copies data here;
+4. NLTK's search path (``$NLTK_DATA`` and ``nltk.data.path``), ``<root>/corpora/<name>``,
+   for the corpora NLTK distributes (treebank, conll2000, conll2002, qc).
 
-When nothing is found a :class:`DataNotFoundError` says where it looked and how to
-get the data.
+When nothing is found a :class:`DataNotFoundError` lists where it looked and names
+the command that gets the data (``structsvm data fetch NAME --from DIR``, and
+``nltk.download(...)`` for NLTK corpora).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-__all__ = ["DataNotFoundError", "find_data", "require_data"]
+__all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir",
+           "search_locations", "root_candidates", "nltk_search_path", "fetch_command"]
 
 
 class DataNotFoundError(FileNotFoundError):
     """A data set could not be found in any of the searched locations."""
 
 
-def _candidates(subdir, path, nltk_subdir):
+def corpora_dir():
+    """The corpora folder that ``structsvm data fetch`` fills and loaders search.
+
+    Returns
+    -------
+    pathlib.Path or None
+        ``$STRUCTSVM_CORPORA`` when set (whether or not it exists yet); otherwise the
+        ``corpora/`` folder beside the ``structsvm`` package when it holds
+        ``manifest.json`` (a source checkout); otherwise None (an installed package
+        with no corpora folder configured).
+
+    Examples
+    --------
+    >>> folder = corpora_dir()  # e.g. PosixPath('.../structsvm/corpora') in a checkout
+    >>> folder is None or folder.name != ""
+    True
+    """
+    env = os.environ.get("STRUCTSVM_CORPORA")
+    if env:
+        return Path(env).expanduser()
+    checkout = Path(__file__).resolve().parents[2] / "corpora"
+    return checkout if (checkout / "manifest.json").is_file() else None
+
+
+def nltk_search_path():
+    """NLTK's data roots in search order, ``$NLTK_DATA`` first, without duplicates.
+
+    Returns
+    -------
+    list of (str, pathlib.Path)
+        Each root with where it comes from (``"$NLTK_DATA"`` or ``"nltk.data.path"``).
+    """
+    roots = []
+    env = os.environ.get("NLTK_DATA")
+    if env:
+        roots += [("$NLTK_DATA", p) for p in env.split(os.pathsep) if p]
+    try:
+        import nltk.data
+
+        roots += [("nltk.data.path", str(p)) for p in nltk.data.path]
+    except ImportError:  # pragma: no cover - nltk is a core dependency
+        pass
+    seen, out = set(), []
+    for origin, p in roots:
+        if p not in seen:
+            seen.add(p)
+            out.append((origin, Path(p).expanduser()))
+    return out
+
+
+def root_candidates(root, name, nltk_subdir=None):
+    """Folders that may hold data set ``name`` inside one data root.
+
+    Parameters
+    ----------
+    root : str or path-like
+        A folder laid out like the shared data folder (``<root>/<name>`` or
+        ``<root>/nltk_data/<nltk_subdir>``), or a corpora folder (``<root>/<name>``).
+    name : str
+        The data set's folder name (e.g. ``"spam_ng_ex6"``).
+    nltk_subdir : str, optional
+        Folder below an NLTK data root (e.g. ``"corpora/treebank"``).
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
+    root = Path(root).expanduser()
+    out = [root / name]
+    if nltk_subdir is not None:
+        out.append(root / "nltk_data" / nltk_subdir)
+    return out
+
+
+def search_locations(name, *, path=None, nltk_subdir=None):
+    """Every folder a loader searches for data set ``name``, in order.
+
+    Parameters
+    ----------
+    name : str
+        The data set's folder name (e.g. ``"treebank"``).
+    path : str or path-like, optional
+        Explicit location; when given, only it is returned.
+    nltk_subdir : str, optional
+        Folder below an NLTK data root (e.g. ``"corpora/treebank"``); without it NLTK's
+        search path is not used.
+
+    Returns
+    -------
+    list of (pathlib.Path, str)
+        Candidate folders, each with the setting it comes from (``"path="``,
+        ``"$STRUCTSVM_DATA"``, ``"corpora folder"``, ``"$NLTK_DATA"`` or
+        ``"nltk.data.path"``). They need not exist.
+    """
     if path is not None:
-        yield Path(path).expanduser()
-        return
+        return [(Path(path).expanduser(), "path=")]
+    out = []
     root = os.environ.get("STRUCTSVM_DATA")
     if root:
-        yield Path(root).expanduser() / subdir
-        if nltk_subdir is not None:
-            yield Path(root).expanduser() / "nltk_data" / nltk_subdir
+        out += [(p, "$STRUCTSVM_DATA") for p in root_candidates(root, name, nltk_subdir)]
+    corpora = corpora_dir()
+    if corpora is not None:
+        out.append((corpora / name, "corpora folder"))
     if nltk_subdir is not None:
-        try:
-            import nltk.data
+        out += [(base / nltk_subdir, origin) for origin, base in nltk_search_path()]
+    return out
 
-            search = list(nltk.data.path)
-        except ImportError:  # pragma: no cover - nltk is a core dependency
-            search = []
-        env = os.environ.get("NLTK_DATA")
-        if env:
-            search = env.split(os.pathsep) + search
-        for base in search:
-            yield Path(base) / nltk_subdir
+
+def fetch_command(name, nltk_package=None):
+    """The shell command(s) that put data set ``name`` where loaders find it.
+
+    Parameters
+    ----------
+    name : str
+        Corpus name as listed in ``corpora/manifest.json``.
+    nltk_package : str, optional
+        NLTK package id, for corpora NLTK distributes.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> fetch_command("spam_ng_ex6")
+    'structsvm data fetch spam_ng_ex6 --from /path/to/data'
+    >>> print(fetch_command("qc", "qc").split(" or ")[1])
+    python -c "import nltk; nltk.download('qc')"
+    """
+    cmd = f"structsvm data fetch {name} --from /path/to/data"
+    if nltk_package is not None:
+        cmd += f" or python -c \"import nltk; nltk.download('{nltk_package}')\""
+    return cmd
 
 
 def find_data(subdir, *, path=None, nltk_subdir=None, must_contain=(), hint=""):
@@ -51,15 +170,17 @@ def find_data(subdir, *, path=None, nltk_subdir=None, must_contain=(), hint=""):
     Parameters
     ----------
     subdir : str
-        Folder name below ``$STRUCTSVM_DATA`` (e.g. ``"spam_ng_ex6"``).
+        The data set's name: its folder below ``$STRUCTSVM_DATA`` and below the
+        corpora folder (e.g. ``"spam_ng_ex6"``).
     path : str or path-like, optional
         Explicit location; when given, only it is searched.
     nltk_subdir : str, optional
-        Folder below an NLTK data root (e.g. ``"corpora/treebank"``).
+        Folder below an NLTK data root (e.g. ``"corpora/treebank"``); its last part
+        is the NLTK package id named in the error message.
     must_contain : sequence of str, default=()
         File names that must exist in the directory for it to count.
     hint : str, default=""
-        How to obtain the data, appended to the error message.
+        Where the data comes from, appended to the error message.
 
     Returns
     -------
@@ -68,16 +189,27 @@ def find_data(subdir, *, path=None, nltk_subdir=None, must_contain=(), hint=""):
     Raises
     ------
     DataNotFoundError
-        When no candidate directory exists (message lists every place searched).
+        When no candidate directory has the data. The message lists every place
+        searched and the command that fetches the data.
+
+    Examples
+    --------
+    >>> try:
+    ...     find_data("spam_ng_ex6", path="/nonexistent")
+    ... except DataNotFoundError as exc:
+    ...     print(str(exc).split(";")[0])
+    Data set 'spam_ng_ex6' not found
     """
     tried = []
-    for cand in _candidates(subdir, path, nltk_subdir):
+    for cand, _ in search_locations(subdir, path=path, nltk_subdir=nltk_subdir):
         tried.append(str(cand))
         if cand.is_dir() and all((cand / name).exists() for name in must_contain):
             return cand
     where = ", ".join(tried) if tried else "(no location configured)"
-    msg = (f"Data set {subdir!r} not found; searched: {where}. Pass path=..., or set "
-           f"$STRUCTSVM_DATA to the folder that holds {subdir!r}")
+    nltk_package = None if nltk_subdir is None else nltk_subdir.rstrip("/").rsplit("/", 1)[-1]
+    msg = (f"Data set {subdir!r} not found; searched: {where}. Get it with: "
+           f"{fetch_command(subdir, nltk_package)}. Or pass path=..., or set "
+           f"$STRUCTSVM_DATA to a folder that holds {subdir!r}")
     if nltk_subdir is not None:
         msg += " (or $NLTK_DATA to an nltk_data folder)"
     msg += "."
@@ -87,5 +219,12 @@ def find_data(subdir, *, path=None, nltk_subdir=None, must_contain=(), hint=""):
 
 
 def require_data():
-    """True when tests must fail (not skip) on missing data (``STRUCTSVM_REQUIRE_DATA=1``)."""
+    """Whether tests must fail, not skip, when data is missing.
+
+    Returns
+    -------
+    bool
+        True when ``$STRUCTSVM_REQUIRE_DATA`` is set to anything but ``""``, ``"0"``,
+        ``"false"`` or ``"no"`` (as in CI).
+    """
     return os.environ.get("STRUCTSVM_REQUIRE_DATA", "") not in ("", "0", "false", "no")

@@ -11,8 +11,7 @@ __all__ = ["read_conll", "load_conll2000", "CONLL2000_CHUNK_TYPES"]
 CONLL2000_CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT",
                          "SBAR", "UCP", "VP")
 
-_HINT = ("CoNLL-2000 is distributed with NLTK: python -c \"import nltk; "
-         "nltk.download('conll2000')\" (or set $NLTK_DATA to an nltk_data folder).")
+_HINT = "CoNLL-2000 is distributed with NLTK as package 'conll2000'."
 
 
 def read_conll(source, n_columns=None):
@@ -66,7 +65,8 @@ def load_conll2000(path=None, *, chunk_types=None):
     ----------
     path : str or path-like, optional
         Folder holding ``train.txt`` and ``test.txt``; by default
-        ``$STRUCTSVM_DATA``, then NLTK's search path.
+        ``$STRUCTSVM_DATA``, the corpora folder, then NLTK's search path (see
+        :func:`structsvm.corpora.find_data`).
     chunk_types : sequence of str, optional
         Keep only these chunk types (others become ``O``).
 

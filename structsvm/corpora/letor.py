@@ -8,8 +8,8 @@ from .svmlight import RankingData, read_svm_rank
 
 __all__ = ["LetorFold", "load_mq2008", "load_svm_rank_example3"]
 
-_MQ_HINT = ("MQ2008 comes with LETOR 4.0 (Microsoft Research); put S1.txt..S5.txt in a "
-            "folder letor4_mq2008.")
+_MQ_HINT = ("MQ2008 comes with LETOR 4.0 (Microsoft Research); the folder letor4_mq2008 "
+            "holds S1.txt..S5.txt.")
 
 
 class LetorFold(NamedTuple):

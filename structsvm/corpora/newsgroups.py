@@ -50,7 +50,8 @@ def load_mini_newsgroups(path=None, *, strip_headers=True, keep_subject=True):
     NewsgroupsData
     """
     root = find_data("mini_newsgroups", path=path, must_contain=["sci.med"],
-                     hint="The UCI KDD archive distributes mini_newsgroups.")
+                     hint="mini_newsgroups is the UCI KDD archive's 2,000-post subset of "
+                          "20 Newsgroups.")
     texts, labels, names = [], [], []
     for group in sorted(p for p in root.iterdir() if p.is_dir()):
         for f in sorted(p for p in group.iterdir() if p.is_file()):

@@ -51,8 +51,8 @@ def read_qc(path):
 def load_qc(path=None):
     """Load the UIUC question classification corpus (5,452 train, 500 test).
 
-    Looks in ``path``, ``$STRUCTSVM_DATA/qc``, ``$STRUCTSVM_DATA/nltk_data/corpora/qc``
-    and NLTK's data path (``corpora/qc``).
+    Looks in ``path``, ``$STRUCTSVM_DATA/qc``, ``$STRUCTSVM_DATA/nltk_data/corpora/qc``,
+    the corpora folder (``corpora/qc``) and NLTK's data path (``corpora/qc``).
 
     Returns
     -------
@@ -64,7 +64,7 @@ def load_qc(path=None):
     """
     root = find_data("qc", path=path, nltk_subdir="corpora/qc",
                      must_contain=["train.txt", "test.txt"],
-                     hint="With internet access: nltk.download('qc').")
+                     hint="UIUC question classification is NLTK's package 'qc'.")
     tq, tl = read_qc(root / "train.txt")
     eq, el = read_qc(root / "test.txt")
     return QCData(tq, tl, eq, el)

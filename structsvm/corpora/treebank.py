@@ -1,23 +1,22 @@
 """The NLTK sample of the Penn Treebank (WSJ), as tagged sentences.
 
 The files are read directly (``combined/wsj_*.mrg``), so any folder works: an
-explicit path, ``$STRUCTSVM_DATA/nltk_data/corpora/treebank`` or NLTK's own
-search path. Sentences are the top-level bracketings; the tagged tokens are their
-pre-terminals ``(TAG word)``, in order, exactly as ``nltk.corpus.treebank
-.tagged_sents()`` returns them (trace tokens tagged ``-NONE-`` included unless
-``remove_traces``).
+explicit path, ``$STRUCTSVM_DATA/nltk_data/corpora/treebank``, the corpora folder
+(``corpora/treebank``) or NLTK's own search path. Sentences are the top-level
+bracketings; the tagged tokens are their pre-terminals ``(TAG word)``, in order,
+exactly as ``nltk.corpus.treebank.tagged_sents()`` returns them (trace tokens
+tagged ``-NONE-`` included unless ``remove_traces``).
 """
 from __future__ import annotations
 
 import re
 
-from ._paths import find_data
+from ._paths import fetch_command, find_data
 
 __all__ = ["treebank_tagged_sents", "load_treebank", "TREEBANK_HINT"]
 
-TREEBANK_HINT = ("The NLTK treebank sample is not installed. With internet access, get "
-                 "it with: python -c \"import nltk; nltk.download('treebank')\" "
-                 "(or set $NLTK_DATA to an nltk_data folder that has corpora/treebank).")
+TREEBANK_HINT = ("The NLTK treebank sample (package 'treebank') is not installed. Get it "
+                 f"with: {fetch_command('treebank', 'treebank')}.")
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
@@ -59,7 +58,8 @@ def treebank_tagged_sents(path=None, *, remove_traces=False):
     ----------
     path : str or path-like, optional
         The ``treebank`` folder (holding ``combined/``). By default
-        ``$STRUCTSVM_DATA``, then NLTK's search path (``$NLTK_DATA``) are searched.
+        ``$STRUCTSVM_DATA``, the corpora folder, then NLTK's search path
+        (``$NLTK_DATA``) are searched (see :func:`structsvm.corpora.find_data`).
     remove_traces : bool, default=False
         Drop the empty elements (tag ``-NONE-``, e.g. ``*T*-1``), which are not words.
 
@@ -74,7 +74,9 @@ def treebank_tagged_sents(path=None, *, remove_traces=False):
         When the corpus is absent; the message says how to get it.
     """
     root = find_data("treebank", path=path, nltk_subdir="corpora/treebank",
-                     must_contain=("combined",), hint=TREEBANK_HINT)
+                     must_contain=("combined",),
+                     hint="The treebank sample is NLTK's package 'treebank' (Penn "
+                          "Treebank, LDC 1995; non-commercial use only).")
     files = sorted((root / "combined").glob("wsj_*.mrg"))
     if not files:
         from ._paths import DataNotFoundError
