@@ -1,22 +1,28 @@
 """Corpus loaders and file formats.
 
 Loaders never download: they look in an explicit path, then ``$STRUCTSVM_DATA``,
-then NLTK's search path (``$NLTK_DATA``). See :func:`structsvm.corpora.find_data`.
+then the corpora folder (``$STRUCTSVM_CORPORA`` or a checkout's ``corpora/``), then
+NLTK's search path (``$NLTK_DATA``); see :func:`structsvm.corpora.find_data`.
+``structsvm data list|verify|fetch`` (:mod:`structsvm.corpora.manifest`) shows what is
+installed, checks it against ``corpora/manifest.json`` and copies missing corpora in.
 """
-from ._paths import DataNotFoundError, find_data, require_data
+from ._paths import DataNotFoundError, corpora_dir, find_data, require_data
 from .spam import SpamData, load_spam
 
-__all__ = ["DataNotFoundError", "find_data", "require_data"]
+__all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir"]
 __all__ += ["SpamData", "load_spam"]
 # sequences
 from .conll import CONLL2000_CHUNK_TYPES, load_conll2000, read_conll  # noqa: E402
+from .conll2002 import (CONLL2002_ENTITY_TYPES, Conll2002Data, load_conll2002,  # noqa: E402
+                        read_conll2002)
 from .svm_hmm import read_svm_hmm, write_svm_hmm  # noqa: E402
 from .synthetic import make_hmm_corpus, make_two_spirals  # noqa: E402
 from .treebank import load_treebank, treebank_tagged_sents  # noqa: E402
 
 __all__ += ["load_treebank", "treebank_tagged_sents", "load_conll2000", "read_conll",
             "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus",
-            "make_two_spirals"]
+            "make_two_spirals", "load_conll2002", "read_conll2002", "Conll2002Data",
+            "CONLL2002_ENTITY_TYPES"]
 # taxonomies and rankings
 from .letor import LetorFold, load_mq2008, load_svm_rank_example3  # noqa: E402
 from .newsgroups import NewsgroupsData, load_mini_newsgroups  # noqa: E402
@@ -26,3 +32,9 @@ from .svmlight import RankingData, read_svm_rank, write_svm_rank  # noqa: E402
 __all__ += ["LetorFold", "load_mq2008", "load_svm_rank_example3", "NewsgroupsData",
             "load_mini_newsgroups", "QCData", "load_qc", "read_qc", "RankingData",
             "read_svm_rank", "write_svm_rank"]
+# clickthrough logs (simulated users, preference pairs from clicks)
+from .clicks import (ClickLog, click_preferences, make_ranking_problem,  # noqa: E402
+                     preferences_from_clicks, simulate_clicks)
+
+__all__ += ["ClickLog", "simulate_clicks", "preferences_from_clicks", "click_preferences",
+            "make_ranking_problem"]
