@@ -1,4 +1,4 @@
-"""Command line: ``structsvm learn`` and ``structsvm classify`` (svm_struct style).
+"""Command line: ``structsvm learn``, ``structsvm classify`` and ``structsvm data``.
 
 File formats are those of Joachims' tools, so their users bring their data as is:
 
@@ -9,14 +9,22 @@ File formats are those of Joachims' tools, so their users bring their data as is
 C is structsvm's (objective ½‖w‖² + C Σ_i ξ_i); svm_struct's ``-c`` equals n × C,
 so ``--svmstruct-c`` converts one into the other for you.
 
+``structsvm data list|verify|fetch`` manages the corpora of ``corpora/manifest.json``:
+where each is found, whether its files match their SHA-256 sums, and a verified copy
+into the corpora folder (``$STRUCTSVM_CORPORA`` or the checkout's ``corpora/``).
+
 Examples::
 
     structsvm learn --task sequence -C 0.1 train.dat model.npz
     structsvm classify model.npz test.dat predictions.txt
+    structsvm data list
+    structsvm data fetch treebank --from ../shared/data
+    structsvm data verify
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -132,6 +140,93 @@ def _classify(args):
     return 0
 
 
+def _unknown(names):
+    """Error text for corpus names the manifest does not list, or None."""
+    from .corpora import manifest as mf
+
+    known = mf.corpus_names()
+    bad = [n for n in names if n not in known]
+    if not bad:
+        return None
+    return f"unknown corpus {', '.join(map(repr, bad))}; known: {', '.join(known)}"
+
+
+def _data_list(args):
+    from .corpora import manifest as mf
+    from .corpora._paths import nltk_search_path
+
+    infos = mf.load_manifest()
+    corpora = mf.corpora_dir()
+    print("search order: path=, $STRUCTSVM_DATA ("
+          f"{os.environ.get('STRUCTSVM_DATA') or 'not set'}), corpora folder "
+          f"({corpora or 'none: set $STRUCTSVM_CORPORA'}), NLTK data path "
+          f"({os.pathsep.join(str(p) for _, p in nltk_search_path()) or 'empty'})")
+    width = max(map(len, infos))
+    n_found = 0
+    for name, info in infos.items():
+        where, origin = mf.locate_corpus(name, root=args.root)
+        if where is None:
+            print(f"{name:<{width}}  missing  get it with: {info.command}")
+            continue
+        n_found += 1
+        n_missing = sum(not (where / rel).is_file() for rel in info.files)
+        status = "found  " if not n_missing else "partial"
+        extra = f", {n_missing} of {len(info.files)} files missing" if n_missing else ""
+        print(f"{name:<{width}}  {status}  {where} ({origin}{extra})")
+    print(f"{n_found} of {len(infos)} corpora found; `structsvm data verify` checks "
+          "their SHA-256 sums")
+    return 0
+
+
+def _data_verify(args):
+    from .corpora import manifest as mf
+
+    names = args.names or mf.corpus_names()
+    if _unknown(names):
+        print(f"error: {_unknown(names)}", file=sys.stderr)
+        return 2
+    failed = 0
+    for name in names:
+        res = mf.verify_corpus(name, root=args.root)
+        if res.ok:
+            print(f"{name}: OK, {res.n_files} files at {res.location}")
+            continue
+        failed += 1
+        if res.location is None:
+            print(f"{name}: MISSING (get it with: {mf.corpus_info(name).command})")
+            continue
+        print(f"{name}: FAILED at {res.location}, {len(res.problems)} of {res.n_files} "
+              "files bad:")
+        for rel, what in res.problems:
+            print(f"  {rel}: {what}")
+    if failed:
+        print(f"{failed} of {len(names)} corpora failed verification", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _data_fetch(args):
+    from .corpora import manifest as mf
+
+    if _unknown(args.names):
+        print(f"error: {_unknown(args.names)}", file=sys.stderr)
+        return 2
+    failed = 0
+    for name in args.names:
+        try:
+            target, copied = mf.fetch_corpus(name, source=args.root, force=args.force)
+        except (mf.ChecksumError, OSError) as exc:  # DataNotFoundError is an OSError
+            print(f"error: {name}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        info = mf.corpus_info(name)
+        if copied:
+            print(f"{name}: {info.size} verified and installed in {target}")
+        else:
+            print(f"{name}: already in {target} and verified (--force replaces it)")
+        print(f"  terms: {info.terms}")
+    return 1 if failed else 0
+
+
 def build_parser():
     ap = argparse.ArgumentParser(prog="structsvm", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -156,14 +251,35 @@ def build_parser():
     classify.add_argument("test")
     classify.add_argument("output", nargs="?", default=None,
                           help="predictions file (default: standard output)")
+    data = sub.add_parser("data", help="list, verify and fetch the corpora",
+                          description="Corpora of corpora/manifest.json: list where they are, "
+                                      "verify their SHA-256 sums, fetch verified copies.")
+    dsub = data.add_subparsers(dest="data_command", required=True)
+    dlist = dsub.add_parser("list", help="each corpus: found or missing, and where")
+    dverify = dsub.add_parser("verify", help="check every file's SHA-256 (exit 1 on a "
+                                             "bad or missing file)")
+    dverify.add_argument("names", nargs="*", metavar="NAME",
+                         help="corpora to check (default: all)")
+    dfetch = dsub.add_parser("fetch", help="copy a verified corpus into the corpora folder")
+    dfetch.add_argument("names", nargs="+", metavar="NAME")
+    dfetch.add_argument("--force", action="store_true",
+                        help="replace a copy already in place")
+    for p, what in ((dlist, "look only in DIR"), (dverify, "check the copy in DIR"),
+                    (dfetch, "copy from DIR (a folder like the shared data folder); "
+                             "without it NLTK corpora are downloaded with nltk.download")):
+        p.add_argument("--from", dest="root", metavar="DIR", default=None, help=what)
     return ap
 
 
 def main(argv=None):
     """Entry point of the ``structsvm`` command."""
     args = build_parser().parse_args(argv)
+    run = {"learn": _learn, "classify": _classify}.get(args.command)
+    if run is None:
+        run = {"list": _data_list, "verify": _data_verify,
+               "fetch": _data_fetch}[args.data_command]
     try:
-        return _learn(args) if args.command == "learn" else _classify(args)
+        return run(args)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

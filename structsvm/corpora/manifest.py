@@ -1,0 +1,461 @@
+"""The corpus manifest: what each data set is, where it lives, and its checksums.
+
+``corpora/manifest.json`` (in a source checkout) lists every corpus that examples,
+tests and benchmarks use, with its description, size, source, terms, folder layout
+and the SHA-256 and byte size of every file. An identical copy ships inside the
+package (``structsvm/corpora/manifest.json``) so installed copies can verify and
+fetch too; ``corpora/make_manifest.py`` writes both and a test checks they agree.
+
+The functions here back the ``structsvm data list|verify|fetch`` commands:
+:func:`locate_corpus` finds a corpus where the loaders would,
+:func:`verify_corpus` checks its files, :func:`fetch_corpus` copies (or, for NLTK
+corpora, downloads) it into the corpora folder, never leaving a partial copy behind.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from ._paths import (DataNotFoundError, corpora_dir, fetch_command, root_candidates,
+                     search_locations)
+
+__all__ = ["CorpusInfo", "VerifyResult", "ChecksumError", "MANIFEST_PATH", "load_manifest",
+           "corpus_info", "corpus_names", "file_sha256", "locate_corpus", "verify_corpus",
+           "fetch_corpus"]
+
+#: the copy of the manifest shipped with the package
+MANIFEST_PATH = Path(__file__).with_name("manifest.json")
+
+
+class ChecksumError(ValueError):
+    """Files of a corpus are missing or differ from the manifest's checksums."""
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    """One corpus of the manifest.
+
+    Attributes
+    ----------
+    name : str
+        Corpus name; also its folder name below a data root and the corpora folder.
+    description, size, source, terms, loader : str
+        Human-readable facts (``terms``: the conditions the data comes under).
+    path : str
+        Folder of the corpus below a data root such as the shared data folder
+        (e.g. ``"nltk_data/corpora/treebank"``).
+    nltk_subdir : str or None
+        Folder below an NLTK data root (``"corpora/treebank"``), for NLTK corpora.
+    nltk_package : str or None
+        NLTK package id for ``nltk.download`` (``"treebank"``).
+    files : dict of str to (int, str)
+        Relative POSIX path inside the corpus folder -> (bytes, sha256).
+    archive : dict or None
+        The zip NLTK keeps beside the folder (``path`` below a data root, ``bytes``,
+        ``sha256``); checked when present, never required or fetched.
+    """
+
+    name: str
+    description: str
+    size: str
+    source: str
+    terms: str
+    loader: str
+    path: str
+    nltk_subdir: str | None
+    nltk_package: str | None
+    files: dict
+    archive: dict | None = None
+
+    @property
+    def n_bytes(self):
+        """Total size of the corpus files in bytes."""
+        return sum(b for b, _ in self.files.values())
+
+    @property
+    def command(self):
+        """The command that fetches this corpus."""
+        return fetch_command(self.name, self.nltk_package)
+
+
+class VerifyResult(NamedTuple):
+    """Outcome of :func:`verify_corpus`.
+
+    Attributes
+    ----------
+    name : str
+    location : pathlib.Path or None
+        The folder checked (None when the corpus was not found).
+    problems : list of (str, str)
+        ``(relative path, what is wrong)`` for every missing or differing file.
+    n_files : int
+        Number of files the manifest lists.
+    """
+
+    name: str
+    location: Path | None
+    problems: list
+    n_files: int
+
+    @property
+    def ok(self):
+        """True when the corpus was found and every file matches."""
+        return self.location is not None and not self.problems
+
+
+def load_manifest(path=None):
+    """Read the corpus manifest.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        A manifest file. By default the copy shipped with the package, or (if that
+        is missing) ``manifest.json`` in the corpora folder.
+
+    Returns
+    -------
+    dict of str to CorpusInfo
+        Corpora by name, in the manifest's order.
+
+    Raises
+    ------
+    FileNotFoundError
+        When no manifest file exists.
+    ValueError
+        When the file is not a manifest of the expected version.
+
+    Examples
+    --------
+    >>> manifest = load_manifest()
+    >>> manifest["conll2002"].nltk_package
+    'conll2002'
+    >>> sorted(manifest["svm_rank_example3"].files)
+    ['test.dat', 'train.dat']
+    """
+    if path is None:
+        path = MANIFEST_PATH
+        if not path.is_file() and corpora_dir() is not None:
+            path = corpora_dir() / "manifest.json"
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"No corpus manifest at {path}")
+    with open(path, encoding="utf-8") as fh:
+        raw = json.load(fh)
+    if raw.get("version") != 1 or not isinstance(raw.get("corpora"), dict):
+        raise ValueError(f"{path}: expected a version-1 corpus manifest")
+    out = {}
+    for name, c in raw["corpora"].items():
+        nltk = c.get("nltk") or {}
+        out[name] = CorpusInfo(
+            name=name, description=c["description"], size=c["size"], source=c["source"],
+            terms=c["terms"], loader=c.get("loader", ""), path=c["path"],
+            nltk_subdir=nltk.get("subdir"), nltk_package=nltk.get("package"),
+            files={rel: (int(f["bytes"]), f["sha256"]) for rel, f in c["files"].items()},
+            archive=c.get("archive"))
+    return out
+
+
+def corpus_names():
+    """Names of the corpora in the manifest.
+
+    Returns
+    -------
+    list of str
+    """
+    return list(load_manifest())
+
+
+def corpus_info(name):
+    """The manifest entry of one corpus.
+
+    Parameters
+    ----------
+    name : str
+
+    Returns
+    -------
+    CorpusInfo
+
+    Raises
+    ------
+    KeyError
+        For a name the manifest does not list (the message lists the known names).
+    """
+    manifest = load_manifest()
+    if name not in manifest:
+        raise KeyError(f"Unknown corpus {name!r}; the manifest lists: "
+                       f"{', '.join(manifest)}")
+    return manifest[name]
+
+
+def file_sha256(path, chunk_size=1 << 20):
+    """SHA-256 hex digest of a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int, default=1048576
+
+    Returns
+    -------
+    str
+    """
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(chunk_size), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _has_any(folder, info):
+    return folder.is_dir() and any((folder / rel).is_file() for rel in info.files)
+
+
+def _candidates(info, root):
+    if root is not None:
+        root = Path(root).expanduser()
+        cands = [root / info.path, *root_candidates(root, info.name, info.nltk_subdir)]
+        if info.nltk_subdir is not None:
+            cands.append(root / info.nltk_subdir)  # root is an nltk_data folder
+        return [(p, str(root)) for p in dict.fromkeys([*cands, root])]
+    return search_locations(info.name, nltk_subdir=info.nltk_subdir)
+
+
+def locate_corpus(name, *, root=None):
+    """Find a corpus where its loader would.
+
+    Parameters
+    ----------
+    name : str
+        Corpus name from the manifest.
+    root : str or path-like, optional
+        Search only this folder: ``<root>/<path>`` (the manifest's layout, e.g.
+        ``nltk_data/corpora/treebank``), ``<root>/<name>``, or ``root`` itself.
+        By default the loaders' search order is used (see
+        :func:`structsvm.corpora.find_data`).
+
+    Returns
+    -------
+    location : pathlib.Path or None
+        The first folder holding any of the corpus's files, or None.
+    origin : str
+        The setting it was found through (``"$STRUCTSVM_DATA"``, ``"corpora folder"``,
+        ...), or a list of the places searched when not found.
+    """
+    info = corpus_info(name)
+    tried = []
+    for cand, origin in _candidates(info, root):
+        if _has_any(cand, info):
+            return cand, origin
+        tried.append(str(cand))
+    return None, ", ".join(dict.fromkeys(tried)) or "(no location configured)"
+
+
+def _check_files(info, folder):
+    problems = []
+    for rel, (size, digest) in info.files.items():
+        p = folder / PurePosixPath(rel)
+        if not p.is_file():
+            problems.append((rel, "missing"))
+        elif p.stat().st_size != size:
+            problems.append((rel, f"size {p.stat().st_size}, expected {size}"))
+        elif file_sha256(p) != digest:
+            problems.append((rel, "sha256 differs"))
+    return problems
+
+
+def verify_corpus(name, *, root=None):
+    """Check every file of a corpus against the manifest's size and SHA-256.
+
+    Parameters
+    ----------
+    name : str
+        Corpus name from the manifest.
+    root : str or path-like, optional
+        Where to look (see :func:`locate_corpus`); by default the loaders' search order.
+
+    Returns
+    -------
+    VerifyResult
+        ``ok`` is True when the corpus was found and all its files match. Files not
+        listed in the manifest are ignored; NLTK's zip beside the folder is checked
+        when present.
+    """
+    info = corpus_info(name)
+    folder, _ = locate_corpus(name, root=root)
+    if folder is None:
+        return VerifyResult(name, None, [("*", "corpus not found")], len(info.files))
+    problems = _check_files(info, folder)
+    if info.archive is not None:
+        zpath = folder.parent / PurePosixPath(info.archive["path"]).name
+        if zpath.is_file() and file_sha256(zpath) != info.archive["sha256"]:
+            problems.append((f"../{zpath.name}", "sha256 differs"))
+    return VerifyResult(name, folder, problems, len(info.files))
+
+
+def _copy_verified(info, src, dest_parent):
+    """Copy the manifest's files from ``src`` into a new temporary folder in
+    ``dest_parent``, checking each; return the folder or raise ChecksumError."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{info.name}.partial-", dir=dest_parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
+        problems = []
+        for rel, (size, digest) in info.files.items():
+            s, d = src / PurePosixPath(rel), tmp / PurePosixPath(rel)
+            if not s.is_file():
+                problems.append((rel, "missing"))
+                continue
+            d.parent.mkdir(parents=True, exist_ok=True)
+            h = hashlib.sha256()
+            with open(s, "rb") as fi, open(d, "wb") as fo:
+                for block in iter(lambda: fi.read(1 << 20), b""):
+                    h.update(block)
+                    fo.write(block)
+            if d.stat().st_size != size or h.hexdigest() != digest:
+                problems.append((rel, "sha256 differs"))
+        if problems:
+            raise ChecksumError(_problem_text(info.name, src, problems))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _problem_text(name, where, problems, limit=10):
+    lines = [f"{rel}: {what}" for rel, what in problems[:limit]]
+    if len(problems) > limit:
+        lines.append(f"... and {len(problems) - limit} more")
+    return (f"Corpus {name!r} in {where} does not match the manifest "
+            f"({len(problems)} bad file(s)): " + "; ".join(lines))
+
+
+def _install(tmp, target):
+    """Move the verified folder ``tmp`` to ``target``, replacing it atomically enough:
+    the old folder is renamed aside first and removed only after the new one is in."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            os.replace(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _nltk_download(info, workdir):
+    """Download an NLTK package into ``workdir``; return the unpacked corpus folder."""
+    import nltk
+
+    log = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(log):
+            ok = nltk.download(info.nltk_package, download_dir=str(workdir), quiet=True,
+                               raise_on_error=True, print_error_to=log)
+    except Exception as exc:  # nltk raises ValueError, URLError, OSError ...
+        ok, log = False, io.StringIO(f"{type(exc).__name__}: {exc}")
+    folder = workdir / info.nltk_subdir
+    archive = folder.with_name(folder.name + ".zip")
+    if ok and not folder.is_dir() and archive.is_file():
+        with zipfile.ZipFile(archive) as zf:
+            base = workdir.resolve()
+            for member in zf.namelist():
+                if not (folder.parent / member).resolve().is_relative_to(base):
+                    raise ChecksumError(f"{archive}: unsafe member {member!r}")
+            zf.extractall(folder.parent)
+    if not ok or not folder.is_dir():
+        detail = " ".join(log.getvalue().split())
+        detail = detail if len(detail) <= 200 else detail[:197] + "..."
+        raise DataNotFoundError(
+            f"Could not download {info.name!r} with nltk.download({info.nltk_package!r}); "
+            f"no network? ({detail or 'no details'}). Copy it from a folder that has it "
+            f"instead: structsvm data fetch {info.name} --from /path/to/data")
+    return folder
+
+
+def fetch_corpus(name, *, source=None, dest=None, force=False):
+    """Put a verified copy of a corpus into the corpora folder.
+
+    Every file is copied into a temporary folder beside the target and checked against
+    the manifest; only a complete, verified copy is renamed into place, so an
+    interrupted or corrupt fetch leaves nothing behind.
+
+    Parameters
+    ----------
+    name : str
+        Corpus name from the manifest.
+    source : str or path-like, optional
+        A local folder holding the corpus (e.g. the shared data folder; see
+        :func:`locate_corpus` for the layouts accepted). Without it, NLTK corpora are
+        downloaded with ``nltk.download``; other corpora need ``source``.
+    dest : str or path-like, optional
+        Corpora folder to fill (the corpus goes to ``<dest>/<name>``). Default:
+        :func:`structsvm.corpora.corpora_dir` (``$STRUCTSVM_CORPORA`` or the
+        checkout's ``corpora/``).
+    force : bool, default=False
+        Replace a copy already in place even when it verifies.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The corpus folder, ``<dest>/<name>``.
+    copied : bool
+        False when a verified copy was already in place and nothing was done.
+
+    Raises
+    ------
+    DataNotFoundError
+        When ``source`` does not hold the corpus, a download fails, or there is no
+        corpora folder to fill.
+    ChecksumError
+        When the source's files do not match the manifest (nothing is installed).
+    """
+    info = corpus_info(name)
+    dest = corpora_dir() if dest is None else Path(dest).expanduser()
+    if dest is None:
+        raise DataNotFoundError(
+            "No corpora folder: this is not a source checkout. Set $STRUCTSVM_CORPORA "
+            "to the folder that should hold the corpora, then run the command again.")
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / name
+    if not force and target.is_dir() and not _check_files(info, target):
+        return target, False
+    if source is not None:
+        src, where = locate_corpus(name, root=source)
+        if src is None:
+            raise DataNotFoundError(f"Corpus {name!r} not found in {source}; searched: "
+                                    f"{where}.")
+        tmp = _copy_verified(info, src, dest)
+    elif info.nltk_package is not None:
+        work = Path(tempfile.mkdtemp(prefix=f".{name}.download-", dir=dest))
+        try:
+            tmp = _copy_verified(info, _nltk_download(info, work), dest)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    else:
+        raise DataNotFoundError(
+            f"Corpus {name!r} cannot be downloaded automatically; copy it from a folder "
+            f"that has it: structsvm data fetch {name} --from /path/to/data (where it "
+            f"comes from: {info.source})")
+    _install(tmp, target)
+    return target, True
