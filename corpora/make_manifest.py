@@ -163,7 +163,8 @@ def build(data_root):
     for name, meta in CORPORA.items():
         folder = data_root / meta["path"]
         if not folder.is_dir():
-            raise SystemExit(f"{folder}: not found (is {data_root} the shared data folder?)")
+            raise SystemExit(f"{folder}: not found (is {data_root} the shared data "
+                             "folder?)")
         files = {p.relative_to(folder).as_posix(): {"bytes": p.stat().st_size,
                                                     "sha256": _sha256(p)}
                  for p in sorted(folder.rglob("*")) if p.is_file()}

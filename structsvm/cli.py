@@ -153,10 +153,10 @@ def _unknown(names):
 
 def _data_list(args):
     from .corpora import manifest as mf
-    from .corpora._paths import nltk_search_path
+    from .corpora._paths import corpora_dir, nltk_search_path
 
     infos = mf.load_manifest()
-    corpora = mf.corpora_dir()
+    corpora = corpora_dir()
     print("search order: path=, $STRUCTSVM_DATA ("
           f"{os.environ.get('STRUCTSVM_DATA') or 'not set'}), corpora folder "
           f"({corpora or 'none: set $STRUCTSVM_CORPORA'}), NLTK data path "
@@ -206,6 +206,7 @@ def _data_verify(args):
 
 def _data_fetch(args):
     from .corpora import manifest as mf
+    from .corpora.fetch import fetch_corpus
 
     if _unknown(args.names):
         print(f"error: {_unknown(args.names)}", file=sys.stderr)
@@ -213,7 +214,7 @@ def _data_fetch(args):
     failed = 0
     for name in args.names:
         try:
-            target, copied = mf.fetch_corpus(name, source=args.root, force=args.force)
+            target, copied = fetch_corpus(name, source=args.root, force=args.force)
         except (mf.ChecksumError, OSError) as exc:  # DataNotFoundError is an OSError
             print(f"error: {name}: {exc}", file=sys.stderr)
             failed += 1
@@ -252,8 +253,9 @@ def build_parser():
     classify.add_argument("output", nargs="?", default=None,
                           help="predictions file (default: standard output)")
     data = sub.add_parser("data", help="list, verify and fetch the corpora",
-                          description="Corpora of corpora/manifest.json: list where they are, "
-                                      "verify their SHA-256 sums, fetch verified copies.")
+                          description="Corpora of corpora/manifest.json: list where they "
+                                      "are, verify their SHA-256 sums, fetch verified "
+                                      "copies.")
     dsub = data.add_subparsers(dest="data_command", required=True)
     dlist = dsub.add_parser("list", help="each corpus: found or missing, and where")
     dverify = dsub.add_parser("verify", help="check every file's SHA-256 (exit 1 on a "

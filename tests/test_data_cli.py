@@ -19,6 +19,7 @@ import structsvm
 from structsvm.cli import main
 from structsvm.corpora import (DataNotFoundError, corpora_dir, load_conll2002, load_spam,
                                load_svm_rank_example3, read_conll2002, require_data)
+from structsvm.corpora import fetch
 from structsvm.corpora import manifest as mf
 
 REPO = Path(structsvm.__file__).resolve().parents[1]
@@ -252,7 +253,7 @@ def test_fetch_downloads_nltk_corpora(shared, clean_env, monkeypatch):
         return True
 
     monkeypatch.setattr(nltk, "download", fake_download)
-    target, copied = mf.fetch_corpus("qc")
+    target, copied = fetch.fetch_corpus("qc")
     assert calls == ["qc"] and copied and target == clean_env / "qc"
     assert sorted(p.name for p in clean_env.iterdir()) == ["qc"]
     assert mf.verify_corpus("qc").ok
@@ -260,9 +261,9 @@ def test_fetch_downloads_nltk_corpora(shared, clean_env, monkeypatch):
 
 def test_fetch_needs_a_corpora_folder(monkeypatch, tmp_path):
     monkeypatch.delenv("STRUCTSVM_CORPORA", raising=False)
-    monkeypatch.setattr(mf, "corpora_dir", lambda: None)
+    monkeypatch.setattr(fetch, "corpora_dir", lambda: None)
     with pytest.raises(DataNotFoundError, match=r"\$STRUCTSVM_CORPORA"):
-        mf.fetch_corpus("qc", source=tmp_path)
+        fetch.fetch_corpus("qc", source=tmp_path)
 
 
 # -- CoNLL-2002 --------------------------------------------------------------------

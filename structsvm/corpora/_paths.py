@@ -206,7 +206,8 @@ def find_data(subdir, *, path=None, nltk_subdir=None, must_contain=(), hint=""):
         if cand.is_dir() and all((cand / name).exists() for name in must_contain):
             return cand
     where = ", ".join(tried) if tried else "(no location configured)"
-    nltk_package = None if nltk_subdir is None else nltk_subdir.rstrip("/").rsplit("/", 1)[-1]
+    nltk_package = (None if nltk_subdir is None
+                    else nltk_subdir.rstrip("/").rsplit("/", 1)[-1])
     msg = (f"Data set {subdir!r} not found; searched: {where}. Get it with: "
            f"{fetch_command(subdir, nltk_package)}. Or pass path=..., or set "
            f"$STRUCTSVM_DATA to a folder that holds {subdir!r}")

@@ -1,0 +1,183 @@
+"""``structsvm data fetch``: a verified copy of a corpus in the corpora folder.
+
+A corpus is copied from a local folder (``--from DIR``) or, for the corpora NLTK
+distributes, downloaded with ``nltk.download``. Either way every file listed in the
+manifest is written into a temporary folder beside the target and checked against its
+size and SHA-256; only a complete, verified copy is renamed into place, so an
+interrupted or corrupt fetch leaves nothing behind.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from ._paths import DataNotFoundError, corpora_dir
+from .manifest import ChecksumError, _check_files, corpus_info, locate_corpus
+
+__all__ = ["fetch_corpus"]
+
+
+def _copy_verified(info, src, dest_parent):
+    """Copy the manifest's files from ``src`` into a new temporary folder in
+    ``dest_parent``, checking each; return the folder or raise ChecksumError."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{info.name}.partial-", dir=dest_parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
+        problems = []
+        for rel, (size, digest) in info.files.items():
+            s, d = src / PurePosixPath(rel), tmp / PurePosixPath(rel)
+            if not s.is_file():
+                problems.append((rel, "missing"))
+                continue
+            d.parent.mkdir(parents=True, exist_ok=True)
+            h = hashlib.sha256()
+            with open(s, "rb") as fi, open(d, "wb") as fo:
+                for block in iter(lambda: fi.read(1 << 20), b""):
+                    h.update(block)
+                    fo.write(block)
+            if d.stat().st_size != size or h.hexdigest() != digest:
+                problems.append((rel, "sha256 differs"))
+        if problems:
+            raise ChecksumError(_problem_text(info.name, src, problems))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _problem_text(name, where, problems, limit=10):
+    lines = [f"{rel}: {what}" for rel, what in problems[:limit]]
+    if len(problems) > limit:
+        lines.append(f"... and {len(problems) - limit} more")
+    return (f"Corpus {name!r} in {where} does not match the manifest "
+            f"({len(problems)} bad file(s)): " + "; ".join(lines))
+
+
+def _install(tmp, target):
+    """Move the verified folder ``tmp`` to ``target``, replacing it atomically enough:
+    the old folder is renamed aside first and removed only after the new one is in."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old-{os.getpid()}")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            os.replace(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _nltk_download(info, workdir):
+    """Download an NLTK package into ``workdir``; return the unpacked corpus folder."""
+    import nltk
+
+    log = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(log):
+            ok = nltk.download(info.nltk_package, download_dir=str(workdir), quiet=True,
+                               raise_on_error=True, print_error_to=log)
+    except Exception as exc:  # nltk raises ValueError, URLError, OSError ...
+        ok, log = False, io.StringIO(f"{type(exc).__name__}: {exc}")
+    folder = workdir / info.nltk_subdir
+    archive = folder.with_name(folder.name + ".zip")
+    if ok and not folder.is_dir() and archive.is_file():
+        with zipfile.ZipFile(archive) as zf:
+            base = workdir.resolve()
+            for member in zf.namelist():
+                if not (folder.parent / member).resolve().is_relative_to(base):
+                    raise ChecksumError(f"{archive}: unsafe member {member!r}")
+            zf.extractall(folder.parent)
+    if not ok or not folder.is_dir():
+        detail = " ".join(log.getvalue().split())
+        detail = detail if len(detail) <= 200 else detail[:197] + "..."
+        raise DataNotFoundError(
+            f"Could not download {info.name!r} with nltk.download({info.nltk_package!r}); "
+            f"no network? ({detail or 'no details'}). Copy it from a folder that has it "
+            f"instead: structsvm data fetch {info.name} --from /path/to/data")
+    return folder
+
+
+def fetch_corpus(name, *, source=None, dest=None, force=False):
+    """Put a verified copy of a corpus into the corpora folder.
+
+    Every file is copied into a temporary folder beside the target and checked against
+    the manifest; only a complete, verified copy is renamed into place, so an
+    interrupted or corrupt fetch leaves nothing behind.
+
+    Parameters
+    ----------
+    name : str
+        Corpus name from the manifest.
+    source : str or path-like, optional
+        A local folder holding the corpus (e.g. the shared data folder; see
+        :func:`structsvm.corpora.manifest.locate_corpus` for the layouts accepted).
+        Without it, NLTK corpora are downloaded with ``nltk.download``; other
+        corpora need ``source``.
+    dest : str or path-like, optional
+        Corpora folder to fill (the corpus goes to ``<dest>/<name>``). Default:
+        :func:`structsvm.corpora.corpora_dir` (``$STRUCTSVM_CORPORA`` or the
+        checkout's ``corpora/``).
+    force : bool, default=False
+        Replace a copy already in place even when it verifies.
+
+    Returns
+    -------
+    path : pathlib.Path
+        The corpus folder, ``<dest>/<name>``.
+    copied : bool
+        False when a verified copy was already in place and nothing was done.
+
+    Raises
+    ------
+    DataNotFoundError
+        When ``source`` does not hold the corpus, a download fails, or there is no
+        corpora folder to fill.
+    ChecksumError
+        When the source's files do not match the manifest (nothing is installed).
+    """
+    info = corpus_info(name)
+    dest = corpora_dir() if dest is None else Path(dest).expanduser()
+    if dest is None:
+        raise DataNotFoundError(
+            "No corpora folder: this is not a source checkout. Set $STRUCTSVM_CORPORA "
+            "to the folder that should hold the corpora, then run the command again.")
+    dest.mkdir(parents=True, exist_ok=True)
+    target = dest / name
+    if not force and target.is_dir() and not _check_files(info, target):
+        return target, False
+    if source is not None:
+        src, where = locate_corpus(name, root=source)
+        if src is None:
+            raise DataNotFoundError(f"Corpus {name!r} not found in {source}; searched: "
+                                    f"{where}.")
+        tmp = _copy_verified(info, src, dest)
+    elif info.nltk_package is not None:
+        work = Path(tempfile.mkdtemp(prefix=f".{name}.download-", dir=dest))
+        try:
+            tmp = _copy_verified(info, _nltk_download(info, work), dest)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    else:
+        raise DataNotFoundError(
+            f"Corpus {name!r} cannot be downloaded automatically; copy it from a folder "
+            f"that has it: structsvm data fetch {name} --from /path/to/data (where it "
+            f"comes from: {info.source})")
+    _install(tmp, target)
+    return target, True
