@@ -153,6 +153,20 @@ def test_list_without_data_says_missing_with_the_command(clean_env, capsys):
     assert "0 of 9 corpora found" in out
 
 
+def test_list_runs_as_a_command_in_a_bare_environment(tmp_path):
+    """What a fresh clone sees: no data variables at all, nothing fetched yet."""
+    import sys
+
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path),
+           "STRUCTSVM_CORPORA": str(tmp_path / "corpora")}
+    out = subprocess.run([sys.executable, "-m", "structsvm.cli", "data", "list"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "$STRUCTSVM_DATA (not set)" in out.stdout
+    assert ("svm_rank_example3  missing  get it with: structsvm data fetch "
+            "svm_rank_example3 --from /path/to/data") in out.stdout
+
+
 def test_verify_passes_on_shared_data(shared, clean_env, monkeypatch, capsys):
     assert main(["data", "verify", "--from", str(shared)]) == 0
     assert capsys.readouterr().out.count(": OK,") == 9
