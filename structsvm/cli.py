@@ -157,10 +157,13 @@ def _data_list(args):
 
     infos = mf.load_manifest()
     corpora = corpora_dir()
-    print("search order: path=, $STRUCTSVM_DATA ("
-          f"{os.environ.get('STRUCTSVM_DATA') or 'not set'}), corpora folder "
-          f"({corpora or 'none: set $STRUCTSVM_CORPORA'}), NLTK data path "
-          f"({os.pathsep.join(str(p) for _, p in nltk_search_path()) or 'empty'})")
+    if args.root is not None:
+        print(f"looking only in {args.root}")
+    else:
+        print("search order: path=, $STRUCTSVM_DATA ("
+              f"{os.environ.get('STRUCTSVM_DATA') or 'not set'}), corpora folder "
+              f"({corpora or 'none: set $STRUCTSVM_CORPORA'}), NLTK data path "
+              f"({os.pathsep.join(str(p) for _, p in nltk_search_path()) or 'empty'})")
     width = max(map(len, infos))
     n_found = 0
     for name, info in infos.items():
@@ -263,7 +266,7 @@ def build_parser():
     dverify.add_argument("names", nargs="*", metavar="NAME",
                          help="corpora to check (default: all)")
     dfetch = dsub.add_parser("fetch", help="copy a verified corpus into the corpora folder")
-    dfetch.add_argument("names", nargs="+", metavar="NAME")
+    dfetch.add_argument("names", nargs="+", metavar="NAME", help="corpora to fetch")
     dfetch.add_argument("--force", action="store_true",
                         help="replace a copy already in place")
     for p, what in ((dlist, "look only in DIR"), (dverify, "check the copy in DIR"),
