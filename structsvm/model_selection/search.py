@@ -330,7 +330,11 @@ def subset_search(estimator, X, y, bounds, n_subset, *, C_name="C", refine="sigm
         Parameter re-tuned on all data within [p_sub / refine_factor,
         p_sub · refine_factor] by golden section (None: no refinement).
     refine_factor : float, default=2.0
-    Other parameters
+        Ratio of the refinement interval's bounds to the subset's value.
+
+    Other Parameters
+    ----------------
+    start, fixed, n_rounds, xtol, cv, scoring, max_score, n_jobs, random_state
         As in :func:`line_search`.
 
     Returns
