@@ -71,6 +71,7 @@ class Preferences:
 
     @property
     def n_pairs(self):
+        """Number of preference pairs (a ≻ b)."""
         if self._n_pairs is None:
             if self.pairs is not None:
                 self._n_pairs = len(self.pairs)

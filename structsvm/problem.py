@@ -94,20 +94,24 @@ class Problem:
 
     @property
     def n_samples(self):
+        """Number of training examples."""
         return len(self.Ye)
 
     @property
     def n_features(self):
+        """Length of ``w`` (the feature map's ``n_features_``)."""
         return int(self.feature_map.n_features_)
 
     # Φ(x_i, y_i) of the ground truth never changes: build it once.
     def truth_features(self):
+        """CSR matrix of Φ(x_i, y_i) of the ground truth, one row per example (built once)."""
         if "phi" not in self._truth_cache:
             self._truth_cache["phi"] = sp.csr_matrix(
                 self.feature_map.joint_features(self.Xe, self.Ye))
         return self._truth_cache["phi"]
 
     def max_losses(self):
+        """``max_loss(y_i)`` of every example, as an array (computed once)."""
         if "max" not in self._truth_cache:
             self._truth_cache["max"] = np.array([self.loss.max_loss(y) for y in self.Ye],
                                                 dtype=float)

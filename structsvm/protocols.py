@@ -40,9 +40,11 @@ class Potentials(Protocol):
     output (used by the exhaustive decoder, so only for small spaces).
     """
 
-    def score(self, y) -> float: ...
+    def score(self, y) -> float:
+        """Score w·Φ(x, y) of the encoded output ``y`` of this example."""
 
-    def enumerate(self): ...
+    def enumerate(self):
+        """Yield every encoded output of this example (small output spaces only)."""
 
 
 @runtime_checkable
@@ -61,9 +63,11 @@ class PotentialsBatch(Protocol):
 
     def __getitem__(self, i) -> Potentials: ...
 
-    def augment(self, Y, loss) -> "PotentialsBatch": ...
+    def augment(self, Y, loss) -> "PotentialsBatch":
+        """The batch with Δ(y_i, ·) added to every example's scores, over the decoder's parts."""
 
-    def score(self, Y) -> np.ndarray: ...
+    def score(self, Y) -> np.ndarray:
+        """w·Φ(x_i, y_i) of every example i for the encoded outputs ``Y``, as an array."""
 
 
 @runtime_checkable
@@ -98,21 +102,29 @@ class FeatureMap(Protocol):
     default_tol: ClassVar[float]
     n_features_: int
 
-    def fit(self, X, Y) -> "FeatureMap": ...
+    def fit(self, X, Y) -> "FeatureMap":
+        """Learn what the map needs from training data (vocabularies, label sets); return self."""
 
-    def encode_inputs(self, X) -> Any: ...
+    def encode_inputs(self, X) -> Any:
+        """Encode raw inputs once, in the form the batched methods take."""
 
-    def encode_outputs(self, Y, X=None) -> list: ...
+    def encode_outputs(self, Y, X=None) -> list:
+        """Encode raw outputs (``X`` where the encoding needs the inputs)."""
 
-    def decode_outputs(self, Ye) -> list: ...
+    def decode_outputs(self, Ye) -> list:
+        """Encoded outputs back to the user's labels."""
 
-    def joint_features(self, Xe, Ye, idx=None) -> sp.csr_matrix: ...
+    def joint_features(self, Xe, Ye, idx=None) -> sp.csr_matrix:
+        """CSR matrix whose row i is Φ(x_i, y_i), for the examples ``idx`` (all by default)."""
 
-    def batch_potentials(self, Xe, w, idx=None) -> PotentialsBatch: ...
+    def batch_potentials(self, Xe, w, idx=None) -> PotentialsBatch:
+        """The :class:`PotentialsBatch` of the examples ``idx`` (all by default) under ``w``."""
 
-    def joint_feature(self, x, y) -> np.ndarray: ...
+    def joint_feature(self, x, y) -> np.ndarray:
+        """Φ(x, y) of one raw input and output, as a dense vector of length ``n_features_``."""
 
-    def potentials(self, x, w) -> Potentials: ...
+    def potentials(self, x, w) -> Potentials:
+        """The :class:`Potentials` of one raw input under ``w``."""
 
 
 @runtime_checkable
@@ -132,9 +144,11 @@ class Loss(Protocol):
 
     def __call__(self, y_true, y_pred) -> float: ...
 
-    def batch(self, Y_true, Y_pred) -> np.ndarray: ...
+    def batch(self, Y_true, Y_pred) -> np.ndarray:
+        """Δ(y_i, ŷ_i) of every pair of encoded outputs, as a float array."""
 
-    def max_loss(self, y_true) -> float: ...
+    def max_loss(self, y_true) -> float:
+        """The largest loss any prediction can have for ``y_true``."""
 
 
 @dataclass(frozen=True)
@@ -167,7 +181,8 @@ class Learner(Protocol):
 
     name: ClassVar[str]
 
-    def solve(self, problem, w0, *, max_iter, tol, random_state, callback=None): ...
+    def solve(self, problem, w0, *, max_iter, tol, random_state, callback=None):
+        """Minimise ½‖w‖² + C Σ ξ_i from ``w0``; return a :class:`LearnerResult`."""
 
 
 @dataclass

@@ -87,12 +87,14 @@ class ChainPotentials:
 
     @property
     def n_states(self):
+        """Number of states (tags) K."""
         return self.unary.shape[1]
 
     def __len__(self):
         return len(self.offsets) - 1
 
     def lengths(self):
+        """Number of tokens of every chain of the batch."""
         return np.diff(self.offsets)
 
     def __getitem__(self, i):

@@ -43,6 +43,7 @@ class MulticlassPotentials:
         return self.scores[np.arange(len(self)), y]
 
     def enumerate(self):
+        """Every class index (for the exhaustive decoder)."""
         return iter(range(self.scores.shape[1]))
 
     def augment(self, Y, loss):
@@ -167,6 +168,7 @@ class MulticlassFeatures(BaseEstimator):
         return inputs_with_bias(X, self.n_input_features_, self.bias)
 
     def encode_outputs(self, Y, X=None):
+        """Labels to class indices; an unknown label raises a ValueError naming the sample."""
         Y = as_sequence(Y, "Y")
         out = np.empty(len(Y), dtype=np.intp)
         for i, y in enumerate(Y):
@@ -178,6 +180,7 @@ class MulticlassFeatures(BaseEstimator):
         return list(out)
 
     def decode_outputs(self, Ye):
+        """Class indices back to labels."""
         return [self.classes_[int(k)] for k in Ye]
 
     # ------------------------------------------------------------------ features
@@ -227,6 +230,7 @@ class MulticlassFeatures(BaseEstimator):
         return w.reshape(-1, self.n_input_features_)
 
     def batch_potentials(self, Xe, w, idx=None):
+        """:class:`MulticlassPotentials` of the examples ``idx`` (all by default): one product."""
         W = self._weights(w)
         scores = np.asarray(self._rows(Xe, idx) @ W.T)
         if self.lambda_ is not None:
@@ -252,6 +256,7 @@ class MulticlassFeatures(BaseEstimator):
         return state
 
     def load_fitted_state(self, state):
+        """Restore the attributes written by :meth:`fitted_state`; return self."""
         self.classes_ = _as_label_array(state["classes_"])
         self.lambda_ = np.asarray(state["lambda_"], dtype=float) if "lambda_" in state else None
         self.n_input_features_ = int(state["n_input_features_"])

@@ -31,6 +31,7 @@ class RankingInputs:
         return len(self.offsets) - 1
 
     def n_docs(self, q):
+        """Number of documents of query ``q``."""
         return int(self.offsets[q + 1] - self.offsets[q])
 
     def rows(self, idx):
@@ -71,6 +72,7 @@ class RankingPotentials:
         return len(self.offsets) - 1
 
     def query_scores(self, i):
+        """Scores of the documents of query ``i``."""
         return self.scores[self.offsets[i]:self.offsets[i + 1]]
 
     def __getitem__(self, i):
@@ -97,6 +99,7 @@ class RankingPotentials:
         return _segment_sums(coef * self.scores, self.offsets)
 
     def enumerate(self):
+        """Not available (raises TypeError): n! orderings; the sort decoder is exact."""
         raise TypeError("ranking outputs are not enumerated (n! orderings); the sort "
                         "decoder is exact")
 
@@ -339,6 +342,7 @@ class RankingFeatures(BaseEstimator):
         return w
 
     def batch_potentials(self, Xe, w, idx=None):
+        """:class:`RankingPotentials` of the queries ``idx`` (all by default): scores ``X @ w``."""
         w = self._check_w(w)
         rows, offsets = Xe.rows(idx)
         X = Xe.X if rows is None else Xe.X[rows]
@@ -354,8 +358,10 @@ class RankingFeatures(BaseEstimator):
         return self.batch_potentials(self.encode_inputs([x]), w)
 
     def fitted_state(self):
+        """Fitted attributes for :mod:`structsvm.io` (the number of features)."""
         return {"n_features_": self.n_features_}
 
     def load_fitted_state(self, state):
+        """Restore the attributes written by :meth:`fitted_state`; return self."""
         self.n_features_ = int(state["n_features_"])
         return self

@@ -189,6 +189,7 @@ class SequenceFeatures(BaseEstimator):
 
     @property
     def n_states_(self):
+        """Number of tags K seen in training."""
         return len(self.tags_)
 
     # ------------------------------------------------------------------ encoding
@@ -368,6 +369,7 @@ class SequenceFeatures(BaseEstimator):
         return state
 
     def load_fitted_state(self, state):
+        """Restore the attributes written by :meth:`fitted_state`; return self."""
         self.tags_ = _as_label_array(list(state["tags_"]))
         self._index = label_index(self.tags_)
         self.input_kind_ = str(state["input_kind_"])

@@ -52,6 +52,7 @@ class TreePotentials:
         return np.array([self.node_scores[i, list(p)].sum() for i, p in enumerate(y)])
 
     def enumerate(self):
+        """Every encoded root-to-leaf path of the tree."""
         return iter(self.tree.leaf_paths)
 
     def augment(self, Y, loss):
@@ -221,6 +222,7 @@ class TaxonomyFeatures(BaseEstimator):
         return w.reshape(self.tree_.n_nodes, self.n_input_features_)
 
     def batch_potentials(self, Xe, w, idx=None):
+        """:class:`TreePotentials` of the examples ``idx`` (all by default): a score per node."""
         W = self._weights(w)
         return TreePotentials(np.asarray(self._rows(Xe, idx) @ W.T), self.tree_)
 
@@ -243,6 +245,7 @@ class TaxonomyFeatures(BaseEstimator):
                 "n_features_": self.n_features_}
 
     def load_fitted_state(self, state):
+        """Restore the attributes written by :meth:`fitted_state`; return self."""
         self.tree_ = Tree(np.asarray(state["parent_"], dtype=np.intp),
                           list(state["node_names_"]), state["root_"])
         self.label_form_ = str(state["label_form_"])

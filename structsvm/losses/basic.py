@@ -36,6 +36,7 @@ class BaseLoss:
         raise NotImplementedError
 
     def max_loss(self, y_true):
+        """The largest loss any prediction can have for ``y_true`` (1 unless overridden)."""
         return 1.0
 
     def batch(self, Y_true, Y_pred):
@@ -43,6 +44,7 @@ class BaseLoss:
         return np.array([self(a, b) for a, b in zip(Y_true, Y_pred)], dtype=float)
 
     def part_losses(self, y_true, n_states):
+        """Loss of each state at each part, ``(n_parts, n_states)``; decomposable losses only."""
         raise TypeError(f"{type(self).__name__} does not decompose over parts")
 
     def __repr__(self):
@@ -68,6 +70,7 @@ class ZeroOneLoss(BaseLoss):
         return float(not np.array_equal(_as_states(y_true), _as_states(y_pred)))
 
     def max_loss(self, y_true):
+        """1: any wrong output costs one."""
         return 1.0
 
     def batch(self, Y_true, Y_pred):
@@ -76,6 +79,7 @@ class ZeroOneLoss(BaseLoss):
         return super().batch(Y_true, Y_pred)
 
     def part_losses(self, y_true, n_states):
+        """Loss of each state of a one-part output: 1 for every state but the true one."""
         y = _as_states(y_true)
         if y.size != 1:
             raise ValueError(
@@ -119,6 +123,7 @@ class HammingLoss(BaseLoss):
         return d / a.size if self.normalize and a.size else d
 
     def max_loss(self, y_true):
+        """The number of parts of ``y_true`` (1 when normalised)."""
         return 1.0 if self.normalize else float(_as_states(y_true).size)
 
     def batch(self, Y_true, Y_pred):
@@ -136,6 +141,7 @@ class HammingLoss(BaseLoss):
         return out / lengths if self.normalize else out
 
     def part_losses(self, y_true, n_states):
+        """1 where a state differs from the true one, shape ``(n_parts, n_states)``."""
         y = _as_states(y_true).astype(np.intp)
         out = np.ones((y.size, n_states))
         out[np.arange(y.size), y] = 0.0
@@ -195,6 +201,7 @@ class CallableLoss(BaseLoss):
         return val
 
     def max_loss(self, y_true):
+        """``max_value`` when given, else 1."""
         return 1.0 if self.max_value is None else float(self.max_value)
 
     def __repr__(self):

@@ -140,10 +140,12 @@ class SwappedPairsLoss(BaseLoss):
         return super().batch(Y_true, Y_pred)
 
     def max_loss(self, y_true):
+        """The number of preference pairs of ``y_true`` (1 when normalised)."""
         self._check(y_true)
         return 1.0 if self.normalize else float(y_true.n_pairs)
 
     def part_losses(self, y_true, n_states):
+        """Not available (raises TypeError): the loss is applied per pair by the potentials."""
         raise TypeError("swapped_pairs is applied per preference pair by "
                         "RankingPotentials.augment, not through a per-part table")
 

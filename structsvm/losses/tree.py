@@ -90,6 +90,7 @@ class TreeDistanceLoss(BaseLoss):
         return d
 
     def max_loss(self, y_true):
+        """Twice the length of ``y_true``'s path (1 when normalised)."""
         return 1.0 if self.normalize else 2.0 * len(_path(y_true, "y_true"))
 
     def part_losses(self, y_true, n_states):
