@@ -1,10 +1,25 @@
 """Model files: one ``.npz`` archive holding numeric arrays plus a JSON header.
 
-Never pickle: the archive is read with ``allow_pickle=False``, every object in the
-header is rebuilt from a class inside the ``structsvm`` package by its constructor
-parameters, and every array's SHA-256 is recorded in the header and checked on
-load, so a truncated, damaged or foreign file is refused with a clear
-:class:`ModelFileError`.
+A model file is data, never code:
+
+- nothing is unpickled (every array is read with its ``.npy`` header checked and
+  ``allow_pickle=False``; object arrays are refused);
+- the header may name only classes on an explicit allow-list
+  (:func:`allowed_classes`): structsvm's estimator, the feature maps exported by
+  :mod:`structsvm.features`, the learners of :data:`structsvm.learners.LEARNERS`,
+  the losses of :data:`structsvm.losses.LOSSES`, the 0.1 module paths of those
+  classes, and classes registered with :func:`register_model_class`. No function is
+  ever called; an allowed class is instantiated with keyword arguments that must
+  be among its constructor's parameters;
+- the SHA-256 of the header (canonical JSON) and of every array is recorded and
+  checked, so a damaged or edited file is refused;
+- sizes are checked before anything is inflated: each archive member's declared
+  size (from the zip central directory) and each array's shape and dtype (from its
+  ``.npy`` header) against :data:`MAX_BYTES`, so a small file that inflates to
+  gigabytes is refused without inflating it.
+
+Every failure to read a file raises :class:`ModelFileError` naming the file and the
+reason (a missing file raises ``FileNotFoundError``).
 
 Header codec (JSON values, with tagged dicts for what JSON lacks): tuples
 ``{"__tuple__": [...]}``, dicts with non-string keys ``{"__dict__": [[k, v], ...]}``,
@@ -15,9 +30,10 @@ structsvm objects ``{"__object__": "module:Class", "params": {...}}``.
 from __future__ import annotations
 
 import hashlib
-import importlib
-import io as _io
+import inspect
 import json
+import os
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -25,21 +41,150 @@ import numpy as np
 
 from .protocols import Decoder
 
-__all__ = ["save_model", "load", "ModelFileError", "FORMAT", "VERSION"]
+__all__ = ["save_model", "load", "ModelFileError", "FORMAT", "VERSION", "MAX_BYTES",
+           "MAX_HEADER_BYTES", "allowed_classes", "register_model_class",
+           "read_checkpoint_info"]
 
 FORMAT = "structsvm-model"
-VERSION = 1
+VERSION = 2          # 2: the header's own SHA-256 is recorded; 1 (structsvm 0.1) is read
+_READS = (1, 2)
 _META = "__meta__"
+_HEADER_KEY = "__header__"
+
+#: Largest total size (bytes, uncompressed) of the arrays of a model file that
+#: :func:`load` accepts unless told otherwise (``max_bytes=``).
+MAX_BYTES = 512 * 2 ** 20
+#: Largest JSON header (bytes) a model file may have.
+MAX_HEADER_BYTES = 64 * 2 ** 20
+_MAX_MEMBERS = 10_000
 
 
 class ModelFileError(ValueError):
-    """A model file is damaged, truncated, foreign or from an unknown version."""
+    """A model file is damaged, truncated, foreign, too large, or names a class that a
+    model file may not name."""
+
+
+# ------------------------------------------------------------------------- allow-list
+# Classes of structsvm 0.1, under the module paths 0.1 files recorded.
+_LEGACY = {
+    "structsvm.losses:ZeroOneLoss": ("structsvm.losses", "ZeroOneLoss"),
+    "structsvm.losses:HammingLoss": ("structsvm.losses", "HammingLoss"),
+    "structsvm.tree_losses:TreeDistanceLoss": ("structsvm.losses", "TreeDistanceLoss"),
+    "structsvm.rank_losses:SwappedPairsLoss": ("structsvm.losses", "SwappedPairsLoss"),
+}
+_REGISTERED: dict[str, type] = {}
+# constructor parameters that hold code: never filled from a file
+_NOT_FROM_FILES = ("CallableLoss",)
+
+
+def register_model_class(cls, *aliases):
+    """Allow model files to name ``cls`` (and the old paths ``aliases``, "module:Class").
+
+    Feature maps exported by :mod:`structsvm.features`, learners in ``LEARNERS`` and
+    losses in ``LOSSES`` are allowed already; use this for a plugin that lives
+    elsewhere. Its constructor must only store its parameters (the scikit-learn
+    contract): :func:`load` calls it with the parameters read from the file.
+
+    Parameters
+    ----------
+    cls : type
+    *aliases : str
+        Further names ("module:Class") under which files may refer to ``cls``.
+
+    Returns
+    -------
+    type
+        ``cls`` (so this works as a class decorator).
+    """
+    if not isinstance(cls, type):
+        raise TypeError(f"register_model_class needs a class, got {type(cls).__name__}")
+    for key in (_class_key(cls), *aliases):
+        _REGISTERED[key] = cls
+    return cls
+
+
+def _class_key(cls):
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def allowed_classes():
+    """Every class a model file may name, by "module:Class".
+
+    Derived from the registries at call time, so new plugins are allowed without
+    editing this module: the estimator; every feature map exported by
+    :mod:`structsvm.features` (a class with ``structure`` and ``fit``); every
+    learner in :data:`structsvm.learners.LEARNERS`; every loss class in
+    :data:`structsvm.losses.LOSSES` or exported by :mod:`structsvm.losses`; the
+    0.1 paths of these classes; and :func:`register_model_class` entries.
+
+    Returns
+    -------
+    dict of str to type
+    """
+    import importlib
+
+    from . import features, learners, losses
+    from .estimator import StructuredSVM
+
+    out = {}
+
+    def add(cls, module=None):
+        if cls.__name__ in _NOT_FROM_FILES:
+            return
+        out[_class_key(cls)] = cls
+        if module is not None:
+            out[f"{module}:{cls.__qualname__}"] = cls
+
+    add(StructuredSVM, "structsvm")
+    for name in getattr(features, "__all__", ()):
+        cls = getattr(features, name, None)
+        if isinstance(cls, type) and hasattr(cls, "structure") and hasattr(cls, "fit"):
+            add(cls, "structsvm.features")
+    for cls in learners.LEARNERS.values():
+        add(cls, "structsvm.learners")
+    loss_classes = list(losses.LOSSES.values())
+    loss_classes += [getattr(losses, n) for n in getattr(losses, "__all__", ())
+                     if isinstance(getattr(losses, n), type)
+                     and issubclass(getattr(losses, n), losses.BaseLoss)]
+    for cls in loss_classes:
+        if cls is not losses.BaseLoss:
+            add(cls, "structsvm.losses")
+    for key, (module, name) in _LEGACY.items():
+        cls = getattr(importlib.import_module(module), name, None)
+        if isinstance(cls, type):
+            out[key] = cls
+    out.update(_REGISTERED)
+    return out
+
+
+def _param_names(cls):
+    getter = getattr(cls, "_get_param_names", None)
+    if getter is not None:
+        return set(getter())
+    sig = inspect.signature(cls.__init__)
+    return {p.name for p in list(sig.parameters.values())[1:]
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def _construct(key, params, allowed, where):
+    if not isinstance(key, str) or key not in allowed:
+        raise ModelFileError(f"{where} names {key!r}, which is not a class model files "
+                             "may name (see structsvm.io.allowed_classes)")
+    cls = allowed[key]
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{where}: the parameters of {key} are a "
+                             f"{type(params).__name__}, not a mapping")
+    unknown = set(params) - _param_names(cls)
+    if unknown:
+        raise ModelFileError(f"{where}: {key} has no parameter(s) {sorted(unknown)}")
+    return cls(**params)
 
 
 # ------------------------------------------------------------------------- encoding
 class _Encoder:
     def __init__(self):
         self.arrays = {}
+        self.allowed = allowed_classes()
 
     def _store(self, arr, hint):
         key = f"a{len(self.arrays)}_{hint}"
@@ -82,71 +227,103 @@ class _Encoder:
         except ImportError:  # pragma: no cover
             pass
         cls = type(obj)
-        if cls.__module__.split(".")[0] == "structsvm":
+        if self.allowed.get(_class_key(cls)) is cls:
             if callable(getattr(obj, "get_params", None)):
                 params = obj.get_params(deep=False)
             else:
                 params = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
-            return {"__object__": f"{cls.__module__}:{cls.__qualname__}",
+            return {"__object__": _class_key(cls),
                     "params": {k: self(v, f"{where}.{k}") for k, v in params.items()}}
         what = getattr(obj, "__name__", type(obj).__name__)
         raise ValueError(f"Cannot save the model: {where} is {what!r}, which a model file "
                          "cannot hold (only numbers, strings, arrays, tuples, dicts, "
-                         "networkx digraphs and structsvm objects; pass plugins by name "
-                         "or use built-in feature functions)")
+                         "networkx digraphs and the structsvm classes of "
+                         "structsvm.io.allowed_classes(); pass plugins by name, use "
+                         "built-in feature functions, or register a plugin class with "
+                         "structsvm.io.register_model_class)")
 
 
-def _decode(obj, arrays):
-    if isinstance(obj, list):
-        return [_decode(v, arrays) for v in obj]
-    if not isinstance(obj, dict):
-        return obj
-    if "__tuple__" in obj:
-        return tuple(_decode(v, arrays) for v in obj["__tuple__"])
-    if "__dict__" in obj:
-        return {_decode(k, arrays): _decode(v, arrays) for k, v in obj["__dict__"]}
-    if "__array__" in obj:
-        return arrays[obj["__array__"]]
-    if "__objarray__" in obj:
-        items = [_decode(v, arrays) for v in obj["__objarray__"]]
-        out = np.empty(len(items), dtype=object)
-        out[:] = items
-        return out.reshape(obj["shape"]) if len(obj["shape"]) > 1 else out
-    if "__decoder__" in obj:
-        from .inference import get_decoder
+class _Decoder:
+    def __init__(self, arrays):
+        self.arrays = arrays
+        self.allowed = allowed_classes()
 
-        return get_decoder(obj["__decoder__"])
-    if "__digraph__" in obj:
-        import networkx as nx
+    def __call__(self, obj, where="header"):
+        if isinstance(obj, list):
+            return [self(v, where) for v in obj]
+        if not isinstance(obj, dict):
+            return obj
+        if "__tuple__" in obj:
+            return tuple(self(v, where) for v in obj["__tuple__"])
+        if "__dict__" in obj:
+            return {self(k, where): self(v, where) for k, v in obj["__dict__"]}
+        if "__array__" in obj:
+            name = obj["__array__"]
+            if not isinstance(name, str) or name not in self.arrays:
+                raise ModelFileError(f"{where} refers to a missing array {name!r}")
+            return self.arrays[name]
+        if "__objarray__" in obj:
+            items = [self(v, where) for v in obj["__objarray__"]]
+            out = np.empty(len(items), dtype=object)
+            out[:] = items
+            return out.reshape(obj["shape"]) if len(obj["shape"]) > 1 else out
+        if "__decoder__" in obj:
+            from .inference import get_decoder
 
-        g = nx.DiGraph()
-        g.add_nodes_from(_decode(n, arrays) for n in obj["__digraph__"]["nodes"])
-        g.add_edges_from((_decode(a, arrays), _decode(b, arrays))
-                         for a, b in obj["__digraph__"]["edges"])
-        return g
-    if "__object__" in obj:
-        module, _, name = obj["__object__"].partition(":")
-        if module.split(".")[0] != "structsvm":
-            raise ModelFileError(f"model file names a class outside structsvm: {module}")
-        try:
-            cls = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError) as exc:
-            raise ModelFileError(f"model file names an unknown class {obj['__object__']}: "
-                                 f"{exc}") from None
-        return cls(**{k: _decode(v, arrays) for k, v in obj["params"].items()})
-    return {k: _decode(v, arrays) for k, v in obj.items()}
+            return get_decoder(obj["__decoder__"])
+        if "__digraph__" in obj:
+            import networkx as nx
+
+            g = nx.DiGraph()
+            g.add_nodes_from(_hashable(self(n, where)) for n in obj["__digraph__"]["nodes"])
+            g.add_edges_from((_hashable(self(a, where)), _hashable(self(b, where)))
+                             for a, b in obj["__digraph__"]["edges"])
+            return g
+        if "__object__" in obj:
+            params = obj.get("params")
+            if isinstance(params, dict):
+                params = {k: self(v, f"{where}.{k}") for k, v in params.items()}
+            return _construct(obj["__object__"], params, self.allowed, where)
+        return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
+
+
+def _hashable(v):
+    hash(v)
+    return v
 
 
 def _digest(arr):
     return hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()
 
 
+def _header_digest(meta):
+    body = {k: v for k, v in meta.items() if k != "sha256"}
+    text = json.dumps(body, sort_keys=True, allow_nan=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 # ------------------------------------------------------------------------- save/load
 _FITTED = ("objective_", "objective_curve_", "n_iter_", "duality_gap_", "converged_")
 
 
-def save_model(model, path):
+def save_model(model, path, *, checkpoint=None):
     """Write a fitted :class:`~structsvm.StructuredSVM` to ``path`` (.npz).
+
+    The file is written to a temporary file in the same folder and then renamed, so
+    ``path`` always holds a complete model (also when training is interrupted).
+
+    Parameters
+    ----------
+    model : StructuredSVM
+        A fitted estimator.
+    path : str or Path
+    checkpoint : dict, optional
+        Training progress (JSON values) stored with the model; see
+        :func:`read_checkpoint_info`.
+
+    Returns
+    -------
+    Path
 
     Raises
     ------
@@ -154,17 +331,21 @@ def save_model(model, path):
         The model is not fitted.
     ValueError
         A parameter cannot be stored (e.g. a user function); the message names it.
+    FileNotFoundError
+        The folder of ``path`` does not exist.
     """
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model, "coef_")
+    path = Path(path)
+    check_writable(path)
     enc = _Encoder()
     params = {k: enc(v, k) for k, v in model.get_params(deep=False).items()
               if k != "feature_map"}
     fm = model.feature_map_
     meta = {
         "format": FORMAT, "version": VERSION,
-        "estimator": f"{type(model).__module__}:{type(model).__qualname__}",
+        "estimator": _class_key(type(model)),
         "params": params,
         "feature_map": enc(fm, "feature_map"),
         "feature_map_state": {k: enc(v, f"feature_map_.{k}")
@@ -173,41 +354,146 @@ def save_model(model, path):
         "coef": enc(np.asarray(model.coef_, dtype=float), "coef_"),
         "fitted": {k: enc(getattr(model, k), k) for k in _FITTED},
     }
+    if checkpoint is not None:
+        meta["checkpoint"] = enc(checkpoint, "checkpoint")
     from . import __version__
 
     meta["structsvm_version"] = __version__
-    meta["sha256"] = {k: _digest(v) for k, v in enc.arrays.items()}
+    sums = {k: _digest(v) for k, v in enc.arrays.items()}
+    sums[_HEADER_KEY] = _header_digest(meta)
+    meta["sha256"] = sums
     blob = np.frombuffer(json.dumps(meta, allow_nan=True).encode("utf-8"), dtype=np.uint8)
-    path = Path(path)
-    with open(path, "wb") as fh:
-        np.savez_compressed(fh, **{_META: blob}, **enc.arrays)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez_compressed(fh, **{_META: blob}, **enc.arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
     return path
 
 
-def _read(path):
+def check_writable(path):
+    """Raise ``FileNotFoundError``/``IsADirectoryError`` now if ``path`` cannot be
+    written later (missing folder, or a folder in its place)."""
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"Cannot write the model to {path}: folder "
+                                f"{path.parent} does not exist")
+    if path.is_dir():
+        raise IsADirectoryError(f"Cannot write the model to {path}: it is a folder")
+
+
+def _read_member(zf, info, limit, path):
+    """One ``.npy`` member: header checked (dtype, shape, size) before reading data."""
+    with zf.open(info) as fp:
+        version = np.lib.format.read_magic(fp)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+        else:
+            raise ModelFileError(f"{path}: array {info.filename} has .npy version "
+                                 f"{version}")
+        if dtype.hasobject or dtype.kind not in "biufc" or dtype.fields is not None \
+                or dtype.subdtype is not None:
+            raise ModelFileError(f"{path}: array {info.filename} has dtype {dtype}; model "
+                                 "files hold plain numbers only")
+        if not all(isinstance(s, int) and 0 <= s for s in shape):
+            raise ModelFileError(f"{path}: array {info.filename} has shape {shape}")
+        count = 1
+        for s in shape:
+            count *= s
+        nbytes = count * dtype.itemsize
+        if nbytes > limit:
+            raise ModelFileError(f"{path}: array {info.filename} declares {nbytes} bytes, "
+                                 f"more than the limit of {limit}")
+        if nbytes + fp.tell() != info.file_size:
+            raise ModelFileError(f"{path}: array {info.filename} declares shape {shape} "
+                                 f"({nbytes} bytes) but its member holds "
+                                 f"{info.file_size - fp.tell()} bytes")
+        data = fp.read(nbytes)
+        if len(data) != nbytes:
+            raise ModelFileError(f"{path}: array {info.filename} is truncated")
+    arr = np.frombuffer(data, dtype=dtype, count=count)
+    return arr.reshape(shape, order="F" if fortran else "C").copy()
+
+
+def _read_archive(path, max_bytes):
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        if len(infos) > _MAX_MEMBERS or len(set(names)) != len(names):
+            raise ModelFileError(f"{path}: the archive has {len(infos)} members "
+                                 "(duplicates or too many)")
+        total = 0
+        for info in infos:
+            if not info.filename.endswith(".npy"):
+                raise ModelFileError(f"{path}: unexpected archive member "
+                                     f"{info.filename!r}")
+            limit = MAX_HEADER_BYTES if info.filename == _META + ".npy" else max_bytes
+            if info.file_size > limit + 4096:
+                raise ModelFileError(f"{path}: member {info.filename} declares "
+                                     f"{info.file_size} bytes uncompressed, more than the "
+                                     f"limit of {limit} (a larger model needs "
+                                     "load(path, max_bytes=...))")
+            if info.filename != _META + ".npy":
+                total += info.file_size
+        if total > max_bytes + 4096 * len(infos):
+            raise ModelFileError(f"{path}: the arrays declare {total} bytes uncompressed, "
+                                 f"more than the limit of {max_bytes} (a larger model "
+                                 "needs load(path, max_bytes=...))")
+        files = {}
+        for info in infos:
+            limit = MAX_HEADER_BYTES if info.filename == _META + ".npy" else max_bytes
+            files[info.filename[:-4]] = _read_member(zf, info, limit, path)
+    return files
+
+
+def _read(path, max_bytes=MAX_BYTES):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"No model file at {path}")
-    raw = path.read_bytes()
     try:
-        with np.load(_io.BytesIO(raw), allow_pickle=False) as npz:
-            files = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+        files = _read_archive(path, max_bytes)
+    except ModelFileError:
+        raise
+    except MemoryError:
+        raise ModelFileError(f"{path}: not enough memory to read the model") from None
+    except Exception as exc:  # any failure of the zip/npy layers: a damaged file
         raise ModelFileError(f"{path} is not a structsvm model file or is damaged "
                              f"({type(exc).__name__}: {exc})") from None
     if _META not in files:
         raise ModelFileError(f"{path} is an npz archive but not a structsvm model "
                              "(no header)")
+    header = files.pop(_META)
+    if header.dtype != np.uint8 or header.ndim != 1:
+        raise ModelFileError(f"{path}: damaged model header (not a byte string)")
     try:
-        meta = json.loads(files.pop(_META).tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        meta = json.loads(header.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ModelFileError(f"{path}: damaged model header ({exc})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ModelFileError(f"{path} is not a structsvm model file")
-    if meta.get("version") != VERSION:
+    if meta.get("version") not in _READS:
         raise ModelFileError(f"{path}: model file version {meta.get('version')!r}; this "
-                             f"structsvm reads version {VERSION}")
-    sums = meta.get("sha256", {})
+                             f"structsvm reads versions {list(_READS)}")
+    sums = meta.get("sha256")
+    if not isinstance(sums, dict):
+        raise ModelFileError(f"{path}: damaged model file (no checksums)")
+    if meta["version"] >= 2:
+        try:
+            header_sum = _header_digest(meta)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ModelFileError(f"{path}: damaged model header ({exc})") from None
+        if sums.get(_HEADER_KEY) != header_sum:
+            raise ModelFileError(f"{path}: the header's checksum differs: the file was "
+                                 "damaged or edited")
+        sums = {k: v for k, v in sums.items() if k != _HEADER_KEY}
     if set(sums) != set(files):
         raise ModelFileError(f"{path}: damaged model file (arrays missing or extra)")
     for k, arr in files.items():
@@ -216,41 +502,132 @@ def _read(path):
     return meta, files
 
 
-def load(path):
+def load(path, *, max_bytes=MAX_BYTES):
     """Load a model written by ``model.save(path)``; predictions are identical.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int, default=MAX_BYTES
+        Refuse files whose arrays declare more bytes than this (checked before
+        anything is inflated).
+
+    Returns
+    -------
+    StructuredSVM
 
     Raises
     ------
     FileNotFoundError
         No file at ``path``.
     ModelFileError
-        The file is damaged, truncated, of another format or version.
-    """
-    meta, arrays = _read(path)
-    module, _, name = meta["estimator"].partition(":")
-    if module.split(".")[0] != "structsvm":
-        raise ModelFileError(f"{path}: estimator class outside structsvm: {module}")
-    cls = getattr(importlib.import_module(module), name)
-    try:
-        params = {k: _decode(v, arrays) for k, v in meta["params"].items()}
-        fm = _decode(meta["feature_map"], arrays)
-        state = {k: _decode(v, arrays) for k, v in meta["feature_map_state"].items()}
-        model = cls(feature_map=fm, **params)
-        fm.load_fitted_state(state)
-        model.feature_map_ = fm
-        model.decoder_, model.loss_ = model._resolve_plugins(fm)
-        from .learners import get_learner
+        The file is damaged, truncated, edited, too large, of another format or
+        version, or names a class model files may not name; the message names the
+        file and the reason.
 
-        model.learner_ = get_learner(model.learner)
-        model.coef_ = np.array(_decode(meta["coef"], arrays), dtype=float)
-        for k in _FITTED:
-            setattr(model, k, _decode(meta["fitted"][k], arrays))
-    except ModelFileError:
-        raise
-    except (KeyError, TypeError, ValueError) as exc:
+    Examples
+    --------
+    >>> import numpy as np, structsvm, tempfile, os
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+    >>> model = structsvm.fit(X, ["a", "b"])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> structsvm.load(model.save(path)).predict(X)
+    ['a', 'b']
+    """
+    return _load(path, max_bytes)[0]
+
+
+def _load(path, max_bytes):
+    meta, arrays = _read(path, max_bytes)
+    try:
+        return _build(meta, arrays, path), meta, arrays
+    except ModelFileError as exc:
+        msg = str(exc)
+        raise ModelFileError(msg if msg.startswith(str(path)) else f"{path}: {msg}") \
+            from None
+    except MemoryError:
+        raise ModelFileError(f"{path}: not enough memory to build the model") from None
+    except Exception as exc:  # values of the right types but inconsistent with each other
         raise ModelFileError(f"{path}: inconsistent model file ({type(exc).__name__}: "
                              f"{exc})") from None
-    if model.coef_.shape != (fm.n_features_,):
+
+
+def _build(meta, arrays, path):
+    decode = _Decoder(arrays)
+    for key in ("estimator", "params", "feature_map", "feature_map_state", "coef",
+                "fitted"):
+        if key not in meta:
+            raise ModelFileError(f"{path}: the header has no {key!r}")
+    params = meta["params"]
+    state = meta["feature_map_state"]
+    if not isinstance(params, dict) or not isinstance(state, dict) or \
+            not isinstance(meta["fitted"], dict):
+        raise ModelFileError(f"{path}: damaged header (params, feature_map_state and "
+                             "fitted must be mappings)")
+    params = {k: decode(v, k) for k, v in params.items()}
+    fm = decode(meta["feature_map"], "feature_map")
+    if not (hasattr(type(fm), "structure") and callable(getattr(fm, "load_fitted_state",
+                                                                   None))):
+        raise ModelFileError(f"{path}: the header's feature_map is a "
+                             f"{type(fm).__name__}, not a feature map")
+    from .estimator import StructuredSVM
+
+    cls = decode.allowed.get(meta["estimator"]) if isinstance(meta["estimator"], str) \
+        else None
+    if cls is None or not issubclass(cls, StructuredSVM):
+        raise ModelFileError(f"the header's estimator {meta['estimator']!r} is not a "
+                             "structsvm estimator")
+    model = _construct(meta["estimator"], dict(params, feature_map=fm),
+                       decode.allowed, "estimator")
+    model._check_params()
+    fm.load_fitted_state({k: decode(v, f"feature_map_.{k}") for k, v in state.items()})
+    model.feature_map_ = fm
+    model.decoder_, model.loss_ = model._resolve_plugins(fm)
+    from .learners import get_learner
+
+    model.learner_ = get_learner(model.learner)
+    coef = decode(meta["coef"], "coef")
+    if not isinstance(coef, np.ndarray) or coef.dtype.kind not in "iuf":
+        raise ModelFileError(f"{path}: coef is not a numeric array")
+    model.coef_ = np.array(coef, dtype=float)
+    for k in _FITTED:
+        if k not in meta["fitted"]:
+            raise ModelFileError(f"{path}: the header has no fitted value {k!r}")
+        setattr(model, k, decode(meta["fitted"][k], k))
+    if model.coef_.shape != (int(fm.n_features_),):
         raise ModelFileError(f"{path}: coef_ has shape {model.coef_.shape}, the feature "
                              f"map has {fm.n_features_} features")
+    if not np.all(np.isfinite(model.coef_)):
+        raise ModelFileError(f"{path}: coef_ holds non-finite values")
     return model
+
+
+def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
+    """The model in ``path`` and the training progress saved with it.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file written by ``StructuredSVM.fit(..., checkpoint=path)``.
+    max_bytes : int, default=MAX_BYTES
+
+    Returns
+    -------
+    model : StructuredSVM
+    info : dict
+        The ``checkpoint`` entry of the header (empty for an ordinary model file).
+
+    Raises
+    ------
+    FileNotFoundError, ModelFileError
+        As :func:`load`.
+    """
+    model, meta, arrays = _load(path, max_bytes)
+    info = meta.get("checkpoint", {})
+    try:
+        info = _Decoder(arrays)(info, "checkpoint")
+    except Exception as exc:
+        raise ModelFileError(f"{path}: damaged checkpoint entry ({exc})") from None
+    if not isinstance(info, dict):
+        raise ModelFileError(f"{path}: damaged checkpoint entry")
+    return model, info
