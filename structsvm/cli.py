@@ -29,9 +29,9 @@ __all__ = ["main"]
 def _read(task, path, n_features=None):
     """(X, Y, extra) for a task; X rows padded to ``n_features`` when given."""
     if task == "multiclass":
-        from sklearn.datasets import load_svmlight_file
+        from .corpora.svmlight import read_svm_light
 
-        Xm, y = load_svmlight_file(str(path), n_features=n_features, zero_based=False)
+        Xm, y, _ = read_svm_light(path, n_features=n_features)
         labels = [int(v) if float(v).is_integer() else float(v) for v in y]
         return [Xm[i] for i in range(Xm.shape[0])], labels, None
     if task == "sequence":
