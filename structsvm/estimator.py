@@ -396,13 +396,15 @@ def _same_param(a, b):
         return a is b
 
 
-def fit(X, Y, *, feature_map=None, decoder=None, **params):
+def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
+        checkpoint_every=60.0, **params):
     """Train a :class:`StructuredSVM` and return it (shorthand).
 
     Parameters
     ----------
     X, Y : sequences of inputs and structured outputs.
     feature_map, decoder : see :class:`StructuredSVM`.
+    checkpoint, resume, checkpoint_every : see :meth:`StructuredSVM.fit`.
     **params : any other :class:`StructuredSVM` parameter (C, loss, learner, ...).
 
     Returns
@@ -410,4 +412,5 @@ def fit(X, Y, *, feature_map=None, decoder=None, **params):
     StructuredSVM
         The fitted estimator.
     """
-    return StructuredSVM(feature_map=feature_map, decoder=decoder, **params).fit(X, Y)
+    return StructuredSVM(feature_map=feature_map, decoder=decoder, **params).fit(
+        X, Y, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every)

@@ -95,6 +95,16 @@ def register_model_class(cls, *aliases):
     -------
     type
         ``cls`` (so this works as a class decorator).
+
+    Examples
+    --------
+    >>> from structsvm.features import MulticlassFeatures
+    >>> class MyFeatures(MulticlassFeatures):
+    ...     pass
+    >>> _ = register_model_class(MyFeatures, "mypackage.old_module:MyFeatures")
+    >>> allowed_classes()["mypackage.old_module:MyFeatures"] is MyFeatures
+    True
+    >>> _REGISTERED.clear()
     """
     if not isinstance(cls, type):
         raise TypeError(f"register_model_class needs a class, got {type(cls).__name__}")
@@ -120,6 +130,14 @@ def allowed_classes():
     Returns
     -------
     dict of str to type
+
+    Examples
+    --------
+    >>> allowed = allowed_classes()
+    >>> allowed["structsvm.losses:HammingLoss"].__name__    # a 0.1 path still loads
+    'HammingLoss'
+    >>> "structsvm.cli:main" in allowed
+    False
     """
     import importlib
 
@@ -621,6 +639,16 @@ def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
     ------
     FileNotFoundError, ModelFileError
         As :func:`load`.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm, tempfile, os
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+    >>> path = os.path.join(tempfile.mkdtemp(), "ck.npz")
+    >>> _ = structsvm.StructuredSVM().fit(X, ["a", "b"], checkpoint=path)
+    >>> model, info = read_checkpoint_info(path)
+    >>> info["complete"], info["n_iter"] == model.n_iter_
+    (True, True)
     """
     model, meta, arrays = _load(path, max_bytes)
     info = meta.get("checkpoint", {})
