@@ -30,16 +30,16 @@ structsvm objects ``{"__object__": "module:Class", "params": {...}}``.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import tempfile
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from .protocols import Decoder
+from ._model_format import (MAX_HEADER_BYTES, META as _META, Decoder as _Decoder,
+                            Encoder as _Encoder, ModelFileError, class_key, construct,
+                            read_archive)
 
 __all__ = ["save_model", "load", "ModelFileError", "FORMAT", "VERSION", "MAX_BYTES",
            "MAX_HEADER_BYTES", "allowed_classes", "register_model_class",
@@ -48,20 +48,11 @@ __all__ = ["save_model", "load", "ModelFileError", "FORMAT", "VERSION", "MAX_BYT
 FORMAT = "structsvm-model"
 VERSION = 2          # 2: the header's own SHA-256 is recorded; 1 (structsvm 0.1) is read
 _READS = (1, 2)
-_META = "__meta__"
 _HEADER_KEY = "__header__"
 
 #: Largest total size (bytes, uncompressed) of the arrays of a model file that
 #: :func:`load` accepts unless told otherwise (``max_bytes=``).
 MAX_BYTES = 512 * 2 ** 20
-#: Largest JSON header (bytes) a model file may have.
-MAX_HEADER_BYTES = 64 * 2 ** 20
-_MAX_MEMBERS = 10_000
-
-
-class ModelFileError(ValueError):
-    """A model file is damaged, truncated, foreign, too large, or names a class that a
-    model file may not name."""
 
 
 # ------------------------------------------------------------------------- allow-list
@@ -108,13 +99,9 @@ def register_model_class(cls, *aliases):
     """
     if not isinstance(cls, type):
         raise TypeError(f"register_model_class needs a class, got {type(cls).__name__}")
-    for key in (_class_key(cls), *aliases):
+    for key in (class_key(cls), *aliases):
         _REGISTERED[key] = cls
     return cls
-
-
-def _class_key(cls):
-    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 def allowed_classes():
@@ -149,7 +136,7 @@ def allowed_classes():
     def add(cls, module=None):
         if cls.__name__ in _NOT_FROM_FILES:
             return
-        out[_class_key(cls)] = cls
+        out[class_key(cls)] = cls
         if module is not None:
             out[f"{module}:{cls.__qualname__}"] = cls
 
@@ -175,141 +162,7 @@ def allowed_classes():
     return out
 
 
-def _param_names(cls):
-    getter = getattr(cls, "_get_param_names", None)
-    if getter is not None:
-        return set(getter())
-    sig = inspect.signature(cls.__init__)
-    return {p.name for p in list(sig.parameters.values())[1:]
-            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
-
-
-def _construct(key, params, allowed, where):
-    if not isinstance(key, str) or key not in allowed:
-        raise ModelFileError(f"{where} names {key!r}, which is not a class model files "
-                             "may name (see structsvm.io.allowed_classes)")
-    cls = allowed[key]
-    if not isinstance(params, dict):
-        raise ModelFileError(f"{where}: the parameters of {key} are a "
-                             f"{type(params).__name__}, not a mapping")
-    unknown = set(params) - _param_names(cls)
-    if unknown:
-        raise ModelFileError(f"{where}: {key} has no parameter(s) {sorted(unknown)}")
-    return cls(**params)
-
-
 # ------------------------------------------------------------------------- encoding
-class _Encoder:
-    def __init__(self):
-        self.arrays = {}
-        self.allowed = allowed_classes()
-
-    def _store(self, arr, hint):
-        key = f"a{len(self.arrays)}_{hint}"
-        self.arrays[key] = np.ascontiguousarray(arr)
-        return {"__array__": key}
-
-    def __call__(self, obj, where):
-        if obj is None or isinstance(obj, (bool, str)):
-            return obj
-        if isinstance(obj, (int, np.integer)):
-            return int(obj)
-        if isinstance(obj, (float, np.floating)):
-            return float(obj)
-        if isinstance(obj, np.bool_):
-            return bool(obj)
-        if isinstance(obj, tuple):
-            return {"__tuple__": [self(v, where) for v in obj]}
-        if isinstance(obj, list):
-            return [self(v, where) for v in obj]
-        if isinstance(obj, dict):
-            if all(isinstance(k, str) and not k.startswith("__") for k in obj):
-                return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
-            return {"__dict__": [[self(k, where), self(v, f"{where}[{k!r}]")]
-                                 for k, v in obj.items()]}
-        if isinstance(obj, np.ndarray):
-            if obj.dtype.kind in "biufc":
-                return self._store(obj, where.split(".")[-1][:40])
-            if obj.dtype.kind in "OU":
-                return {"__objarray__": [self(v, where) for v in obj.tolist()],
-                        "shape": list(obj.shape)}
-        if isinstance(obj, Decoder):
-            return {"__decoder__": obj.name}
-        try:
-            import networkx as nx
-
-            if isinstance(obj, nx.DiGraph):
-                return {"__digraph__": {
-                    "nodes": [self(n, where) for n in obj.nodes],
-                    "edges": [[self(a, where), self(b, where)] for a, b in obj.edges]}}
-        except ImportError:  # pragma: no cover
-            pass
-        cls = type(obj)
-        if self.allowed.get(_class_key(cls)) is cls:
-            if callable(getattr(obj, "get_params", None)):
-                params = obj.get_params(deep=False)
-            else:
-                params = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
-            return {"__object__": _class_key(cls),
-                    "params": {k: self(v, f"{where}.{k}") for k, v in params.items()}}
-        what = getattr(obj, "__name__", type(obj).__name__)
-        raise ValueError(f"Cannot save the model: {where} is {what!r}, which a model file "
-                         "cannot hold (only numbers, strings, arrays, tuples, dicts, "
-                         "networkx digraphs and the structsvm classes of "
-                         "structsvm.io.allowed_classes(); pass plugins by name, use "
-                         "built-in feature functions, or register a plugin class with "
-                         "structsvm.io.register_model_class)")
-
-
-class _Decoder:
-    def __init__(self, arrays):
-        self.arrays = arrays
-        self.allowed = allowed_classes()
-
-    def __call__(self, obj, where="header"):
-        if isinstance(obj, list):
-            return [self(v, where) for v in obj]
-        if not isinstance(obj, dict):
-            return obj
-        if "__tuple__" in obj:
-            return tuple(self(v, where) for v in obj["__tuple__"])
-        if "__dict__" in obj:
-            return {self(k, where): self(v, where) for k, v in obj["__dict__"]}
-        if "__array__" in obj:
-            name = obj["__array__"]
-            if not isinstance(name, str) or name not in self.arrays:
-                raise ModelFileError(f"{where} refers to a missing array {name!r}")
-            return self.arrays[name]
-        if "__objarray__" in obj:
-            items = [self(v, where) for v in obj["__objarray__"]]
-            out = np.empty(len(items), dtype=object)
-            out[:] = items
-            return out.reshape(obj["shape"]) if len(obj["shape"]) > 1 else out
-        if "__decoder__" in obj:
-            from .inference import get_decoder
-
-            return get_decoder(obj["__decoder__"])
-        if "__digraph__" in obj:
-            import networkx as nx
-
-            g = nx.DiGraph()
-            g.add_nodes_from(_hashable(self(n, where)) for n in obj["__digraph__"]["nodes"])
-            g.add_edges_from((_hashable(self(a, where)), _hashable(self(b, where)))
-                             for a, b in obj["__digraph__"]["edges"])
-            return g
-        if "__object__" in obj:
-            params = obj.get("params")
-            if isinstance(params, dict):
-                params = {k: self(v, f"{where}.{k}") for k, v in params.items()}
-            return _construct(obj["__object__"], params, self.allowed, where)
-        return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
-
-
-def _hashable(v):
-    hash(v)
-    return v
-
-
 def _digest(arr):
     return hashlib.sha256(np.ascontiguousarray(arr).tobytes()).hexdigest()
 
@@ -357,13 +210,13 @@ def save_model(model, path, *, checkpoint=None):
     check_is_fitted(model, "coef_")
     path = Path(path)
     check_writable(path)
-    enc = _Encoder()
+    enc = _Encoder(allowed_classes())
     params = {k: enc(v, k) for k, v in model.get_params(deep=False).items()
               if k != "feature_map"}
     fm = model.feature_map_
     meta = {
         "format": FORMAT, "version": VERSION,
-        "estimator": _class_key(type(model)),
+        "estimator": class_key(type(model)),
         "params": params,
         "feature_map": enc(fm, "feature_map"),
         "feature_map_state": {k: enc(v, f"feature_map_.{k}")
@@ -406,78 +259,12 @@ def check_writable(path):
         raise IsADirectoryError(f"Cannot write the model to {path}: it is a folder")
 
 
-def _read_member(zf, info, limit, path):
-    """One ``.npy`` member: header checked (dtype, shape, size) before reading data."""
-    with zf.open(info) as fp:
-        version = np.lib.format.read_magic(fp)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
-        elif version in ((2, 0), (3, 0)):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
-        else:
-            raise ModelFileError(f"{path}: array {info.filename} has .npy version "
-                                 f"{version}")
-        if dtype.hasobject or dtype.kind not in "biufc" or dtype.fields is not None \
-                or dtype.subdtype is not None:
-            raise ModelFileError(f"{path}: array {info.filename} has dtype {dtype}; model "
-                                 "files hold plain numbers only")
-        if not all(isinstance(s, int) and 0 <= s for s in shape):
-            raise ModelFileError(f"{path}: array {info.filename} has shape {shape}")
-        count = 1
-        for s in shape:
-            count *= s
-        nbytes = count * dtype.itemsize
-        if nbytes > limit:
-            raise ModelFileError(f"{path}: array {info.filename} declares {nbytes} bytes, "
-                                 f"more than the limit of {limit}")
-        if nbytes + fp.tell() != info.file_size:
-            raise ModelFileError(f"{path}: array {info.filename} declares shape {shape} "
-                                 f"({nbytes} bytes) but its member holds "
-                                 f"{info.file_size - fp.tell()} bytes")
-        data = fp.read(nbytes)
-        if len(data) != nbytes:
-            raise ModelFileError(f"{path}: array {info.filename} is truncated")
-    arr = np.frombuffer(data, dtype=dtype, count=count)
-    return arr.reshape(shape, order="F" if fortran else "C").copy()
-
-
-def _read_archive(path, max_bytes):
-    with zipfile.ZipFile(path) as zf:
-        infos = zf.infolist()
-        names = [i.filename for i in infos]
-        if len(infos) > _MAX_MEMBERS or len(set(names)) != len(names):
-            raise ModelFileError(f"{path}: the archive has {len(infos)} members "
-                                 "(duplicates or too many)")
-        total = 0
-        for info in infos:
-            if not info.filename.endswith(".npy"):
-                raise ModelFileError(f"{path}: unexpected archive member "
-                                     f"{info.filename!r}")
-            limit = MAX_HEADER_BYTES if info.filename == _META + ".npy" else max_bytes
-            if info.file_size > limit + 4096:
-                raise ModelFileError(f"{path}: member {info.filename} declares "
-                                     f"{info.file_size} bytes uncompressed, more than the "
-                                     f"limit of {limit} (a larger model needs "
-                                     "load(path, max_bytes=...))")
-            if info.filename != _META + ".npy":
-                total += info.file_size
-        if total > max_bytes + 4096 * len(infos):
-            raise ModelFileError(f"{path}: the arrays declare {total} bytes uncompressed, "
-                                 f"more than the limit of {max_bytes} (a larger model "
-                                 "needs load(path, max_bytes=...))")
-        files = {}
-        for info in infos:
-            limit = MAX_HEADER_BYTES if info.filename == _META + ".npy" else max_bytes
-            files[info.filename[:-4]] = _read_member(zf, info, limit, path)
-    return files
-
-
 def _read(path, max_bytes=MAX_BYTES):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"No model file at {path}")
     try:
-        files = _read_archive(path, max_bytes)
+        files = read_archive(path, max_bytes)
     except ModelFileError:
         raise
     except MemoryError:
@@ -571,7 +358,7 @@ def _load(path, max_bytes):
 
 
 def _build(meta, arrays, path):
-    decode = _Decoder(arrays)
+    decode = _Decoder(arrays, allowed_classes())
     for key in ("estimator", "params", "feature_map", "feature_map_state", "coef",
                 "fitted"):
         if key not in meta:
@@ -595,7 +382,7 @@ def _build(meta, arrays, path):
     if cls is None or not issubclass(cls, StructuredSVM):
         raise ModelFileError(f"the header's estimator {meta['estimator']!r} is not a "
                              "structsvm estimator")
-    model = _construct(meta["estimator"], dict(params, feature_map=fm),
+    model = construct(meta["estimator"], dict(params, feature_map=fm),
                        decode.allowed, "estimator")
     model._check_params()
     fm.load_fitted_state({k: decode(v, f"feature_map_.{k}") for k, v in state.items()})
@@ -653,7 +440,7 @@ def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
     model, meta, arrays = _load(path, max_bytes)
     info = meta.get("checkpoint", {})
     try:
-        info = _Decoder(arrays)(info, "checkpoint")
+        info = _Decoder(arrays, allowed_classes())(info, "checkpoint")
     except Exception as exc:
         raise ModelFileError(f"{path}: damaged checkpoint entry ({exc})") from None
     if not isinstance(info, dict):
