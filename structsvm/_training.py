@@ -26,11 +26,12 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator, clone
 
 logger = logging.getLogger("structsvm")
 
 __all__ = ["check_labels", "RoundTracker", "StopTraining", "sigint_stops_after_round",
-           "data_fingerprint", "RESUMABLE"]
+           "data_fingerprint", "RESUMABLE", "keep_best", "write_checkpoint", "read_resume"]
 
 #: Learners whose run continues from saved weights to the same optimum: the cutting
 #: planes restart their working set at the checkpoint's w and converge to the unique
@@ -162,6 +163,77 @@ def sigint_stops_after_round():
         yield flag
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+# ------------------------------------------------------------------ checkpoints
+def keep_best(est, tracker):
+    """Fitted attributes from the best round seen (training was interrupted)."""
+    est.coef_ = tracker.best_w.copy()
+    est.objective_ = float(tracker.best_objective)
+    est.objective_curve_ = list(tracker.curve)
+    est.n_iter_ = int(tracker.rounds)
+    est.duality_gap_ = float(tracker.gap)
+    est.converged_ = False
+
+
+def write_checkpoint(est, path, plugins, tracker, fingerprint, complete):
+    """Save ``est``'s parameters with ``plugins`` = (feature map, decoder, loss,
+    learner) and the best round so far (or ``est``'s finished fit when ``complete``),
+    plus the progress :func:`read_resume` needs, atomically."""
+    from .io import save_model
+
+    snap = clone(est)
+    snap.feature_map_, snap.decoder_, snap.loss_, snap.learner_ = plugins
+    if complete:
+        for k in ("coef_", "objective_", "objective_curve_", "n_iter_",
+                  "duality_gap_", "converged_"):
+            setattr(snap, k, getattr(est, k))
+    else:
+        keep_best(snap, tracker)
+    save_model(snap, path, checkpoint={
+        "n_iter": int(snap.n_iter_), "objective_curve": list(snap.objective_curve_),
+        "learner": snap.learner_.name, "data_sha256": fingerprint,
+        "complete": bool(complete)})
+
+
+def read_resume(est, path, learner):
+    """(model, info) of a checkpoint this estimator may continue from."""
+    from .io import read_checkpoint_info
+
+    if learner.name not in RESUMABLE:
+        raise ValueError(f"resume: learner {learner.name!r} cannot continue from a "
+                         f"checkpoint (its state is not saved); use one of "
+                         f"{list(RESUMABLE)} or train again")
+    model, info = read_checkpoint_info(path)
+    if "data_sha256" not in info:
+        raise ValueError(f"resume: {path} is a model file, not a checkpoint")
+    ignore = {"max_iter", "verbose", "n_jobs", "warm_start"}
+    mine = {k: v for k, v in est.get_params(deep=True).items()
+            if k.split("__")[0] not in ignore}
+    theirs = {k: v for k, v in model.get_params(deep=True).items()
+              if k.split("__")[0] not in ignore}
+    if est.feature_map is None:
+        theirs = {k: v for k, v in theirs.items() if not k.startswith("feature_map")}
+        mine = {k: v for k, v in mine.items() if not k.startswith("feature_map")}
+    differ = sorted(k for k in set(mine) | set(theirs)
+                    if not _same_param(mine.get(k), theirs.get(k)))
+    if differ:
+        raise ValueError(f"resume: {path} was written with other parameters "
+                         f"({', '.join(differ)}); resume with the same ones")
+    return model, info
+
+
+def _same_param(a, b):
+    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
+        return type(a) is type(b) and all(
+            _same_param(v, b.get_params(deep=False).get(k))
+            for k, v in a.get_params(deep=False).items())
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    try:
+        return bool(a == b)
+    except Exception:
+        return a is b
 
 
 # ------------------------------------------------------------------ per-round work

@@ -198,7 +198,8 @@ class StructuredSVM(BaseEstimator):
             from .io import check_writable
 
             check_writable(checkpoint)
-        ckpt = self._read_resume(resume, learner) if resume is not None else None
+        ckpt = _training.read_resume(self, resume, learner) if resume is not None \
+            else None
         warm = self.warm_start and hasattr(self, "coef_")
         proto = self.feature_map if self.feature_map is not None else MulticlassFeatures()
         _training.check_labels(Y, type(proto).structure)
@@ -228,11 +229,11 @@ class StructuredSVM(BaseEstimator):
             curve0 = list(info.get("objective_curve", []))
             if max_iter is not None:
                 max_iter = max(1, max_iter - done)
-        self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner
         writer = None
         if checkpoint is not None:
             def writer(tracker, complete):
-                self._write_checkpoint(checkpoint, tracker, fingerprint, complete)
+                _training.write_checkpoint(self, checkpoint, (fm, decoder, loss, learner),
+                                           tracker, fingerprint, complete)
         with _training.sigint_stops_after_round() as flag:
             tracker = _training.RoundTracker(w0, flag, self.verbose, done, curve0, writer,
                                              checkpoint_every)
@@ -243,9 +244,10 @@ class StructuredSVM(BaseEstimator):
                                        random_state=self.random_state, callback=tracker)
             except (_training.StopTraining, KeyboardInterrupt):
                 result = None
+        self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner
         self.interrupted_ = result is None
         if result is None:
-            self._keep_best(tracker)
+            _training.keep_best(self, tracker)
             if writer is not None:
                 writer(tracker, complete=False)
             warnings.warn(f"Training interrupted (Ctrl-C) after {tracker.rounds} rounds: "
@@ -267,58 +269,6 @@ class StructuredSVM(BaseEstimator):
                           f"(objective {result.objective:.6g}); increase max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
         return self
-
-    def _keep_best(self, tracker):
-        """Fitted attributes from the best round seen (training was interrupted)."""
-        self.coef_ = tracker.best_w.copy()
-        self.objective_ = float(tracker.best_objective)
-        self.objective_curve_ = list(tracker.curve)
-        self.n_iter_ = int(tracker.rounds)
-        self.duality_gap_ = float(tracker.gap)
-        self.converged_ = False
-
-    def _write_checkpoint(self, path, tracker, fingerprint, complete):
-        from .io import save_model
-
-        snap = clone(self)
-        snap.feature_map_, snap.decoder_ = self.feature_map_, self.decoder_
-        snap.loss_, snap.learner_ = self.loss_, self.learner_
-        if complete:
-            for k in ("coef_", "objective_", "objective_curve_", "n_iter_",
-                      "duality_gap_", "converged_"):
-                setattr(snap, k, getattr(self, k))
-        else:
-            snap._keep_best(tracker)
-        save_model(snap, path, checkpoint={
-            "n_iter": int(snap.n_iter_), "objective_curve": list(snap.objective_curve_),
-            "learner": self.learner_.name, "data_sha256": fingerprint,
-            "complete": bool(complete)})
-
-    def _read_resume(self, path, learner):
-        """(model, info) of a checkpoint this estimator may continue from."""
-        from .io import read_checkpoint_info
-
-        if learner.name not in _RESUMABLE():
-            raise ValueError(f"resume: learner {learner.name!r} cannot continue from a "
-                             f"checkpoint (its state is not saved); use one of "
-                             f"{list(_RESUMABLE())} or train again")
-        model, info = read_checkpoint_info(path)
-        if "data_sha256" not in info:
-            raise ValueError(f"resume: {path} is a model file, not a checkpoint")
-        ignore = {"max_iter", "verbose", "n_jobs", "warm_start"}
-        mine = {k: v for k, v in self.get_params(deep=True).items()
-                if k.split("__")[0] not in ignore}
-        theirs = {k: v for k, v in model.get_params(deep=True).items()
-                  if k.split("__")[0] not in ignore}
-        if self.feature_map is None:
-            theirs = {k: v for k, v in theirs.items() if not k.startswith("feature_map")}
-            mine = {k: v for k, v in mine.items() if not k.startswith("feature_map")}
-        differ = sorted(k for k in set(mine) | set(theirs)
-                        if not _same_param(mine.get(k), theirs.get(k)))
-        if differ:
-            raise ValueError(f"resume: {path} was written with other parameters "
-                             f"({', '.join(differ)}); resume with the same ones")
-        return model, info
 
     def _C(self, fm):
         return float(type(fm).default_C if self.C is None else self.C)
@@ -375,25 +325,6 @@ class StructuredSVM(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
-
-
-def _RESUMABLE():
-    from ._training import RESUMABLE
-
-    return RESUMABLE
-
-
-def _same_param(a, b):
-    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
-        return type(a) is type(b) and all(
-            _same_param(v, b.get_params(deep=False).get(k))
-            for k, v in a.get_params(deep=False).items())
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-    try:
-        return bool(a == b)
-    except Exception:
-        return a is b
 
 
 def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
