@@ -234,7 +234,9 @@ def check_enumerable(batch, why, alternative, limit=None):
     alternative : str
         What to use instead (named in the message).
     limit : int, optional
-        Default :data:`MAX_ENUMERATED_OUTPUTS`.
+        Default :data:`MAX_ENUMERATED_OUTPUTS` (read when called, so a test may
+        raise it with ``monkeypatch.setattr(structsvm.protocols,
+        "MAX_ENUMERATED_OUTPUTS", ...)``).
 
     Raises
     ------
@@ -259,7 +261,11 @@ def check_enumerable(batch, why, alternative, limit=None):
         raise EnumerationError(
             f"{why} enumerates every output of an example, but {type(batch).__name__} "
             f"({batch.structure!r} outputs) cannot enumerate its outputs. {alternative}")
-    for i, n in enumerate(batch.output_space_sizes()):
+    sizes = getattr(batch, "output_space_sizes", None)
+    if sizes is None:  # a plugin that sets enumerable = True must say how many
+        raise TypeError(f"{type(batch).__name__} sets enumerable = True but has no "
+                        "output_space_sizes() (the number of outputs of each example)")
+    for i, n in enumerate(sizes()):
         if n > limit:
             raise EnumerationError(
                 f"{why} enumerates every output of an example, but sample {i} has "

@@ -124,3 +124,21 @@ def test_small_chains_still_enumerate_exactly():
     model = structsvm.fit(X, Y, feature_map=SequenceFeatures(), rescaling="slack",
                           learner="n_slack", C=1.0, max_iter=50)
     assert model.score(X, Y) == 1.0
+
+
+def test_limit_can_be_raised_and_plugins_must_declare_sizes(monkeypatch):
+    import structsvm.protocols as protocols
+
+    rng = np.random.default_rng(5)
+    batch = _random_chain(rng, [9], 4)              # 4^9 = 262,144 paths
+    with pytest.raises(EnumerationError, match="262144 outputs"):
+        get_decoder("exhaustive")(batch)
+    monkeypatch.setattr(protocols, "MAX_ENUMERATED_OUTPUTS", 300_000)
+    check_enumerable(batch, "x", "y")
+
+    class Opaque:
+        structure, enumerable = "chain", True
+
+    with pytest.raises(TypeError, match="Opaque sets enumerable = True but has no "
+                                        "output_space_sizes"):
+        check_enumerable(Opaque(), "x", "y")
