@@ -224,6 +224,7 @@ def save_model(model, path, *, checkpoint=None):
         "decoder": model.decoder_.name,
         "coef": enc(np.asarray(model.coef_, dtype=float), "coef_"),
         "fitted": {k: enc(getattr(model, k), k) for k in _FITTED},
+        "interrupted": bool(getattr(model, "interrupted_", False)),
     }
     if checkpoint is not None:
         meta["checkpoint"] = enc(checkpoint, "checkpoint")
@@ -399,6 +400,7 @@ def _build(meta, arrays, path):
         if k not in meta["fitted"]:
             raise ModelFileError(f"{path}: the header has no fitted value {k!r}")
         setattr(model, k, decode(meta["fitted"][k], k))
+    model.interrupted_ = meta.get("interrupted", False) is True  # absent before 0.2
     if model.coef_.shape != (int(fm.n_features_),):
         raise ModelFileError(f"{path}: coef_ has shape {model.coef_.shape}, the feature "
                              f"map has {fm.n_features_} features")

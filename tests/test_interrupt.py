@@ -211,3 +211,15 @@ def test_learn_fails_before_training_and_classify_refuses_empty_files(tmp_path, 
     assert main(["classify", str(model), str(empty)]) == 2
     err = capsys.readouterr().err
     assert "holds no examples" in err and "nan" not in err
+
+
+def test_interrupted_flag_survives_save_and_load(tmp_path, ctrl_c_after):
+    X, Y = _blobs()
+    ctrl_c_after({2})
+    with pytest.warns(ConvergenceWarning, match="interrupted"):
+        model = structsvm.StructuredSVM(tol=1e-9).fit(X, Y)
+    again = structsvm.load(model.save(tmp_path / "m.npz"))
+    assert again.interrupted_ and not again.converged_
+    ctrl_c_after(set())
+    done = structsvm.fit(X, Y)
+    assert structsvm.load(done.save(tmp_path / "d.npz")).interrupted_ is False
