@@ -96,9 +96,10 @@ def _learn(args):
     gap = f", duality gap {model.duality_gap_:.3g}" if np.isfinite(model.duality_gap_) \
         else ""
     if model.interrupted_:
-        print(f"interrupted after {model.n_iter_} iterations ({time.perf_counter() - t0:.2f}"
-              f" s): the best weights so far (objective {model.objective_:.6g}) were "
-              f"written to {args.model}", file=sys.stderr)
+        elapsed = time.perf_counter() - t0
+        print(f"interrupted after {model.n_iter_} iterations ({elapsed:.2f} s): the best "
+              f"weights so far (objective {model.objective_:.6g}) were written to "
+              f"{args.model}", file=sys.stderr)
         return 130
     print(f"trained on {len(X)} examples in {time.perf_counter() - t0:.2f} s: "
           f"{model.n_iter_} iterations, objective {model.objective_:.6g}{gap}; model "

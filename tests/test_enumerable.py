@@ -98,7 +98,8 @@ def test_output_space_sizes_count_the_enumeration(seed):
     tx = TaxonomyFeatures()
     Yt = [("a", "x"), ("a", "y"), ("b", "z")]
     tx.fit([np.ones(2)] * 3, Yt)
-    tb = tx.batch_potentials(tx.encode_inputs([np.ones(2)]), rng.normal(size=tx.n_features_))
+    w = rng.normal(size=tx.n_features_)
+    tb = tx.batch_potentials(tx.encode_inputs([np.ones(2)]), w)
     assert tb.output_space_sizes() == [sum(1 for _ in tb[0].enumerate())] == [3]
 
 

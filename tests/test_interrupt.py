@@ -101,7 +101,8 @@ def test_checkpoint_then_resume_reaches_the_uninterrupted_model(tmp_path, learne
     assert resumed.n_iter_ > 4 and resumed.objective_curve_[:4] == first.objective_curve_
     # the primal is strictly convex: both runs certify the same optimum within tol
     assert resumed.objective_ == pytest.approx(full.objective_, rel=3 * tol)
-    np.testing.assert_allclose(resumed.coef_, full.coef_, atol=1e-3 * np.abs(full.coef_).max())
+    np.testing.assert_allclose(resumed.coef_, full.coef_,
+                               atol=1e-3 * np.abs(full.coef_).max())
     # same predictions wherever the optimum's top class wins by more than the
     # certified difference of the two models' scores
     fm = full.feature_map_

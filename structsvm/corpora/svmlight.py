@@ -101,9 +101,8 @@ def read_svm_light(path, *, n_features=None, need_qid=False):
         vals += vs
         ys.append(target)
     width = (max(cols) + 1 if cols else 0) if n_features is None else int(n_features)
-    X = sp.csr_matrix((np.asarray(vals, dtype=float),
-                       (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
-                      shape=(len(ys), width))
+    ij = (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
+    X = sp.csr_matrix((np.asarray(vals, dtype=float), ij), shape=(len(ys), width))
     qid = np.asarray(qids, dtype=np.int64) if qids else None
     return X, np.asarray(ys, dtype=float), qid
 
