@@ -37,9 +37,9 @@ __all__ = ["main"]
 def _read(task, path, n_features=None):
     """(X, Y, extra) for a task; X rows padded to ``n_features`` when given."""
     if task == "multiclass":
-        from sklearn.datasets import load_svmlight_file
+        from .corpora.svmlight import read_svm_light
 
-        Xm, y = load_svmlight_file(str(path), n_features=n_features, zero_based=False)
+        Xm, y, _ = read_svm_light(path, n_features=n_features)
         labels = [int(v) if float(v).is_integer() else float(v) for v in y]
         return [Xm[i] for i in range(Xm.shape[0])], labels, None
     if task == "sequence":
@@ -74,8 +74,12 @@ def _fit_width(X, width, what):
 def _learn(args):
     import structsvm
     from .features import MulticlassFeatures, RankingFeatures, SequenceFeatures
+    from .io import check_writable
     from .learners import LEARNERS
 
+    for path in (args.model, args.checkpoint):
+        if path is not None:
+            check_writable(path)  # fail now, not after hours of training
     X, Y, _ = _read(args.task, args.train)
     fm = {"multiclass": MulticlassFeatures, "sequence": SequenceFeatures,
           "ranking": RankingFeatures}[args.task]()
@@ -85,13 +89,29 @@ def _learn(args):
     learner = LEARNERS[args.learner]()
     if args.solver is not None:
         learner.set_params(solver=args.solver)
+    if args.verbose:
+        import logging
+
+        logging.basicConfig(format="[structsvm] %(message)s", stream=sys.stderr)
+        logging.getLogger("structsvm").setLevel(logging.INFO)
     t0 = time.perf_counter()
-    model = structsvm.fit(X, Y, feature_map=fm, C=C, tol=args.tol, max_iter=args.max_iter,
-                          learner=learner, n_jobs=args.n_jobs, verbose=args.verbose)
+    model = structsvm.StructuredSVM(
+        feature_map=fm, C=C, tol=args.tol, max_iter=args.max_iter, learner=learner,
+        n_jobs=args.n_jobs, verbose=args.verbose).fit(
+            X, Y, checkpoint=args.checkpoint, resume=args.resume,
+            checkpoint_every=args.checkpoint_every)
     model.save(args.model)
+    gap = f", duality gap {model.duality_gap_:.3g}" if np.isfinite(model.duality_gap_) \
+        else ""
+    if model.interrupted_:
+        elapsed = time.perf_counter() - t0
+        print(f"interrupted after {model.n_iter_} iterations ({elapsed:.2f} s): the best "
+              f"weights so far (objective {model.objective_:.6g}) were written to "
+              f"{args.model}", file=sys.stderr)
+        return 130
     print(f"trained on {len(X)} examples in {time.perf_counter() - t0:.2f} s: "
-          f"{model.n_iter_} iterations, objective {model.objective_:.6g}, "
-          f"duality gap {model.duality_gap_:.3g}; model written to {args.model}")
+          f"{model.n_iter_} iterations, objective {model.objective_:.6g}{gap}; model "
+          f"written to {args.model}")
     return 0
 
 
@@ -108,6 +128,13 @@ def _classify(args):
               f"models, not {type(fm).structure!r}", file=sys.stderr)
         return 2
     X, Y, _ = _read(task, args.test)
+    if len(X) == 0:
+        print(f"error: {args.test} holds no examples", file=sys.stderr)
+        return 2
+    if args.output is not None:
+        from .io import check_writable
+
+        check_writable(args.output)
     width = fm.n_features_ if task == "ranking" else fm.n_input_features_ - (
         1 if task == "multiclass" and fm.bias > 0 else 0)
     X, cut = _fit_width(X, width, "test")
@@ -241,13 +268,20 @@ def build_parser():
                        help="C of ½‖w‖² + C Σ ξ_i (default: the task's)")
     learn.add_argument("--svmstruct-c", type=float, default=None,
                        help="svm_struct's -c instead (C = c / n)")
-    learn.add_argument("--learner", default="one_slack",
-                       choices=["one_slack", "n_slack", "pegasos", "perceptron"])
+    from .learners import LEARNERS
+
+    learn.add_argument("--learner", default="one_slack", choices=sorted(LEARNERS))
     learn.add_argument("--solver", default=None, help="QP solver of the cutting plane")
     learn.add_argument("--tol", type=float, default=None)
     learn.add_argument("--max-iter", type=int, default=None)
     learn.add_argument("--n-jobs", type=int, default=None)
     learn.add_argument("-v", "--verbose", action="count", default=0)
+    learn.add_argument("--checkpoint", default=None, metavar="PATH",
+                       help="write the training state here every --checkpoint-every "
+                            "seconds (a model file; resume with --resume)")
+    learn.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
+    learn.add_argument("--resume", default=None, metavar="PATH",
+                       help="continue from a checkpoint (same data and parameters)")
     learn.add_argument("train")
     learn.add_argument("model")
     classify = sub.add_parser("classify", help="predict with a saved model")
@@ -285,9 +319,12 @@ def main(argv=None):
                "fetch": _data_fetch}[args.data_command]
     try:
         return run(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

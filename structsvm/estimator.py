@@ -65,7 +65,9 @@ class StructuredSVM(BaseEstimator):
     warm_start : bool, default=False
         Start from the previous ``coef_`` (and keep the fitted feature map).
     verbose : int, default=0
-        > 0 logs round, objective, gap and time to the "structsvm" logger.
+        > 0 logs one line per round (round, objective, duality gap where the
+        learner has one, time) to the "structsvm" logger, and says that the first
+        round compiles kernels.
 
     Attributes
     ----------
@@ -81,6 +83,14 @@ class StructuredSVM(BaseEstimator):
     duality_gap_ : float
         Primal − dual at the end (nan for learners without a dual).
     converged_ : bool
+    interrupted_ : bool
+        Training was stopped by Ctrl-C; ``coef_`` holds the best weights reached.
+
+    Notes
+    -----
+    Ctrl-C during ``fit`` stops training after the current round (a second Ctrl-C
+    at once) and keeps the weights with the lowest objective seen so far, with
+    ``converged_ = False``, ``interrupted_ = True`` and a ConvergenceWarning.
 
     References
     ----------
@@ -145,13 +155,34 @@ class StructuredSVM(BaseEstimator):
         return decoder, loss
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, Y):
+    def fit(self, X, Y, *, checkpoint=None, resume=None, checkpoint_every=60.0):
         """Train on inputs X and structured outputs Y (lists of equal length).
+
+        Parameters
+        ----------
+        X, Y : sequences of inputs and structured outputs.
+        checkpoint : str or Path, optional
+            Write the training state (a model file with the best weights so far and
+            the rounds done) here every ``checkpoint_every`` seconds, on Ctrl-C and
+            at the end.
+        resume : str or Path, optional
+            Continue from a checkpoint written by a run with the same parameters on
+            the same data ("one_slack" and "n_slack" learners: they reach the same
+            optimum, within ``tol``, as an uninterrupted run).
+        checkpoint_every : float, default=60.0
+            Seconds between checkpoints.
 
         Returns
         -------
         self
+
+        Raises
+        ------
+        ValueError
+            Bad parameters or data (None/NaN labels, labels of different types that
+            print the same), or a checkpoint from other parameters or data.
         """
+        from . import _training
         from .features import MulticlassFeatures
 
         self._check_params()
@@ -163,12 +194,21 @@ class StructuredSVM(BaseEstimator):
         if len(X) == 0:
             raise ValueError("Cannot fit on an empty data set (X and Y have 0 samples)")
         learner = get_learner(self.learner)
+        if checkpoint is not None:
+            from .io import check_writable
+
+            check_writable(checkpoint)
+        ckpt = _training.read_resume(self, resume, learner) if resume is not None \
+            else None
         warm = self.warm_start and hasattr(self, "coef_")
-        if warm:
+        proto = self.feature_map if self.feature_map is not None else MulticlassFeatures()
+        _training.check_labels(Y, type(proto).structure)
+        if ckpt is not None:
+            fm = ckpt[0].feature_map_
+        elif warm:
             fm = self.feature_map_
         else:
-            fm = clone(self.feature_map) if self.feature_map is not None \
-                else MulticlassFeatures()
+            fm = clone(proto)
             fm.fit(X, Y)
         decoder, loss = self._resolve_plugins(fm)
         problem = Problem(Xe=fm.encode_inputs(X), Ye=fm.encode_outputs(Y, X),
@@ -176,16 +216,53 @@ class StructuredSVM(BaseEstimator):
                           rescaling=self.rescaling, n_jobs=self.n_jobs)
         w0 = self.coef_ if warm else np.zeros(fm.n_features_)
         tol = float(type(fm).default_tol if self.tol is None else self.tol)
-        result = learner.solve(problem, w0, max_iter=self.max_iter, tol=tol,
-                               random_state=self.random_state,
-                               callback=self._log_round if self.verbose else None)
+        max_iter, done, curve0, fingerprint = self.max_iter, 0, [], None
+        if checkpoint is not None or ckpt is not None:
+            fingerprint = _training.data_fingerprint(problem)
+        if ckpt is not None:
+            model, info = ckpt
+            if info.get("data_sha256") != fingerprint:
+                raise ValueError(f"resume: {resume} was written for other training data "
+                                 "(or another C); train from scratch or pass the same "
+                                 "X, Y")
+            w0, done = model.coef_, int(info.get("n_iter", 0))
+            curve0 = list(info.get("objective_curve", []))
+            if max_iter is not None:
+                max_iter = max(1, max_iter - done)
+        writer = None
+        if checkpoint is not None:
+            def writer(tracker, complete):
+                _training.write_checkpoint(self, checkpoint, (fm, decoder, loss, learner),
+                                           tracker, fingerprint, complete)
+        with _training.sigint_stops_after_round() as flag:
+            tracker = _training.RoundTracker(w0, flag, self.verbose, done, curve0, writer,
+                                             checkpoint_every)
+            if self.verbose:
+                _training.log_start(learner.name, len(X))
+            try:
+                result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
+                                       random_state=self.random_state, callback=tracker)
+            except (_training.StopTraining, KeyboardInterrupt):
+                result = None
         self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner
+        self.interrupted_ = result is None
+        if result is None:
+            _training.keep_best(self, tracker)
+            if writer is not None:
+                writer(tracker, complete=False)
+            warnings.warn(f"Training interrupted (Ctrl-C) after {tracker.rounds} rounds: "
+                          f"coef_ holds the best weights so far (objective "
+                          f"{self.objective_:.6g}); converged_ is False",
+                          ConvergenceWarning, stacklevel=2)
+            return self
         self.coef_ = result.w
         self.objective_ = float(result.objective)
-        self.objective_curve_ = list(result.objective_curve)
-        self.n_iter_ = int(result.n_iter)
+        self.objective_curve_ = curve0 + list(result.objective_curve)
+        self.n_iter_ = done + int(result.n_iter)
         self.duality_gap_ = float(result.duality_gap)
         self.converged_ = bool(result.converged)
+        if writer is not None:
+            writer(tracker, complete=True)
         if not result.converged and learner.name in ("one_slack", "n_slack", "frank_wolfe"):
             warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                           f"with duality gap {result.duality_gap:.3g} "
@@ -195,16 +272,6 @@ class StructuredSVM(BaseEstimator):
 
     def _C(self, fm):
         return float(type(fm).default_C if self.C is None else self.C)
-
-    def _log_round(self, info):
-        if not logger.handlers and not logging.getLogger().handlers:
-            handler = logging.StreamHandler()
-            handler.setFormatter(logging.Formatter("[structsvm] %(message)s"))
-            logger.addHandler(handler)
-            logger.setLevel(logging.INFO)
-        logger.info("round %4d  objective %.6g  gap %.3g  constraints %s  %.2fs",
-                    info["round"], info["objective"], info.get("gap", float("nan")),
-                    info.get("n_constraints", "-"), info["time"])
 
     # ------------------------------------------------------------------ prediction
     def _decode(self, Xe, n):
@@ -260,13 +327,15 @@ class StructuredSVM(BaseEstimator):
         return tags
 
 
-def fit(X, Y, *, feature_map=None, decoder=None, **params):
+def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
+        checkpoint_every=60.0, **params):
     """Train a :class:`StructuredSVM` and return it (shorthand).
 
     Parameters
     ----------
     X, Y : sequences of inputs and structured outputs.
     feature_map, decoder : see :class:`StructuredSVM`.
+    checkpoint, resume, checkpoint_every : see :meth:`StructuredSVM.fit`.
     **params : any other :class:`StructuredSVM` parameter (C, loss, learner, ...).
 
     Returns
@@ -274,4 +343,5 @@ def fit(X, Y, *, feature_map=None, decoder=None, **params):
     StructuredSVM
         The fitted estimator.
     """
-    return StructuredSVM(feature_map=feature_map, decoder=decoder, **params).fit(X, Y)
+    return StructuredSVM(feature_map=feature_map, decoder=decoder, **params).fit(
+        X, Y, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .protocols import Decoder, StructureMismatchError
+from .protocols import Decoder, check_enumerable
 
 __all__ = ["Problem", "Violation", "weighted_row_sum"]
 
@@ -86,6 +86,37 @@ class Problem:
     rescaling: str = "margin"
     n_jobs: int | None = None
     _truth_cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        self.check_enumeration()
+
+    def check_enumeration(self):
+        """Refuse up front what would enumerate an infeasible output space.
+
+        Slack rescaling, a loss that does not decompose over the decoder's parts and
+        the exhaustive decoder enumerate every output of every example; each
+        example's ``output_space_sizes()`` must then be at most
+        :data:`~structsvm.protocols.MAX_ENUMERATED_OUTPUTS`.
+
+        Raises
+        ------
+        structsvm.protocols.EnumerationError
+            Naming the sample, its number of outputs and the alternative.
+        """
+        fm = type(self.feature_map)
+        if self.rescaling == "slack":
+            why, alt = "rescaling='slack'", "Use rescaling='margin'."
+        elif not type(self.loss).decomposable:
+            why = f"loss {getattr(self.loss, 'name', type(self.loss).__name__)!r}, " \
+                  "which does not decompose over the decoder's parts,"
+            alt = f"Use a decomposable loss (e.g. {fm.default_loss!r})."
+        elif isinstance(self.decoder, Decoder) and self.decoder.structure == "any":
+            why = f"decoder={self.decoder.name!r}"
+            alt = f"Use decoder={fm.default_decoder!r}."
+        else:
+            return
+        w = np.zeros(self.n_features)
+        check_enumerable(self.feature_map.batch_potentials(self.Xe, w), why, alt)
 
     @property
     def _fast_differences(self):
@@ -250,6 +281,10 @@ def weighted_row_sum(M, weights):
 
 def _enumerated_argmax(batch, Y, loss, slack):
     """Loss-augmented argmax by enumeration (non-decomposable losses, slack rescaling)."""
+    check_enumerable(batch, "slack rescaling" if slack else
+                     f"loss {getattr(loss, 'name', type(loss).__name__)!r}, which does "
+                     "not decompose over the decoder's parts,",
+                     "Use rescaling='margin'." if slack else "Use a decomposable loss.")
     out = []
     for i, y_true in enumerate(Y):
         pot = batch[i]
@@ -267,9 +302,4 @@ def _enumerated_argmax(batch, Y, loss, slack):
 
 def _slack_rescaled_argmax(batch, Y, loss):
     """Slack rescaling is not decomposable: exact only over enumerable output spaces."""
-    if not type(batch).enumerable:
-        raise StructureMismatchError(
-            f"rescaling='slack' needs an output space that can be enumerated; "
-            f"{type(batch).__name__} (structure {batch.structure!r}) cannot. "
-            "Use rescaling='margin'.")
     return _enumerated_argmax(batch, Y, loss, slack=True)

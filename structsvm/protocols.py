@@ -19,8 +19,15 @@ import scipy.sparse as sp
 
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
-    "LearnerResult", "QPError", "StructureMismatchError", "as_sequence",
+    "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
+    "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence",
 ]
+
+#: Largest number of outputs of one example that structsvm enumerates (exhaustive
+#: decoder, slack rescaling, losses that do not decompose). Scoring one output takes
+#: a few microseconds in Python, so this keeps one example's enumeration under about
+#: a second; larger spaces are refused up front with an :class:`EnumerationError`.
+MAX_ENUMERATED_OUTPUTS = 100_000
 
 class QPError(RuntimeError):
     """A working-set QP could not be solved (after the retries)."""
@@ -30,6 +37,11 @@ class StructureMismatchError(TypeError):
     """Plugins of incompatible structures were combined (e.g. a chain map with argmax)."""
 
 
+class EnumerationError(StructureMismatchError):
+    """Something would enumerate an output space that cannot or should not be
+    enumerated (no enumeration exists, or more than ``MAX_ENUMERATED_OUTPUTS``)."""
+
+
 # --------------------------------------------------------------------------- protocols
 @runtime_checkable
 class Potentials(Protocol):
@@ -37,7 +49,8 @@ class Potentials(Protocol):
 
     ``score(y)`` must equal ``w @ feature_map.joint_feature(x, y)`` for every output
     ``y`` in the map's *encoded* output space; ``enumerate()`` yields every encoded
-    output (used by the exhaustive decoder, so only for small spaces).
+    output (used by the exhaustive decoder, so only for small spaces: callers check
+    the batch's ``output_space_sizes()`` first, see :func:`check_enumerable`).
     """
 
     def score(self, y) -> float:
@@ -54,6 +67,11 @@ class PotentialsBatch(Protocol):
     ``batch[i]`` is the :class:`Potentials` of example i; ``augment(Y, loss)``
     returns the batch with every example's scores plus Δ(y_i, ·) decomposed over the
     decoder's parts (only for ``loss.decomposable`` losses).
+
+    ``enumerable`` says whether outputs can be enumerated at all; a batch that sets
+    it provides ``output_space_sizes()``, the number of outputs of each example
+    (e.g. K^T for a chain of T tokens and K states), so that enumeration is refused
+    up front where it is infeasible (:func:`check_enumerable`).
     """
 
     structure: ClassVar[str]
@@ -213,6 +231,62 @@ class LearnerResult:
     duality_gap: float = float("nan")
     converged: bool = False
     extra: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- enumeration
+def _size_text(n):
+    return str(n) if n < 10 ** 12 else f"about 10^{len(str(n)) - 1}"
+
+
+def check_enumerable(batch, why, alternative, limit=None):
+    """Refuse, before enumerating anything, an output space too large to enumerate.
+
+    Parameters
+    ----------
+    batch : PotentialsBatch
+    why : str
+        What would enumerate (e.g. "rescaling='slack'"); starts the message.
+    alternative : str
+        What to use instead (named in the message).
+    limit : int, optional
+        Default :data:`MAX_ENUMERATED_OUTPUTS` (read when called, so a test may
+        raise it with ``monkeypatch.setattr(structsvm.protocols,
+        "MAX_ENUMERATED_OUTPUTS", ...)``).
+
+    Raises
+    ------
+    EnumerationError
+        The batch cannot enumerate its outputs, or an example has more than
+        ``limit`` outputs; the message names the sample, its number of outputs, the
+        limit and ``alternative``.
+
+    Examples
+    --------
+    >>> class Chains:
+    ...     structure, enumerable = "chain", True
+    ...     def output_space_sizes(self):
+    ...         return [3 ** 4, 3 ** 40]
+    >>> check_enumerable(Chains(), "the exhaustive decoder",
+    ...                  "Use 'viterbi'.")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    structsvm.protocols.EnumerationError: ... sample 1 has about 10^19 outputs ...
+    """
+    limit = MAX_ENUMERATED_OUTPUTS if limit is None else int(limit)
+    if not type(batch).enumerable:
+        raise EnumerationError(
+            f"{why} enumerates every output of an example, but {type(batch).__name__} "
+            f"({batch.structure!r} outputs) cannot enumerate its outputs. {alternative}")
+    sizes = getattr(batch, "output_space_sizes", None)
+    if sizes is None:  # a plugin that sets enumerable = True must say how many
+        raise TypeError(f"{type(batch).__name__} sets enumerable = True but has no "
+                        "output_space_sizes() (the number of outputs of each example)")
+    for i, n in enumerate(sizes()):
+        if n > limit:
+            raise EnumerationError(
+                f"{why} enumerates every output of an example, but sample {i} has "
+                f"{_size_text(int(n))} outputs (more than MAX_ENUMERATED_OUTPUTS = "
+                f"{limit}). {alternative}")
 
 
 # --------------------------------------------------------------------------- input checks

@@ -1,8 +1,7 @@
 """CoNLL-style column files, and the CoNLL-2000 chunking shared task."""
 from __future__ import annotations
 
-from pathlib import Path
-
+from ._lines import read_lines, source_name
 from ._paths import find_data
 
 __all__ = ["read_conll", "load_conll2000", "CONLL2000_CHUNK_TYPES"]
@@ -21,34 +20,37 @@ def read_conll(source, n_columns=None):
     ----------
     source : str, path-like or file object
     n_columns : int, optional
-        Expected number of columns per token line (checked when given).
+        Expected number of columns per token line; by default every token line must
+        have as many as the first one.
 
     Returns
     -------
     list of list of tuple of str
         One tuple of columns per token.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the line: a token line with another number of columns,
+        or bytes that are not UTF-8.
     """
-    if isinstance(source, (str, Path)):
-        name = str(source)
-        fh = open(source, encoding="utf-8")
-    else:
-        name, fh = getattr(source, "name", "<stream>"), source
-    sents, cur = [], []
-    try:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                if cur:
-                    sents.append(cur)
-                cur = []
-                continue
-            if n_columns is not None and len(parts) != n_columns:
-                raise ValueError(f"{name}, line {lineno}: expected {n_columns} columns, "
-                                 f"got {len(parts)}: {line.rstrip()!r}")
-            cur.append(tuple(parts))
-    finally:
-        if fh is not source:
-            fh.close()
+    name = source_name(source)
+    sents, cur, first = [], [], None
+    for lineno, line in read_lines(source):
+        parts = line.split()
+        if not parts:
+            if cur:
+                sents.append(cur)
+            cur = []
+            continue
+        expected = n_columns if n_columns is not None else first
+        if expected is not None and len(parts) != expected:
+            how = "expected" if n_columns is not None else \
+                f"earlier lines have {expected} columns, so expected"
+            raise ValueError(f"{name}, line {lineno}: {how} {expected} columns, "
+                             f"got {len(parts)}: {line.rstrip()[:80]!r}")
+        first = len(parts) if first is None else first
+        cur.append(tuple(parts))
     if cur:
         sents.append(cur)
     return sents

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ._lines import read_lines, source_name
 from ._paths import find_data
 
 __all__ = ["QCData", "load_qc", "read_qc"]
@@ -31,20 +32,39 @@ class QCData(NamedTuple):
 
 
 def read_qc(path):
-    """Read one QC file: (questions, label paths). Errors name the line."""
+    """Read one QC file: (questions, label paths).
+
+    The UIUC files are Latin-1 (``train.txt`` has bytes that are not UTF-8), so
+    every byte decodes; each non-blank line must read ``COARSE:fine question``.
+
+    Parameters
+    ----------
+    path : str, path-like or file object
+
+    Returns
+    -------
+    questions : list of str
+    labels : list of tuple of str
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the line of a malformed line.
+    """
     questions, labels = [], []
-    with open(path, encoding="latin-1") as fh:
-        for lineno, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            label, _, text = line.partition(" ")
-            coarse, sep, fine = label.partition(":")
-            if not sep or not coarse or not fine or not text:
-                raise ValueError(f"{path}, line {lineno}: expected 'COARSE:fine question', "
-                                 f"got {line[:60]!r}")
-            questions.append(text)
-            labels.append((coarse, fine))
+    name = source_name(path)
+    for lineno, line in read_lines(path, encoding="latin-1"):
+        line = line.strip()
+        if not line:
+            continue
+        label, _, text = line.partition(" ")
+        coarse, sep, fine = label.partition(":")
+        text = text.strip()
+        if not sep or not coarse or not fine or not text or ":" in fine:
+            raise ValueError(f"{name}, line {lineno}: expected 'COARSE:fine question', "
+                             f"got {line[:60]!r}")
+        questions.append(text)
+        labels.append((coarse, fine))
     return questions, labels
 
 

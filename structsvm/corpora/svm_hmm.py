@@ -5,8 +5,9 @@ One token per line::
     TAG qid:SEQ FEAT:VAL FEAT:VAL ... # comment
 
 ``TAG`` is a positive integer, ``qid`` numbers the sequence (the tokens of a
-sequence are consecutive lines) and feature numbers start at 1. Lines starting with
-``#`` are comments.
+sequence are consecutive lines) and feature numbers start at 1 and increase along a
+line, up to :data:`MAX_FEATURE_NUMBER` (10,000,000). Lines starting with ``#`` are
+comments. Files are UTF-8.
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["read_svm_hmm", "write_svm_hmm"]
+from ._lines import MAX_FEATURE_NUMBER, parse_pairs, read_lines, source_name
+
+__all__ = ["read_svm_hmm", "write_svm_hmm", "MAX_FEATURE_NUMBER"]
 
 
 def _open(f, mode):
@@ -47,8 +50,10 @@ def read_svm_hmm(f, *, n_features=None, return_comments=False):
     Raises
     ------
     ValueError
-        Naming the line, for malformed lines, non-positive tags or feature numbers,
-        split sequences, or features beyond ``n_features``.
+        Naming the file and line, for malformed lines, bytes that are not UTF-8,
+        non-positive tags or feature numbers, repeated or decreasing feature numbers,
+        feature numbers above ``n_features`` (or :data:`MAX_FEATURE_NUMBER`), values
+        that are not finite, tags or qids beyond 2^63 - 1, split sequences.
 
     Examples
     --------
@@ -57,58 +62,63 @@ def read_svm_hmm(f, *, n_features=None, return_comments=False):
     >>> Y, X[0].toarray().tolist()
     ([[1, 2]], [[1.0, 0.0, 0.5], [0.0, 1.0, 0.0]])
     """
-    fh, close = _open(f, "r")
-    name = getattr(fh, "name", "<stream>")
-    qids, tags, rows, cols, vals, comments = [], [], [], [], [], []
-    try:
-        for lineno, line in enumerate(fh, 1):
-            body, _, comment = line.partition("#")
-            parts = body.split()
-            if not parts:
-                continue
-            where = f"{name}, line {lineno}"
-            try:
-                tag = int(parts[0])
-            except ValueError:
-                raise ValueError(f"{where}: tag {parts[0]!r} is not an integer") from None
-            if tag < 1:
-                raise ValueError(f"{where}: tags must be positive integers, got {tag}")
-            if len(parts) < 2 or not parts[1].startswith("qid:"):
-                raise ValueError(f"{where}: expected 'qid:N' after the tag")
-            try:
-                qid = int(parts[1][4:])
-                feats = [p.split(":", 1) for p in parts[2:]]
-                js = [int(j) for j, _ in feats]
-                vs = [float(v) for _, v in feats]
-            except ValueError:
-                raise ValueError(f"{where}: malformed 'qid:N' or 'FEAT:VAL' pair") from None
-            if any(j < 1 for j in js):
-                raise ValueError(f"{where}: feature numbers start at 1")
-            r = len(tags)
-            qids.append(qid)
-            tags.append(tag)
-            rows += [r] * len(js)
-            cols += [j - 1 for j in js]
-            vals += vs
-            comments.append(comment.strip())
-    finally:
-        if close:
-            fh.close()
+    name = source_name(f)
+    qids, tags, rows, cols, vals, comments, first_line = [], [], [], [], [], [], []
+    for lineno, line in read_lines(f):
+        body, _, comment = line.partition("#")
+        parts = body.split()
+        if not parts:
+            continue
+        where = f"{name}, line {lineno}"
+        tag = _parse_tag(parts[0], where)
+        if len(parts) < 2 or not parts[1].startswith("qid:"):
+            raise ValueError(f"{where}: expected 'qid:N' after the tag")
+        qid = _parse_qid(parts[1][4:], where)
+        js, vs = parse_pairs(parts[2:], where, n_features)
+        r = len(tags)
+        qids.append(qid)
+        first_line.append(lineno)
+        tags.append(tag)
+        rows += [r] * len(js)
+        cols += js
+        vals += vs
+        comments.append(comment.strip())
     width = (max(cols) + 1 if cols else 0) if n_features is None else int(n_features)
-    if cols and max(cols) >= width:
-        raise ValueError(f"{name}: feature {max(cols) + 1} is beyond n_features={width}")
     M = sp.csr_matrix((vals, (rows, cols)), shape=(len(tags), width))
-    qids = np.asarray(qids)
+    qids = np.asarray(qids, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]]) if len(qids) else \
         np.zeros(0, int)
-    if len(set(qids[starts].tolist())) != len(starts):
-        raise ValueError(f"{name}: the lines of a qid must be consecutive")
+    seen = set()
+    for s in starts:
+        if int(qids[s]) in seen:
+            raise ValueError(f"{name}, line {first_line[s]}: qid {int(qids[s])} appeared "
+                             "before; the lines of a qid must be consecutive")
+        seen.add(int(qids[s]))
     bounds = np.r_[starts, len(tags)]
     X = [M[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     Y = [tags[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     if return_comments:
         return X, Y, [comments[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     return X, Y
+
+
+def _parse_tag(text, where):
+    body = text[1:] if text[:1] in "+-" else text
+    if not (body.isascii() and body.isdigit()):
+        raise ValueError(f"{where}: tag {text[:40]!r} is not an integer")
+    if text.startswith("-") or int(body) == 0:
+        raise ValueError(f"{where}: tags must be positive integers, got {text[:40]}")
+    if len(body) > 19 or int(body) > 2 ** 63 - 1:
+        raise ValueError(f"{where}: tag {text[:40]} is larger than 2^63 - 1")
+    return int(body)
+
+
+def _parse_qid(text, where):
+    if not (text.isascii() and text.isdigit()) or len(text) > 19 or \
+            int(text) > 2 ** 63 - 1:
+        raise ValueError(f"{where}: malformed 'qid:N' (N must be an integer from 0 to "
+                         f"2^63 - 1), got {'qid:' + text[:40]!r}")
+    return int(text)
 
 
 def write_svm_hmm(f, X, Y, comments=None):

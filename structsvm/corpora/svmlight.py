@@ -2,7 +2,9 @@
 
 Documents sharing a ``qid`` form one query; preference pairs are formed only within
 a query, between documents with different relevance (svm_rank semantics). Feature
-indices are 1-based in the file.
+numbers are 1-based in the file, increase along a line and are at most
+:data:`MAX_FEATURE_NUMBER` (10,000,000); files are UTF-8. Every malformed input is a
+``ValueError`` naming the file and the line.
 """
 from __future__ import annotations
 
@@ -12,7 +14,11 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["RankingData", "read_svm_rank", "write_svm_rank"]
+from ._lines import (MAX_FEATURE_NUMBER, parse_id, parse_number, parse_pairs, read_lines,
+                     source_name)
+
+__all__ = ["RankingData", "read_svm_light", "read_svm_rank", "write_svm_rank",
+           "MAX_FEATURE_NUMBER"]
 
 
 class RankingData(NamedTuple):
@@ -31,6 +37,74 @@ class RankingData(NamedTuple):
     X: list
     Y: list
     qids: np.ndarray
+
+
+def read_svm_light(path, *, n_features=None, need_qid=False):
+    """Read an svm_light / svm_multiclass / svm_rank file: one example per line.
+
+    ``TARGET [qid:N] FEAT:VAL ... # comment`` with feature numbers that start at 1
+    and increase along a line, up to :data:`MAX_FEATURE_NUMBER` (or ``n_features``).
+    Files are UTF-8; ``#`` starts a comment; blank lines are skipped.
+
+    Parameters
+    ----------
+    path : str, path-like or file object
+    n_features : int, optional
+        Number of features (default: the largest feature number in the file).
+    need_qid : bool, default=False
+        Every line must have a ``qid:`` (svm_rank).
+
+    Returns
+    -------
+    X : csr_matrix of shape (n_lines, n_features)
+    y : ndarray of float
+    qid : ndarray of int64 or None
+        None when no line has a qid.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the line: malformed tokens, bytes that are not UTF-8,
+        repeated or decreasing feature numbers, feature numbers above the limit,
+        non-finite numbers, qids beyond 2^63 - 1, a qid on some lines only.
+
+    Examples
+    --------
+    >>> import io
+    >>> X, y, qid = read_svm_light(io.StringIO("2 1:0.5 3:1\\n1 2:2 # doc\\n"))
+    >>> X.toarray().tolist(), y.tolist(), qid
+    ([[0.5, 0.0, 1.0], [0.0, 2.0, 0.0]], [2.0, 1.0], None)
+    """
+    name = source_name(path)
+    ys, qids, rows, cols, vals, qid_lines = [], [], [], [], [], []
+    for lineno, line in read_lines(path):
+        parts = line.partition("#")[0].split()
+        if not parts:
+            continue
+        where = f"{name}, line {lineno}"
+        target = parse_number(parts[0], "target", where)
+        rest = parts[1:]
+        if rest and rest[0].startswith("qid:"):
+            qids.append(parse_id(rest[0][4:], "qid", where))
+            qid_lines.append(lineno)
+            rest = rest[1:]
+        elif need_qid:
+            raise ValueError(f"{where}: no 'qid:' field; svm_rank files need one per "
+                             "document")
+        elif qids:
+            raise ValueError(f"{where}: no 'qid:' field, but earlier lines have one")
+        if qids and len(qids) != len(ys) + 1:
+            raise ValueError(f"{where}: a 'qid:' field, but earlier lines have none")
+        js, vs = parse_pairs(rest, where, n_features)
+        rows += [len(ys)] * len(js)
+        cols += js
+        vals += vs
+        ys.append(target)
+    width = (max(cols) + 1 if cols else 0) if n_features is None else int(n_features)
+    ij = (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
+    X = sp.csr_matrix((np.asarray(vals, dtype=float), ij), shape=(len(ys), width))
+    qid = np.asarray(qids, dtype=np.int64) if qids else None
+    return X, np.asarray(ys, dtype=float), qid
 
 
 def read_svm_rank(path, *, n_features=None, dense=False):
@@ -52,25 +126,20 @@ def read_svm_rank(path, *, n_features=None, dense=False):
     Raises
     ------
     ValueError
-        When a line lacks ``qid:`` (the error names the line).
+        Naming the file and the line, for a line without ``qid:`` or any malformed
+        input (see :func:`read_svm_light`).
     """
-    from sklearn.datasets import load_svmlight_file
-
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            line = raw.split(b"#", 1)[0].strip()
-            if line and b"qid:" not in line:
-                raise ValueError(f"{path}, line {lineno}: no 'qid:' field; svm_rank files "
-                                 "need one per document")
-    X, y, qid = load_svmlight_file(path, n_features=n_features, query_id=True,
-                                   zero_based=False, dtype=np.float64)
+    X, y, qid = read_svm_light(path, n_features=n_features, need_qid=True)
+    if qid is None:
+        qid = np.zeros(0, dtype=np.int64)
     uniq, first = np.unique(qid, return_index=True)
     order = uniq[np.argsort(first)]
     Xs, Ys = [], []
-    X = sp.csr_matrix(X)
-    for q in order:
-        rows = np.flatnonzero(qid == q)
+    by_query = np.argsort(qid, kind="stable")
+    bounds = np.searchsorted(qid[by_query], order)
+    ends = np.searchsorted(qid[by_query], order, side="right")
+    for a, b in zip(bounds, ends):
+        rows = by_query[a:b]
         block = X[rows]
         Xs.append(block.toarray() if dense else block)
         Ys.append(y[rows].astype(float))

@@ -9,7 +9,9 @@ tagged ``-NONE-`` included unless ``remove_traces``).
 """
 from __future__ import annotations
 
+import bisect
 import re
+from pathlib import Path
 
 from ._paths import fetch_command, find_data
 
@@ -22,8 +24,18 @@ _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
 
 def _parse_mrg(text, source):
-    """Tagged sentences of one .mrg file (list of lists of (word, tag))."""
-    toks = _TOKEN.findall(text)
+    """Tagged sentences of one .mrg file (list of lists of (word, tag)).
+
+    Raises ``ValueError`` naming ``source`` and the line for unbalanced brackets and
+    for words outside a ``(TAG word)`` pair.
+    """
+    spans = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
+    toks = [t for t, _ in spans]
+    newlines = [k for k, c in enumerate(text) if c == "\n"] if "\n" in text else []
+
+    def line_of(i):
+        return bisect.bisect_right(newlines, spans[i][1]) + 1
+
     sents, cur, depth, i, n = [], [], 0, 0, len(toks)
     while i < n:
         tok = toks[i]
@@ -37,18 +49,37 @@ def _parse_mrg(text, source):
                     cur = []
                 continue
             depth += 1
+            if i + 1 < n and toks[i + 1] not in "()":
+                i += 1  # the label of a phrase: (NP ...
         elif tok == ")":
             depth -= 1
             if depth < 0:
-                raise ValueError(f"{source}: unbalanced ')' in the bracketing")
+                raise ValueError(f"{source}, line {line_of(i)}: unbalanced ')' in the "
+                                 "bracketing")
             if depth == 0:
                 if cur:
                     sents.append(cur)
                 cur = []
+        else:
+            raise ValueError(f"{source}, line {line_of(i)}: {tok[:40]!r} is outside a "
+                             "(TAG word) pair")
         i += 1
     if depth != 0:
-        raise ValueError(f"{source}: unbalanced brackets at end of file")
+        where = f"line {line_of(n - 1)}" if n else "line 1"
+        raise ValueError(f"{source}, {where}: unbalanced brackets at end of file")
     return sents
+
+
+def _read_mrg(path):
+    """Tagged sentences of one .mrg file; bytes that are not UTF-8 name their line."""
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{path}, line {line}: byte 0x{raw[exc.start]:02x} is not UTF-8 "
+                         "text") from None
+    return _parse_mrg(text, path)
 
 
 def treebank_tagged_sents(path=None, *, remove_traces=False):
@@ -85,7 +116,7 @@ def treebank_tagged_sents(path=None, *, remove_traces=False):
                                 + TREEBANK_HINT)
     sents = []
     for f in files:
-        sents.extend(_parse_mrg(f.read_text(encoding="ascii", errors="replace"), f.name))
+        sents.extend(_read_mrg(f))
     if remove_traces:
         sents = [s for s in ([(w, t) for w, t in s if t != "-NONE-"] for s in sents) if s]
     return sents

@@ -158,6 +158,11 @@ class ChainPotentials:
         out[full] += self.start[y[first]] + self.end[y[last]]
         return out
 
+    def output_space_sizes(self):
+        """Number of paths of each sequence: K^T (Python ints, exact)."""
+        K = int(self.n_states)
+        return [K ** int(T) for T in self.lengths()]
+
     def enumerate(self):
         """Every path of a batch of one (K^T of them: for tests on tiny chains)."""
         if len(self) != 1:

@@ -42,6 +42,10 @@ class MulticlassPotentials:
         y = np.asarray(y, dtype=np.intp)
         return self.scores[np.arange(len(self)), y]
 
+    def output_space_sizes(self):
+        """Number of classes, for every example."""
+        return [int(self.scores.shape[1])] * len(self)
+
     def enumerate(self):
         """Every class index (for the exhaustive decoder)."""
         return iter(range(self.scores.shape[1]))

@@ -51,6 +51,10 @@ class TreePotentials:
             return float(self.node_scores[0, list(y)].sum())
         return np.array([self.node_scores[i, list(p)].sum() for i, p in enumerate(y)])
 
+    def output_space_sizes(self):
+        """Number of root-to-leaf paths (classes), for every example."""
+        return [len(self.tree.leaf_paths)] * len(self)
+
     def enumerate(self):
         """Every encoded root-to-leaf path of the tree."""
         return iter(self.tree.leaf_paths)

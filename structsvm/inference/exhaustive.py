@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import register_decoder
+from ..protocols import check_enumerable
+from . import DECODERS, register_decoder
 
 __all__ = ["exhaustive"]
 
@@ -27,10 +28,18 @@ def exhaustive(batch, exclude=None):
     -------
     list
         One encoded output per example; ties go to the first enumerated output.
+
+    Raises
+    ------
+    structsvm.protocols.EnumerationError
+        Before enumerating anything, when the batch cannot enumerate its outputs or
+        an example has more than ``MAX_ENUMERATED_OUTPUTS`` of them.
     """
-    if not type(batch).enumerable:
-        raise TypeError(f"{type(batch).__name__} cannot enumerate its outputs; the "
-                        "exhaustive decoder needs a finite, enumerable output space")
+    exact = sorted(n for n, d in DECODERS.items() if d.structure == batch.structure)
+    check_enumerable(batch, "decoder='exhaustive'",
+                     f"Use {' or '.join(repr(n) for n in exact) or 'a decoder'} (exact "
+                     f"for {batch.structure!r} outputs)." if exact else
+                     f"Use a decoder for {batch.structure!r} outputs.")
     out = []
     for i in range(len(batch)):
         pot = batch[i]

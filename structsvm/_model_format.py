@@ -1,0 +1,237 @@
+"""The model-file format's machinery: reading the archive within size limits, and the
+JSON header codec (see :mod:`structsvm.io` for the format and the guarantees).
+
+Private: :mod:`structsvm.io` is the public interface.
+"""
+from __future__ import annotations
+
+import inspect
+import zipfile
+
+import numpy as np
+
+from .protocols import Decoder as _DecoderPlugin
+
+__all__ = ["ModelFileError", "Encoder", "Decoder", "construct", "read_archive",
+           "class_key", "MAX_HEADER_BYTES", "META"]
+
+META = "__meta__"
+#: Largest JSON header (bytes) a model file may have.
+MAX_HEADER_BYTES = 64 * 2 ** 20
+_MAX_MEMBERS = 10_000
+
+
+class ModelFileError(ValueError):
+    """A model file is damaged, truncated, foreign, too large, or names a class that a
+    model file may not name."""
+
+
+def class_key(cls):
+    """"module:QualName" of a class, as model files name it."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _param_names(cls):
+    getter = getattr(cls, "_get_param_names", None)
+    if getter is not None:
+        return set(getter())
+    sig = inspect.signature(cls.__init__)
+    return {p.name for p in list(sig.parameters.values())[1:]
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def construct(key, params, allowed, where):
+    """Instantiate the allowed class ``key`` with ``params`` (checked names), or refuse."""
+    if not isinstance(key, str) or key not in allowed:
+        raise ModelFileError(f"{where} names {key!r}, which is not a class model files "
+                             "may name (see structsvm.io.allowed_classes)")
+    cls = allowed[key]
+    if not isinstance(params, dict):
+        raise ModelFileError(f"{where}: the parameters of {key} are a "
+                             f"{type(params).__name__}, not a mapping")
+    unknown = set(params) - _param_names(cls)
+    if unknown:
+        raise ModelFileError(f"{where}: {key} has no parameter(s) {sorted(unknown)}")
+    return cls(**params)
+
+
+class Encoder:
+    """Python values -> JSON header values; numeric arrays are collected in ``arrays``."""
+
+    def __init__(self, allowed):
+        self.arrays = {}
+        self.allowed = allowed
+
+    def _store(self, arr, hint):
+        key = f"a{len(self.arrays)}_{hint}"
+        self.arrays[key] = np.ascontiguousarray(arr)
+        return {"__array__": key}
+
+    def __call__(self, obj, where):
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if isinstance(obj, (int, np.integer)):
+            return int(obj)
+        if isinstance(obj, (float, np.floating)):
+            return float(obj)
+        if isinstance(obj, np.bool_):
+            return bool(obj)
+        if isinstance(obj, tuple):
+            return {"__tuple__": [self(v, where) for v in obj]}
+        if isinstance(obj, list):
+            return [self(v, where) for v in obj]
+        if isinstance(obj, dict):
+            if all(isinstance(k, str) and not k.startswith("__") for k in obj):
+                return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
+            return {"__dict__": [[self(k, where), self(v, f"{where}[{k!r}]")]
+                                 for k, v in obj.items()]}
+        if isinstance(obj, np.ndarray):
+            if obj.dtype.kind in "biufc":
+                return self._store(obj, where.split(".")[-1][:40])
+            if obj.dtype.kind in "OU":
+                return {"__objarray__": [self(v, where) for v in obj.tolist()],
+                        "shape": list(obj.shape)}
+        if isinstance(obj, _DecoderPlugin):
+            return {"__decoder__": obj.name}
+        try:
+            import networkx as nx
+
+            if isinstance(obj, nx.DiGraph):
+                return {"__digraph__": {
+                    "nodes": [self(n, where) for n in obj.nodes],
+                    "edges": [[self(a, where), self(b, where)] for a, b in obj.edges]}}
+        except ImportError:  # pragma: no cover
+            pass
+        cls = type(obj)
+        if self.allowed.get(class_key(cls)) is cls:
+            if callable(getattr(obj, "get_params", None)):
+                params = obj.get_params(deep=False)
+            else:
+                params = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
+            return {"__object__": class_key(cls),
+                    "params": {k: self(v, f"{where}.{k}") for k, v in params.items()}}
+        what = getattr(obj, "__name__", type(obj).__name__)
+        raise ValueError(f"Cannot save the model: {where} is {what!r}, which a model file "
+                         "cannot hold (only numbers, strings, arrays, tuples, dicts, "
+                         "networkx digraphs and the structsvm classes of "
+                         "structsvm.io.allowed_classes(); pass plugins by name, use "
+                         "built-in feature functions, or register a plugin class with "
+                         "structsvm.io.register_model_class)")
+
+
+class Decoder:
+    """JSON header values -> Python values; objects only from the ``allowed`` classes."""
+
+    def __init__(self, arrays, allowed):
+        self.arrays = arrays
+        self.allowed = allowed
+
+    def __call__(self, obj, where="header"):
+        if isinstance(obj, list):
+            return [self(v, where) for v in obj]
+        if not isinstance(obj, dict):
+            return obj
+        if "__tuple__" in obj:
+            return tuple(self(v, where) for v in obj["__tuple__"])
+        if "__dict__" in obj:
+            return {self(k, where): self(v, where) for k, v in obj["__dict__"]}
+        if "__array__" in obj:
+            name = obj["__array__"]
+            if not isinstance(name, str) or name not in self.arrays:
+                raise ModelFileError(f"{where} refers to a missing array {name!r}")
+            return self.arrays[name]
+        if "__objarray__" in obj:
+            items = [self(v, where) for v in obj["__objarray__"]]
+            out = np.empty(len(items), dtype=object)
+            out[:] = items
+            return out.reshape(obj["shape"]) if len(obj["shape"]) > 1 else out
+        if "__decoder__" in obj:
+            from .inference import get_decoder
+
+            return get_decoder(obj["__decoder__"])
+        if "__digraph__" in obj:
+            import networkx as nx
+
+            g = nx.DiGraph()
+            g.add_nodes_from(_hashable(self(n, where)) for n in obj["__digraph__"]["nodes"])
+            g.add_edges_from((_hashable(self(a, where)), _hashable(self(b, where)))
+                             for a, b in obj["__digraph__"]["edges"])
+            return g
+        if "__object__" in obj:
+            params = obj.get("params")
+            if isinstance(params, dict):
+                params = {k: self(v, f"{where}.{k}") for k, v in params.items()}
+            return construct(obj["__object__"], params, self.allowed, where)
+        return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
+
+
+def _hashable(v):
+    hash(v)
+    return v
+
+
+def _read_member(zf, info, limit, path):
+    """One ``.npy`` member: header checked (dtype, shape, size) before reading data."""
+    with zf.open(info) as fp:
+        version = np.lib.format.read_magic(fp)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fp)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fp)
+        else:
+            raise ModelFileError(f"{path}: array {info.filename} has .npy version "
+                                 f"{version}")
+        if dtype.hasobject or dtype.kind not in "biufc" or dtype.fields is not None \
+                or dtype.subdtype is not None:
+            raise ModelFileError(f"{path}: array {info.filename} has dtype {dtype}; model "
+                                 "files hold plain numbers only")
+        if not all(isinstance(s, int) and 0 <= s for s in shape):
+            raise ModelFileError(f"{path}: array {info.filename} has shape {shape}")
+        count = 1
+        for s in shape:
+            count *= s
+        nbytes = count * dtype.itemsize
+        if nbytes > limit:
+            raise ModelFileError(f"{path}: array {info.filename} declares {nbytes} bytes, "
+                                 f"more than the limit of {limit}")
+        if nbytes + fp.tell() != info.file_size:
+            raise ModelFileError(f"{path}: array {info.filename} declares shape {shape} "
+                                 f"({nbytes} bytes) but its member holds "
+                                 f"{info.file_size - fp.tell()} bytes")
+        data = fp.read(nbytes)
+        if len(data) != nbytes:
+            raise ModelFileError(f"{path}: array {info.filename} is truncated")
+    arr = np.frombuffer(data, dtype=dtype, count=count)
+    return arr.reshape(shape, order="F" if fortran else "C").copy()
+
+
+def read_archive(path, max_bytes):
+    """``{name: array}`` of an npz archive, every size checked before it is inflated."""
+    with zipfile.ZipFile(path) as zf:
+        infos = zf.infolist()
+        names = [i.filename for i in infos]
+        if len(infos) > _MAX_MEMBERS or len(set(names)) != len(names):
+            raise ModelFileError(f"{path}: the archive has {len(infos)} members "
+                                 "(duplicates or too many)")
+        total = 0
+        for info in infos:
+            if not info.filename.endswith(".npy"):
+                raise ModelFileError(f"{path}: unexpected archive member "
+                                     f"{info.filename!r}")
+            limit = MAX_HEADER_BYTES if info.filename == META + ".npy" else max_bytes
+            if info.file_size > limit + 4096:
+                raise ModelFileError(f"{path}: member {info.filename} declares "
+                                     f"{info.file_size} bytes uncompressed, more than the "
+                                     f"limit of {limit} (a larger model needs "
+                                     "load(path, max_bytes=...))")
+            if info.filename != META + ".npy":
+                total += info.file_size
+        if total > max_bytes + 4096 * len(infos):
+            raise ModelFileError(f"{path}: the arrays declare {total} bytes uncompressed, "
+                                 f"more than the limit of {max_bytes} (a larger model "
+                                 "needs load(path, max_bytes=...))")
+        files = {}
+        for info in infos:
+            limit = MAX_HEADER_BYTES if info.filename == META + ".npy" else max_bytes
+            files[info.filename[:-4]] = _read_member(zf, info, limit, path)
+    return files
