@@ -217,6 +217,10 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
     -----
     The number of rounds to reach a relative gap ε is O(1/ε) independently of n
     (Joachims et al. 2009, Theorem 5).
+
+    ``n_jobs`` has no effect with maps that compute the 1-slack oracle themselves
+    (``has_aggregate_oracle``: sequences and rankings, margin rescaling): their
+    round runs serially.
     """
 
     name: ClassVar[str] = "one_slack"
