@@ -61,7 +61,36 @@ PARAMS = {"one_slack": dict(max_iter=15), "n_slack": dict(max_iter=5),
           "perceptron": dict(max_iter=3)}
 
 
-@pytest.mark.parametrize("learner", sorted(LEARNERS))
+# dual_cd (branch learners-dcd) bounds its inner passes by wall-clock time
+# (``time.perf_counter() - t0 > 4 * t_oracle``), so two identical fits differ whenever
+# the machine is busy: measured coef_ differences of 0.2 after max_iter=5 with
+# n_jobs=1 twice. Not strict: on a quiet machine the runs can agree by chance.
+_TIMING_DEPENDENT = pytest.mark.xfail(
+    strict=False, reason="dual_cd's inner loop is budgeted by wall-clock time, so fits "
+                         "are not reproducible (issue 14 report)")
+
+
+def _learners():
+    return [pytest.param(name, marks=[_TIMING_DEPENDENT] if name == "dual_cd" else [])
+            for name in sorted(LEARNERS)]
+
+
+@pytest.mark.parametrize("learner", _learners())
+def test_fit_is_reproducible(learner):
+    """Two fits with the same data and random_state give the same model (what the
+    n_jobs comparison below relies on, and what the estimator's sklearn tags promise)."""
+    fm, X, Y = _multiclass(np.random.default_rng(1))
+    params = dict(PARAMS.get(learner, dict(max_iter=5)), C=1.0, tol=1e-6, random_state=0,
+                  feature_map=fm, learner=learner)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = structsvm.fit(X, Y, **params)
+        b = structsvm.fit(X, Y, **params)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.objective_curve_ == b.objective_curve_
+
+
+@pytest.mark.parametrize("learner", _learners())
 @pytest.mark.parametrize("map_name", list(MAPS))
 def test_two_jobs_fit_the_same_model_as_one(map_name, learner, monkeypatch):
     import joblib
