@@ -105,7 +105,8 @@ def test_sequence_identity_token_inputs(seed, features):
                                                               rel=1e-10, abs=1e-10)
 
 
-@pytest.mark.parametrize("seed", range(8))
+@SETTINGS
+@given(seed=seeds)
 def test_ranking_identity_every_output_kind(seed):
     rng = np.random.default_rng(seed)
     d = int(rng.integers(1, 4))
