@@ -118,6 +118,42 @@ def test_exact_learners_return_the_reference_weights():
                                        err_msg=f"{learner} on {case_name}")
 
 
+# ----------------------------------------------------------------------- the oracle
+def _oracle_cells():
+    for case in CASE_BUILDERS:
+        for rescaling in ("margin", "slack"):
+            if rescaling == "margin" or get_case(case).slack:
+                yield pytest.param(case, rescaling, id=f"{case}-{rescaling}")
+
+
+@pytest.mark.parametrize("case_name, rescaling", list(_oracle_cells()))
+def test_oracle_slacks_equal_enumeration(case_name, rescaling):
+    """The one oracle (per example and 1-slack aggregate) gives, at random w, the
+    slacks ξ_i(w) of the enumerated constraints: the quantity every learner's
+    objective and certificate rest on."""
+    from sklearn.base import clone
+
+    from structsvm.problem import Problem
+
+    case = get_case(case_name)
+    est = structsvm.StructuredSVM(**case.fit_params())
+    fm = clone(case.feature_map).fit(case.X, case.Y)
+    decoder, loss = est._resolve_plugins(fm)
+    problem = Problem(Xe=fm.encode_inputs(case.X), Ye=fm.encode_outputs(case.Y, case.X),
+                      feature_map=fm, decoder=decoder, loss=loss, C=0.7,
+                      rescaling=rescaling)
+    cons = constraints(case_name)
+    rng = np.random.default_rng(0)
+    for scale in (0.0, 0.3, 1.0, 3.0):
+        w = scale * rng.normal(size=fm.n_features_)
+        want = cons.slacks(w, rescaling)
+        v = problem.oracle(w)
+        np.testing.assert_allclose(v.slack[np.argsort(v.idx)], want, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(problem.oracle_sum(w)[2], want, rtol=1e-9, atol=1e-12)
+        assert problem.primal_objective(w) == pytest.approx(cons.objective(w, 0.7, rescaling),
+                                                            rel=1e-12, abs=1e-12)
+
+
 # ----------------------------------------------------------------------- max_iter
 # The cutting planes returned the re-solved w with the previous round's objective
 # (issue 14); the fix is on branch learners-cp, so these cells fail here until merged.
