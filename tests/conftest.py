@@ -1,7 +1,16 @@
 """Shared test fixtures: data discovery that skips locally and fails under CI."""
 import pytest
+from hypothesis import settings
 
 from structsvm.corpora import DataNotFoundError, require_data
+
+# hypothesis drives the random-input invariants (decoders vs enumeration, Φ/score
+# identity): derandomised (the same examples on every run and machine), no deadline
+# (timings on a shared CI machine are noise), no example database written to disk.
+# Tests set their own modest max_examples.
+settings.register_profile("structsvm", derandomize=True, deadline=None, database=None,
+                          print_blob=True)
+settings.load_profile("structsvm")
 
 
 @pytest.fixture

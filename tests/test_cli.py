@@ -44,14 +44,15 @@ def test_sequence_and_ranking_files(need_data, tmp_path):
                  str(hmm / "declaration_of_independence.dat"), str(model)]) == 0
     out = tmp_path / "tags.txt"
     assert main(["classify", str(model), str(hmm / "gettysburg_address.dat"), str(out)]) == 0
-    assert len(out.read_text().split()) == 290  # one tag per token of the test file
+    # one tag per token of the test file: 290 tokens (shared/data/README.md §8)
+    assert len(out.read_text().split()) == 290
     rank = need_data(find_data, "svm_rank_example3", must_contain=["train.dat"])
     model = tmp_path / "rank.npz"
     assert main(["learn", "--task", "ranking", "-C", "1", str(rank / "train.dat"),
                  str(model)]) == 0
     out = tmp_path / "scores.txt"
     assert main(["classify", str(model), str(rank / "test.dat"), str(out)]) == 0
-    assert len(out.read_text().split()) == 4
+    assert len(out.read_text().split()) == 4  # test.dat: 1 query of 4 documents (README §7)
 
 
 def test_errors_are_reported(tmp_path, capsys):

@@ -28,8 +28,12 @@ def test_noise_free_cascade_clicks_only_relevant_results():
     logs = simulate_clicks([np.arange(6)], rel, n_sessions=50, noise=0.0, random_state=0)
     for log in logs:
         assert np.all(rel[0][log.shown[log.clicks]] > 0)
+    # not vacuous: the first relevant result (position 1) is clicked in every session
+    assert all(log.clicks[1] for log in logs)
     # pairs never prefer an irrelevant document
-    for a, b in click_preferences(logs, 1)[0]:
+    prefs = click_preferences(logs, 1)[0]
+    assert len(prefs) > 0
+    for a, b in prefs:
         assert rel[0][a] > 0
 
 

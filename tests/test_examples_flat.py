@@ -2,6 +2,7 @@
 import importlib.util
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from structsvm.corpora import load_spam
@@ -41,4 +42,11 @@ def test_kernel_selection_example(tmp_path, data):
     assert grid.errors.shape == (3, 3)
     for name in ("line", "subset"):
         res, test_err = out[name]
-        assert 0.0 <= test_err <= 1.0 and res.n_fits > 0
+        # chance is 0.5 on both data sets; the tuned RBF models score 0.02-0.16 here
+        assert test_err < 0.3, name
+        # the reported best is the best point of the search path, fitted cv times each
+        errs = [e for _, e in res.evaluations]
+        assert res.best_error == min(errs)
+        assert res.best_params == res.evaluations[int(np.argmin(errs))][0]
+    line, _ = out["line"]
+    assert line.n_fits == 2 * len(line.evaluations)  # --cv 2

@@ -23,7 +23,10 @@ def test_taxonomy_example_on_a_qc_slice(need_data):
     assert set(res) == {"flat multiclass", "taxonomy, zero-one loss",
                         "taxonomy, tree-distance loss"}
     for acc, dist, _ in res.values():
-        assert 0.2 < acc <= 1.0 and 0.0 <= dist <= 4.0
+        assert acc > 0.2   # 50 classes: chance is 0.02
+        # QC is a 2-level tree: a mistake is 2 (sibling) or 4 (other coarse class) apart,
+        # so the mean tree distance lies between 2 and 4 times the error rate
+        assert 2 * (1 - acc) - 1e-9 <= dist <= 4 * (1 - acc) + 1e-9
 
 
 def test_clickthrough_example_learns_from_clicks():
@@ -36,5 +39,8 @@ def test_clickthrough_example_learns_from_clicks():
 def test_zero_shot_example_synthetic_part():
     ex = load_example("zero_shot")
     X, y, attrs = ex.make_attribute_data()
-    gen, std = ex.zero_shot_accuracy(X, y, attrs, ("class3", "class7", "class10"))
-    assert 0.0 <= gen <= 1.0 and std > 1 / 3
+    unseen = ("class3", "class7", "class10")
+    gen, std = ex.zero_shot_accuracy(X, y, attrs, unseen)
+    # a right answer among all classes is also right among the unseen ones only
+    assert gen <= std
+    assert std > 1 / len(unseen) and gen > 2 / len(attrs)   # above chance in both settings

@@ -92,6 +92,39 @@ def test_linear_kernel_pegasos_equals_primal(loss, fit_intercept):
     assert dual.objective_ == pytest.approx(primal.objective_, rel=1e-9)
 
 
+def _dual_pegasos_reference(K, y, C, order):
+    """Textbook dual (kernel) Pegasos in plain numpy, independent of the compiled loop:
+    w_t = (nC/(t−1)) Σ_j α_j y_j φ(x_j); at step t on example i, α_i += 1 when
+    y_i w_t·φ(x_i) < 1. Returns α and the coefficients of w_{T+1}."""
+    n = len(y)
+    alpha = np.zeros(n)
+    for t, i in enumerate(order, start=1):
+        f = 0.0 if t == 1 else n * C / (t - 1) * float((alpha * y) @ K[:, i])
+        if y[i] * f < 1:
+            alpha[i] += 1
+    return alpha, n * C / len(order) * alpha * y
+
+
+@pytest.mark.parametrize("sampling", ["cyclic", "permutation"])
+def test_rbf_kernel_pegasos_equals_a_plain_numpy_dual_pegasos(sampling):
+    from structsvm.svm._pegasos_utils import pegasos_order
+
+    X, y = two_spirals(60, seed=6)
+    Xt, _ = two_spirals(40, seed=7)
+    C, epochs = 2.0, 3
+    clf = KernelPegasosClassifier(kernel="rbf", sigma=0.3, C=C, max_iter=epochs,
+                                  fit_intercept=False, average=False, projection=False,
+                                  step="explicit", sampling=sampling,
+                                  random_state=4).fit(X, y)
+    order = (np.tile(np.arange(len(y)), epochs) if sampling == "cyclic"
+             else pegasos_order(len(y), epochs, "permutation", 4))
+    K = rbf_kernel(X, sigma=0.3)
+    alpha, beta = _dual_pegasos_reference(K, np.asarray(y, dtype=float), C, order)
+    np.testing.assert_array_equal(clf.alpha_, alpha)
+    np.testing.assert_allclose(clf.decision_function(Xt), rbf_kernel(Xt, X, sigma=0.3) @ beta,
+                               rtol=1e-9, atol=1e-12)
+
+
 def test_alpha_counts_margin_violations():
     # the notes' dual Pegasos: w_{T+1} = (nC / T) Σ_j α_j y_j x_j
     X, y = two_spirals(40, seed=5)

@@ -203,12 +203,17 @@ def test_regressor_reaches_the_lp_optimum():
 def test_sklearn_contract_and_grid_search():
     X, y = _data(n=60, seed=9)
     labels = np.where(y > 0, "spam", "ham")
-    clf = PegasosClassifier(C=0.1, random_state=0)
-    assert clone(clf).get_params() == clf.get_params()
+    clf = PegasosClassifier(C=0.1, random_state=0)   # (clone itself: sklearn's checks below)
     gs = GridSearchCV(clf, {"C": [0.01, 1.0], "loss": ["hinge", "log"]}, cv=3).fit(X, labels)
-    assert set(gs.best_estimator_.predict(X)) <= {"spam", "ham"}
-    assert gs.best_estimator_.classes_.tolist() == ["ham", "spam"]
-    assert gs.best_estimator_.decision_function(X).shape == (60,)
+    best = gs.best_estimator_
+    assert best.classes_.tolist() == ["ham", "spam"]
+    # the refit is the best setting trained on all the data ...
+    again = clone(clf).set_params(**gs.best_params_).fit(X, labels)
+    np.testing.assert_allclose(best.coef_, again.coef_, rtol=1e-12)
+    # ... and predict maps the sign of the decision function to classes_
+    df = best.decision_function(X)
+    np.testing.assert_array_equal(best.predict(X), np.where(df > 0, "spam", "ham"))
+    assert gs.best_score_ == max(gs.cv_results_["mean_test_score"])
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -250,6 +255,17 @@ def _spam(need_data, spam):
     if isinstance(spam, Exception):
         return need_data(load_spam)
     return spam
+
+
+def test_spam_shapes_as_documented(need_data, spam):
+    # the claims of load_spam's (skipped) doctest, and the counts of
+    # shared/data/README.md §5: 4000×1899 train (1,277 spam), 1000×1899 test (308 spam)
+    d = _spam(need_data, spam)
+    assert d.X_train.shape == (4000, 1899) and d.X_test.shape == (1000, 1899)
+    assert len(d.vocabulary) == 1899
+    assert set(np.unique(d.y_train)) == {-1, 1}
+    assert (np.sum(d.y_train == 1), np.sum(d.y_test == 1)) == (1277, 308)
+    assert set(np.unique(d.X_train.data)) == {1.0}  # binary word indicators
 
 
 def test_spam_hinge_accuracy_and_objective_vs_linearsvc(need_data, spam):

@@ -93,7 +93,17 @@ def test_works_with_structured_estimator_and_structured_scorer():
     res = grid_search(est, list(X), list(y), {"C": [0.01, 1.0]}, cv=3,
                       scoring=errors_scorer)
     assert res.errors.shape == (2,)
-    assert 0 <= res.best_error < 0.5
+    # the error of a setting is 1 − its mean held-out scorer value, recomputed by hand
+    from sklearn.base import clone
+
+    for k, C in enumerate([0.01, 1.0]):
+        held_out = []
+        for tr, te in KFold(3, shuffle=True, random_state=0).split(X):  # cv=3
+            m = clone(est).set_params(C=C).fit(list(X[tr]), list(y[tr]))
+            held_out.append(errors_scorer(m, list(X[te]), list(y[te])))
+        assert res.errors[k] == pytest.approx(1 - np.mean(held_out))
+    assert res.best_error == res.errors.min()
+    assert res.best_error < 0.5   # well-separated blobs: far better than chance (2/3)
 
 
 def test_cluster_sigma_recovers_blob_width():

@@ -26,16 +26,23 @@ def attribute_problem(seed, n_classes=24, n_attributes=8, n_features=20, n_per_c
     return X, y, attrs
 
 
-@pytest.mark.parametrize("seed", [1])
-def test_unseen_classes_are_predicted_from_their_attributes_above_chance(seed):
-    X, y, attrs = attribute_problem(seed)
-    unseen = ["c1", "c9", "c17"]
-    seen = ~np.isin(y, unseen)
-    model = structsvm.fit(X[seen], list(y[seen]),
-                          feature_map=MulticlassFeatures(attributes=attrs, bias=1.0),
-                          decoder="argmax", C=0.03)
-    assert set(unseen) <= set(model.feature_map_.classes_)
-    pred = np.array(model.predict(X[~seen]), dtype=object)
-    chance = 1 / len(attrs)          # all 24 classes compete
-    assert np.mean(pred == y[~seen]) > 5 * chance
-    assert np.mean(np.array(model.predict(X[seen]), dtype=object) == y[seen]) > 0.8
+def test_unseen_classes_are_predicted_from_their_attributes_above_chance():
+    # One seed is luck either way (seeds 0-7 score 0.17-0.83 on the unseen classes):
+    # the claim is about the mean over several problems.
+    unseen_acc, seen_acc = [], []
+    for seed in range(8):
+        X, y, attrs = attribute_problem(seed)
+        unseen = ["c1", "c9", "c17"]
+        seen = ~np.isin(y, unseen)
+        model = structsvm.fit(X[seen], list(y[seen]),
+                              feature_map=MulticlassFeatures(attributes=attrs, bias=1.0),
+                              decoder="argmax", C=0.03)
+        assert set(unseen) <= set(model.feature_map_.classes_)
+        pred = np.array(model.predict(X[~seen]), dtype=object)
+        unseen_acc.append(np.mean(pred == y[~seen]))
+        seen_acc.append(np.mean(np.array(model.predict(X[seen]), dtype=object) == y[seen]))
+    chance = 1 / 24                  # all 24 classes compete
+    # a model that ignored the attributes of unseen classes would score 0 on them
+    assert np.mean(unseen_acc) > 8 * chance
+    assert min(unseen_acc) > 2 * chance
+    assert np.mean(seen_acc) > 0.8

@@ -7,6 +7,9 @@ Both minimise the structural-SVM primal
 by alternating the oracle (most violated constraint of every example under the
 current w, :meth:`structsvm.problem.Problem.oracle`) with the dual QP over a working set
 of constraints (:func:`structsvm.learners._qp.solve_dual_qp`).
+The estimator's ``n_jobs`` splits the oracle over examples, except for the 1-slack
+round with maps that compute that oracle themselves (``has_aggregate_oracle``:
+sequences and rankings under margin rescaling), where it has no effect.
 
 Certificate. After each QP, w is optimal for the working set, so the dual value
 ½‖w‖² + C ξ_ws is a lower bound on the optimum, and the oracle gives the exact primal

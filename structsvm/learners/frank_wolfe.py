@@ -52,6 +52,11 @@ class FrankWolfe(BaseEstimator):
     -----
     Margin rescaling only. Per-example dual blocks are kept as sparse vectors, so
     memory grows with the distinct outputs each example has visited.
+
+    The estimator's ``n_jobs`` parallelises only oracle calls over 64 or more
+    examples: the per-pass certificate (not for maps that compute the 1-slack oracle
+    themselves, sequences and rankings, where it runs serially) and block steps with
+    ``batch_size`` >= 64; smaller block steps run serially.
     """
 
     name: ClassVar[str] = "frank_wolfe"

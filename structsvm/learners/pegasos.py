@@ -57,6 +57,11 @@ class Pegasos(BaseEstimator):
     eval_every : int, default=1
         Epochs between evaluations of the exact primal objective (one full
         loss-augmented decode each); the curve is of the returned (averaged) iterate.
+    Notes
+    -----
+    The estimator's ``n_jobs`` parallelises only oracle calls over 64 or more
+    examples: here the per-epoch evaluations, and the steps themselves only when
+    ``batch_size`` >= 64; steps on fewer examples run serially.
     """
 
     name: ClassVar[str] = "pegasos"

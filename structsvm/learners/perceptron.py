@@ -31,6 +31,9 @@ class Perceptron(BaseEstimator):
     reported objective is the structural-SVM primal of the returned weights at the
     estimator's C (the perceptron does not minimise it; it is there to compare).
 
+    It decodes one example per step, so the estimator's ``n_jobs`` parallelises only
+    the per-epoch evaluation of the objective.
+
     Parameters
     ----------
     average : bool, default=True
