@@ -93,8 +93,8 @@ def test_stochastic_warm_start_continues_the_run(learner):
 
 
 def test_one_slack_warm_start_needs_fewer_rounds_and_starts_at_previous_objective():
-    X, Y, _ = random_multiclass(7)
-    kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=10.0)
+    X, Y, _ = random_multiclass(7, n=30)
+    kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=3.0)
     cold_loose = structsvm.StructuredSVM(tol=1e-2, **kw).fit(X, Y)
     cold_tight = structsvm.StructuredSVM(tol=1e-6, **kw).fit(X, Y)
     warm = structsvm.StructuredSVM(tol=1e-2, **kw).fit(X, Y)

@@ -10,7 +10,7 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from ..problem import weighted_row_sum
+from ._sparse_jit import aggregate_rows
 
 __all__ = ["OutputCache", "problem_fingerprint"]
 
@@ -50,15 +50,16 @@ class OutputCache:
         take = top > 0.0
         if not take.any():
             return None
-        loss_sum, rows = 0.0, []
+        loss_sum, parts, weights = 0.0, [], []
         for k, (P, lo) in enumerate(zip(self.psi, self.loss)):
-            sel = take & (best == k)
-            if sel.any():
-                weights = np.where(sel, lo if rescaling == "slack" else 1.0, 0.0)
-                rows.append(weighted_row_sum(P, weights))
+            sel = np.flatnonzero(take & (best == k))
+            if sel.size:
+                parts.append(P[sel])
+                weights.append(lo[sel] if rescaling == "slack" else np.ones(sel.size))
                 loss_sum += float(lo[sel].sum())
-        row = rows[0] if len(rows) == 1 else sp.csr_matrix(sum(rows))
-        row.sum_duplicates()
+        # Σ ω δΦ over the selected rows in O(nnz log nnz): no vector of the full width
+        cols, vals = aggregate_rows(sp.vstack(parts, format="csr"), np.concatenate(weights))
+        row = sp.csr_matrix((vals, cols, [0, cols.size]), shape=(1, self.psi[0].shape[1]))
         return loss_sum, row, float(top[take].sum())
 
 

@@ -50,11 +50,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..problem import weighted_row_sum
 from ..protocols import LearnerResult
 from ._cache import OutputCache, problem_fingerprint
 from ._qp import CVXPY_SOLVERS, SOLVERS, solve_dual_qp
-from ._sparse_jit import gather_dots, scatter_add
+from ._sparse_jit import aggregate_rows, gather_dots, scatter_add
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
 
@@ -274,7 +273,7 @@ class _CuttingPlaneBase(BaseEstimator):
             w, dual = resolve(r)
             ws.prune(int(self.inactive_window))
         new_state = dict(learner=self.name, fingerprint=fp, working_set=ws, C=C,
-                         cache=cache)
+                         cache=cache, n_oracle_calls=r, n_qp=n_qp, n_cached_rounds=n_cached)
         return LearnerResult(w=w, objective=curve[-1], objective_curve=curve, n_iter=r,
                              duality_gap=float(gap), converged=converged,
                              extra=dict(n_constraints=len(ws), n_oracle_calls=r,
@@ -350,9 +349,9 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
             else:  # per-example rows, kept for the cache
                 v = problem.oracle(w)
                 cache.push(v.psi, v.loss)
-                weights = self._weights(problem, v)
-                loss, psi, slack = float(v.loss.sum()), weighted_row_sum(v.psi, weights), \
-                    v.slack
+                cols, vals = aggregate_rows(v.psi, self._weights(problem, v))
+                psi = sp.csr_matrix((vals, cols, [0, cols.size]), shape=(1, v.psi.shape[1]))
+                loss, slack = float(v.loss.sum()), v.slack
             return 0.5 * float(w @ w) + C * float(slack.sum()), (psi, [loss], [0])
 
         return self._loop(problem, w0, max_iter, tol, callback, round_, state, constraints,
