@@ -91,8 +91,11 @@ class StructuredSVM(BaseEstimator):
     duality_gap_ : float
         Primal − dual at the end (nan for learners without a dual).
     converged_ : bool
-    learner_state_ : dict
+    learner_state_ : dict or None
         The learner's state for ``warm_start`` (opaque; not saved in model files).
+        The cutting planes keep their working set and cache only when
+        ``warm_start=True`` was set for this fit (otherwise only their counts of
+        oracle calls and QP rounds); Pegasos and the perceptron always keep theirs.
 
     References
     ----------
@@ -201,7 +204,9 @@ class StructuredSVM(BaseEstimator):
         self.n_iter_ = int(result.n_iter)
         self.duality_gap_ = float(result.duality_gap)
         self.converged_ = bool(result.converged)
-        self.learner_state_ = result.extra.get("state")
+        # large states (a cutting plane's working set and cache) only when asked for
+        keep = self.warm_start or "light_state" not in result.extra
+        self.learner_state_ = result.extra.get("state" if keep else "light_state")
         if not result.converged and learner.name in ("one_slack", "n_slack", "frank_wolfe"):
             warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                           f"with duality gap {result.duality_gap:.3g} "

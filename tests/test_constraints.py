@@ -146,8 +146,8 @@ def test_warm_start_with_constraints_stays_feasible_and_optimal():
     X, Y, labels = multiclass_data(2)
     kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=1.0,
               constraints=nonneg_block_a)
-    model = structsvm.StructuredSVM(tol=1e-2, **kw).fit(X, Y)
-    model.set_params(warm_start=True, tol=1e-8)
+    model = structsvm.StructuredSVM(tol=1e-2, warm_start=True, **kw).fit(X, Y)
+    model.set_params(tol=1e-8)
     model.fit(X, Y)
     ref, _ = constrained_full_primal(model.feature_map_, X, Y, lambda x: labels, zero_one,
                                      1.0, nonneg_block_a)

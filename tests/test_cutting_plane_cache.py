@@ -43,7 +43,7 @@ def _problem(X, Y, fm, C, decoder="argmax", loss="zero_one", rescaling="margin")
 
 
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("cache_size", [1, 3, 10])
+@pytest.mark.parametrize("cache_size", [0, 1, 3, 10])
 def test_cached_learner_reaches_the_full_qp_optimum(seed, cache_size):
     X, Y, labels = random_multiclass(seed)
     C = [0.3, 3.0, 10.0][seed]
@@ -80,7 +80,8 @@ def test_cached_learner_on_sequences_reaches_the_full_qp_optimum():
          for _ in range(12)]
     Y = [[tags[j] for j in rng.integers(0, 3, size=len(x))] for x in X]
     cold = structsvm.fit(X, Y, feature_map=SequenceFeatures(features="word"),
-                         decoder="viterbi", C=2.0, tol=1e-7, max_iter=2000)
+                         decoder="viterbi", C=2.0, tol=1e-7, max_iter=2000,
+                         learner=OneSlackCuttingPlane(cache_size=0))
     cached = structsvm.fit(X, Y, feature_map=SequenceFeatures(features="word"),
                            decoder="viterbi", C=2.0, tol=1e-7, max_iter=2000,
                            learner=OneSlackCuttingPlane(cache_size=4))
@@ -124,7 +125,7 @@ def test_the_cache_saves_oracle_calls_and_the_certificate_comes_from_the_oracle(
     # every objective on the curve, and the certified gap, came from an oracle call
     assert calls["n"] == res.n_iter == len(res.objective_curve)
     assert res.objective == pytest.approx(problem.primal_objective(res.w), rel=1e-12)
-    plain = OneSlackCuttingPlane().solve(problem, w0, max_iter=1000, tol=1e-6)
+    plain = OneSlackCuttingPlane(cache_size=0).solve(problem, w0, max_iter=1000, tol=1e-6)
     assert res.n_iter < plain.n_iter
     assert res.objective == pytest.approx(plain.objective, rel=2e-6)
 
@@ -161,7 +162,7 @@ def test_cached_constraint_equals_brute_force(rescaling):
 def test_inactive_constraints_are_dropped_and_the_optimum_kept():
     X, Y, labels = random_multiclass(8, n=40)
     kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=3.0, tol=1e-6,
-              max_iter=3000)
+              max_iter=3000, warm_start=True)  # warm_start: keep the working set
     short = structsvm.fit(X, Y, learner=OneSlackCuttingPlane(inactive_window=1), **kw)
     long_ = structsvm.fit(X, Y, learner=OneSlackCuttingPlane(inactive_window=10000), **kw)
     ref, _ = full_primal_qp(short.feature_map_, X, Y, labels, zero_one, 3.0)
@@ -178,3 +179,12 @@ def test_cache_size_must_not_be_negative():
     X, Y, _ = random_multiclass(9)
     with pytest.raises(ValueError, match="cache_size must be >= 0"):
         structsvm.fit(X, Y, learner=OneSlackCuttingPlane(cache_size=-1))
+
+
+def test_cache_is_bounded_by_stored_entries():
+    cache = OutputCache(10, max_nnz=25)
+    for k in range(5):
+        cache.push(sp.csr_matrix(np.ones((2, 5 + k))[:, :5]), np.ones(2))  # 10 entries each
+    assert len(cache.psi) == 2 and sum(P.nnz for P in cache.psi) == 20
+    cache.push(sp.csr_matrix(np.ones((6, 5))), np.ones(6))  # 30 > 25: only the newest
+    assert len(cache.psi) == 1

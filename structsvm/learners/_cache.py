@@ -14,22 +14,31 @@ from ._sparse_jit import aggregate_rows
 
 __all__ = ["OutputCache", "problem_fingerprint"]
 
+_MAX_NNZ = 20_000_000  # stored δΦ entries (12 bytes each): at most ~240 MB of cache
+
 
 class OutputCache:
     """The most violated outputs of the last ``size`` oracle calls, for every example.
 
     Each oracle call stores its n×D matrix of δΦ rows and its n losses, so an
-    example's cache holds its ``size`` most recent answers at O(nnz) cost.
+    example's cache holds its ``size`` most recent answers at O(nnz) cost; the oldest
+    answers also go when the cache holds more than ``max_nnz`` entries (early answers
+    at w ≈ 0 differ from the truth everywhere and are the largest).
     """
 
-    def __init__(self, size):
+    def __init__(self, size, max_nnz=_MAX_NNZ):
         self.size = int(size)
+        self.max_nnz = int(max_nnz)
         self.psi, self.loss = [], []
 
     def push(self, psi, loss):
+        """Store an oracle answer; drop the oldest beyond ``size`` answers or beyond
+        ``max_nnz`` stored entries (the newest is always kept)."""
         self.psi.append(sp.csr_matrix(psi))
         self.loss.append(np.asarray(loss, dtype=float))
         del self.psi[:-self.size], self.loss[:-self.size]
+        while len(self.psi) > 1 and sum(P.nnz for P in self.psi) > self.max_nnz:
+            del self.psi[0], self.loss[0]
 
     def constraint(self, w, rescaling):
         """The 1-slack constraint from cached outputs: (Σ Δ, Σ ω δΦ row, Σ_i ξ̃_i).

@@ -272,13 +272,14 @@ class _CuttingPlaneBase(BaseEstimator):
             n_qp += 1
             w, dual = resolve(r)
             ws.prune(int(self.inactive_window))
-        new_state = dict(learner=self.name, fingerprint=fp, working_set=ws, C=C,
-                         cache=cache, n_oracle_calls=r, n_qp=n_qp, n_cached_rounds=n_cached)
+        counts = dict(learner=self.name, n_oracle_calls=r, n_qp=n_qp,
+                      n_cached_rounds=n_cached)
+        new_state = dict(counts, fingerprint=fp, working_set=ws, C=C, cache=cache)
         return LearnerResult(w=w, objective=curve[-1], objective_curve=curve, n_iter=r,
                              duality_gap=float(gap), converged=converged,
                              extra=dict(n_constraints=len(ws), n_oracle_calls=r,
                                         n_qp=n_qp, n_cached_rounds=n_cached,
-                                        state=new_state))
+                                        state=new_state, light_state=counts))
 
 
 class OneSlackCuttingPlane(_CuttingPlaneBase):
@@ -303,10 +304,11 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         oracle; on POS tagging 10 rounds gave 10% faster training than 50).
     min_rounds : int, default=1
         QP rounds to run before the stopping rule may fire.
-    cache_size : int, default=0
+    cache_size : int, default=10
         Most violated outputs kept per example (those of the last ``cache_size``
-        oracle calls); 0 turns the constraint cache off. See the module docstring
-        and docs/learners_cutting_plane.md for when it pays.
+        oracle calls, at most 2·10⁷ stored entries); 0 turns the constraint cache
+        off. On digits, POS and chunking slices it cut oracle calls 2-27x at equal or
+        lower training time (docs/learners_cutting_plane.md).
 
     Notes
     -----
@@ -330,7 +332,7 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
 
     name: ClassVar[str] = "one_slack"
 
-    def __init__(self, solver="auto", inactive_window=10, min_rounds=1, cache_size=0):
+    def __init__(self, solver="auto", inactive_window=10, min_rounds=1, cache_size=10):
         super().__init__(solver=solver, inactive_window=inactive_window,
                          min_rounds=min_rounds)
         self.cache_size = cache_size
