@@ -7,7 +7,6 @@ oracle, no decoder. Each case's constraint changes the solution (the unconstrain
 optimum violates it), so ignoring the constraints fails the test.
 """
 import itertools
-import warnings
 
 import cvxpy as cp
 import numpy as np
