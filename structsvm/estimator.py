@@ -63,11 +63,21 @@ class StructuredSVM(BaseEstimator):
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
-        Start from the previous ``coef_`` (and keep the fitted feature map).
+        Continue from the previous fit: its ``coef_``, the fitted feature map and the
+        learner's state (the cutting planes' working set, Pegasos' and the
+        perceptron's step counters and averages). Learners that cannot continue
+        (frank_wolfe) refuse with a ValueError.
     verbose : int, default=0
         > 0 logs one line per round (round, objective, duality gap where the
         learner has one, time) to the "structsvm" logger, and says that the first
         round compiles kernels.
+    constraints : callable, default=None
+        ``f(w, feature_map)`` returning a list of cvxpy constraints on the cvxpy
+        Variable ``w`` (e.g. ``[w[feature_map.feature_index("transition:*")] >= 0]``);
+        the fitted map's ``feature_names_`` / ``feature_index`` address blocks by name.
+        The cutting planes (one_slack, n_slack) then solve their working-set QP in
+        primal form with cvxpy and certify the gap of the constrained problem; other
+        learners refuse. See docs/constraints.md.
 
     Attributes
     ----------
@@ -85,6 +95,11 @@ class StructuredSVM(BaseEstimator):
     converged_ : bool
     interrupted_ : bool
         Training was stopped by Ctrl-C; ``coef_`` holds the best weights reached.
+    learner_state_ : dict or None
+        The learner's state for ``warm_start`` (opaque; not saved in model files).
+        The cutting planes keep their working set and cache only when
+        ``warm_start=True`` was set for this fit (otherwise only their counts of
+        oracle calls and QP rounds); Pegasos and the perceptron always keep theirs.
 
     Notes
     -----
@@ -110,7 +125,7 @@ class StructuredSVM(BaseEstimator):
 
     def __init__(self, feature_map=None, decoder=None, loss=None, learner="one_slack",
                  C=None, tol=None, max_iter=None, rescaling="margin", n_jobs=None,
-                 random_state=None, warm_start=False, verbose=0):
+                 random_state=None, warm_start=False, verbose=0, constraints=None):
         self.feature_map = feature_map
         self.decoder = decoder
         self.loss = loss
@@ -123,6 +138,7 @@ class StructuredSVM(BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.constraints = constraints
 
     # ------------------------------------------------------------------ validation
     def _check_params(self):
@@ -216,6 +232,8 @@ class StructuredSVM(BaseEstimator):
                           rescaling=self.rescaling, n_jobs=self.n_jobs)
         w0 = self.coef_ if warm else np.zeros(fm.n_features_)
         tol = float(type(fm).default_tol if self.tol is None else self.tol)
+        extra = _learner_options(learner, warm, self.constraints,
+                                 getattr(self, "learner_state_", None))
         max_iter, done, curve0, fingerprint = self.max_iter, 0, [], None
         if checkpoint is not None or ckpt is not None:
             fingerprint = _training.data_fingerprint(problem)
@@ -241,7 +259,8 @@ class StructuredSVM(BaseEstimator):
                 _training.log_start(learner.name, len(X))
             try:
                 result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
-                                       random_state=self.random_state, callback=tracker)
+                                       random_state=self.random_state, callback=tracker,
+                                       **extra)
             except (_training.StopTraining, KeyboardInterrupt):
                 result = None
         self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner
@@ -263,6 +282,9 @@ class StructuredSVM(BaseEstimator):
         self.converged_ = bool(result.converged)
         if writer is not None:
             writer(tracker, complete=True)
+        # large states (a cutting plane's working set and cache) only when asked for
+        keep = self.warm_start or "light_state" not in result.extra
+        self.learner_state_ = result.extra.get("state" if keep else "light_state")
         if not result.converged and learner.name in ("one_slack", "n_slack", "frank_wolfe"):
             warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                           f"with duality gap {result.duality_gap:.3g} "
@@ -325,6 +347,32 @@ class StructuredSVM(BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
+
+
+def _learner_options(learner, warm, constraints, state):
+    """Keyword arguments for ``learner.solve``: the warm-start state and the constraints
+    on w, each only for learners that declare they honour it (class attributes
+    ``supports_warm_start`` / ``supports_constraints``); the others refuse."""
+    from .learners import LEARNERS
+
+    def able(attr):
+        return sorted(n for n, cls in LEARNERS.items() if getattr(cls, attr, False))
+
+    out = {}
+    if constraints is not None:
+        if not getattr(type(learner), "supports_constraints", False):
+            raise ValueError(f"learner={learner.name!r} cannot honour constraints on w; "
+                             f"learners that can: {', '.join(able('supports_constraints'))}")
+        out["constraints"] = constraints
+    if warm:
+        ok = getattr(type(learner), "supports_warm_start", None)
+        if ok is False:
+            raise ValueError(f"learner={learner.name!r} cannot continue from a previous "
+                             "fit (warm_start is not supported by it); warm_start=True "
+                             f"works with: {', '.join(able('supports_warm_start'))}")
+        if ok:
+            out["state"] = state if isinstance(state, dict) else None
+    return out
 
 
 def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,

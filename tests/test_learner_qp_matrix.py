@@ -155,20 +155,13 @@ def test_oracle_slacks_equal_enumeration(case_name, rescaling):
 
 
 # ----------------------------------------------------------------------- max_iter
-# The cutting planes returned the re-solved w with the previous round's objective
-# (issue 14); the fix is on branch learners-cp, so these cells fail here until merged.
-# Once it is merged they XPASS, which strict=True turns into failures: empty this set
-# then (checked: with learners-cp's code all eight cells pass).
-_MAX_ITER_BUG = pytest.mark.xfail(strict=True, reason="bug fixed on branch learners-cp")
-_MAX_ITER_XFAIL = {"one_slack", "n_slack"}
-
-
+# The cutting planes used to return the re-solved w with the previous round's
+# objective (issue 14): objective_ must be the objective at coef_ for every learner.
 def _max_iter_cells():
     for learner in SVM_LEARNERS + ["perceptron"]:
         for case in ("multiclass-zero_one", "sequence-hamming", "taxonomy-tree_distance",
                      "ranking-swapped_pairs"):
-            marks = [_MAX_ITER_BUG] if learner in _MAX_ITER_XFAIL else []
-            yield pytest.param(learner, case, marks=marks, id=f"{learner}-{case}")
+            yield pytest.param(learner, case, id=f"{learner}-{case}")
 
 
 @pytest.mark.parametrize("learner, case_name", list(_max_iter_cells()))

@@ -8,6 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
+from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_training_inputs, inputs_with_bias, label_index
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
@@ -64,7 +65,7 @@ class MulticlassPotentials:
         return MulticlassPotentials(self.scores + table.reshape(n, k))
 
 
-class MulticlassFeatures(BaseEstimator):
+class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     """Φ(x, y) = φ(x) ⊗ Λ(y): one weight vector per class, or per class attribute.
 
     With ``attributes=None``, Λ(y) is the one-hot vector of y and the structural SVM
@@ -95,6 +96,9 @@ class MulticlassFeatures(BaseEstimator):
         Dimension of φ(x) (with the bias column).
     n_features_ : int
         Dimension of Φ(x, y) = n_input_features_ × n_attributes.
+    feature_names_ : ndarray of str
+        ``"<class>:x<j>"`` (``"<class>:bias"``), or ``"attr<a>:x<j>"`` with attributes;
+        ``feature_index("b:*")`` is class b's weight vector.
 
     Notes
     -----
@@ -249,6 +253,16 @@ class MulticlassFeatures(BaseEstimator):
     def potentials(self, x, w):
         """:class:`MulticlassPotentials` of one raw input (``.score(k)`` for class k)."""
         return self.batch_potentials(self.encode_inputs([x]), w)
+
+    # ------------------------------------------------------------------ names
+    def _feature_names_key(self):
+        return self.classes_
+
+    def _build_feature_names(self):
+        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias)
+        blocks = ([str(c) for c in self.classes_] if self.lambda_ is None
+                  else [f"attr{a}" for a in range(self.lambda_.shape[1])])
+        return [f"{b}:{x}" for b in blocks for x in inputs]
 
     # ------------------------------------------------------------------ model files
     def fitted_state(self):

@@ -11,6 +11,7 @@ from ..losses import ranking as rank_losses
 from ..protocols import as_sequence
 from . import _rank_jit
 from ._pairs import FlatTargets, PairLabelling, Preferences, as_preferences, output_coef
+from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_finite
 
 __all__ = ["RankingFeatures", "RankingPotentials", "RankingInputs"]
@@ -128,7 +129,7 @@ def _segment_sums(v, offsets):
     return np.bincount(np.repeat(np.arange(n), np.diff(offsets)), weights=v, minlength=n)
 
 
-class RankingFeatures(BaseEstimator):
+class RankingFeatures(FeatureNamesMixin, BaseEstimator):
     r"""Joint feature map of the ranking SVM over queries (Joachims 2002, 2006).
 
     An input is a query: an array of shape (n_docs, d) whose row a is φ(q, d_a)
@@ -356,6 +357,13 @@ class RankingFeatures(BaseEstimator):
     def potentials(self, x, w):
         """:class:`RankingPotentials` of one raw query."""
         return self.batch_potentials(self.encode_inputs([x]), w)
+
+    def _feature_names_key(self):
+        return None  # the names depend on n_features_ only
+
+    def _build_feature_names(self):
+        """``x<j>``: w scores single documents."""
+        return input_feature_names(self.n_features_, 0)
 
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io` (the number of features)."""

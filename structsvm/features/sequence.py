@@ -12,13 +12,14 @@ from ._chain import (ChainPotentials, EncodedSequences, aggregate_chain_violatio
                      difference_entries)
 from ._observations import FEATURE_SETS, TokenFeaturizer
 from ._sequence_jit import scatter_differences
+from ._names import FeatureNamesMixin
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "EncodedSequences"]
 
 
-class SequenceFeatures(BaseEstimator):
+class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
     """Joint features of a first-order chain (HMM-style), for tagging and chunking.
 
     For a sentence x = (x_1..x_T) with observation features φ(x, t) ∈ R^d (word,
@@ -355,6 +356,22 @@ class SequenceFeatures(BaseEstimator):
         return self.batch_potentials(self.encode_inputs([x]), w)
 
     # ------------------------------------------------------------------ model files
+    def _feature_names_key(self):
+        return self.tags_
+
+    def _build_feature_names(self):
+        """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``,
+        ``start:<tag>``, ``end:<tag>`` in the order of :meth:`split_weights`."""
+        tags = [str(t) for t in self.tags_]
+        d = self.n_input_features_
+        if self.vocabulary_ is not None:
+            obs = [str(s) for s in self.vocabulary_]
+        else:
+            obs = [f"{'hash' if self.input_kind_ != 'matrix' else 'x'}{j}" for j in range(d)]
+        return ([f"emission:{o}:{t}" for o in obs for t in tags]
+                + [f"transition:{a}->{b}" for a in tags for b in tags]
+                + [f"start:{t}" for t in tags] + [f"end:{t}" for t in tags])
+
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
         if callable(self.features) and self.input_kind_ == "tokens":

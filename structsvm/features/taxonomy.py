@@ -10,6 +10,7 @@ from sklearn.base import BaseEstimator
 from ..losses import tree as _tree_losses  # noqa: F401  (registers loss "tree_distance")
 from ..protocols import as_sequence
 from ._tree import Tree, build_tree
+from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_training_inputs, inputs_with_bias
 
 __all__ = ["TaxonomyFeatures", "TreePotentials"]
@@ -75,7 +76,7 @@ class TreePotentials:
         return TreePotentials(out, self.tree)
 
 
-class TaxonomyFeatures(BaseEstimator):
+class TaxonomyFeatures(FeatureNamesMixin, BaseEstimator):
     r"""Φ(x, y) = φ(x) ⊗ Λ(y) for classes that are root-to-leaf paths of a tree.
 
     Λ(y) stacks the indicators of every node on the path of y (the root excluded: it
@@ -240,6 +241,16 @@ class TaxonomyFeatures(BaseEstimator):
         return self.batch_potentials(self.encode_inputs([x]), w)
 
     # ------------------------------------------------------------------ model files
+    def _feature_names_key(self):
+        return self.tree_
+
+    def _build_feature_names(self):
+        """``"<node path joined by />:x<j>"``, node-major like w's reshape."""
+        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias)
+        nodes = ["/".join(str(s) for s in self.tree_.path_names(p))
+                 for p in self.tree_.node_paths]
+        return [f"{v}:{x}" for v in nodes for x in inputs]
+
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io`: parent indices and node names."""
         return {"parent_": self.tree_.parent.copy(), "node_names_": self.tree_.names.copy(),

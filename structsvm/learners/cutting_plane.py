@@ -18,6 +18,25 @@ when ``gap <= tol * primal``, so the returned objective is within a relative ``t
 of the optimum. The gap equals C times the violation of the most violated
 constraint beyond the working set's slack, which is Joachims' stopping rule.
 
+Constraint cache (1-slack, Joachims, Finley & Yu 2009, Sec. 4.2). Every example keeps
+its most violated outputs of the last ``cache_size`` oracle calls (their sparse δΦ rows
+and losses). Before calling the oracle, the learner builds the 1-slack constraint from
+the cache (per example the cached output maximising Δ − w·δΦ, or none when all are
+satisfied) and adds it without decoding when it is violated by more than the current
+precision ε = tol · primal / C beyond the working set's slack. Otherwise it calls the
+oracle. The certified gap comes only from oracle rounds.
+
+Constraints on w. With ``constraints=f`` (see :class:`structsvm.StructuredSVM`) the
+working-set QP is solved in primal form with cvxpy (:mod:`._primal_qp`), the user's
+constraints included; its optimal value is a lower bound on the constrained problem's
+optimum and the oracle's primal at the (feasible) w an upper bound, so the gap is
+certified for the constrained problem.
+
+Warm start. The state returned in ``LearnerResult.extra["state"]`` holds the working
+set (and cache); a later ``solve`` on the same examples starts from it (its α scaled
+to a new C stay feasible, so the first round's dual is still a lower bound). On other
+examples only w0 is used.
+
 References
 ----------
 T. Joachims, T. Finley, C.-N. J. Yu. Cutting-plane training of structural SVMs.
@@ -35,10 +54,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import LearnerResult
-from ._qp import SOLVERS, solve_dual_qp
-from ._sparse_jit import gather_dots, scatter_add
+from ._cache import OutputCache, problem_fingerprint
+from ._qp import CVXPY_SOLVERS, SOLVERS, solve_dual_qp
+from ._sparse_jit import aggregate_rows, gather_dots, scatter_add
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
+
+_MAX_CACHED_IN_A_ROW = 50  # cache rounds between two oracle calls, at most
 
 
 class _WorkingSet:
@@ -125,6 +147,10 @@ class _WorkingSet:
                 scatter_add(w, r.indices, r.data, float(a))
         return w
 
+    def dual_value(self):
+        """Δᵀα − ½ αᵀGα at the stored α (a lower bound when α is feasible)."""
+        return float(self.loss @ self.alpha - 0.5 * self.alpha @ self.G @ self.alpha)
+
     def solve(self, C, solver, round_):
         # when the constraints have fewer columns than rows, they factor G themselves
         factor = self.matrix if self.n_features <= len(self) else None
@@ -138,6 +164,9 @@ class _WorkingSet:
 
 class _CuttingPlaneBase(BaseEstimator):
     name: ClassVar[str] = ""
+    supports_warm_start: ClassVar[bool] = True
+    supports_constraints: ClassVar[bool] = True
+    _n_groups_one: ClassVar[bool] = True
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1):
         self.solver = solver
@@ -157,42 +186,103 @@ class _CuttingPlaneBase(BaseEstimator):
             return violation.loss
         return np.ones(len(violation.idx))
 
+    def _start(self, problem, state):
+        """The working set (and cache) to start from: the saved one on the same problem."""
+        fp = problem_fingerprint(problem)
+        if state and state.get("fingerprint") == fp and state.get("learner") == self.name:
+            ws = state["working_set"]
+            ws.alpha = ws.alpha * min(1.0, problem.C / state["C"])  # stays feasible
+            return ws, state.get("cache"), fp
+        return _WorkingSet(problem.n_features), None, fp
 
-    def _loop(self, problem, w0, max_iter, tol, callback, round_):
+    def _loop(self, problem, w0, max_iter, tol, callback, round_, state=None,
+              constraints=None, cache=None):
         """The shared cutting-plane loop.
 
         ``round_(ws, w) -> (primal, new)`` queries the oracle at w and returns the exact
         primal objective there and the constraints to add, ``(psi_rows, losses,
-        groups)``, or None when nothing is violated beyond the working set.
+        groups)``, or None when nothing is violated beyond the working set. ``cache``
+        (1-slack only) is an :class:`OutputCache` that ``round_`` fills. The loop
+        always ends right after an oracle call, so the objective is the one at the
+        returned w.
         """
         self._check()
         max_iter = 1000 if max_iter is None else int(max_iter)
-        ws = _WorkingSet(problem.n_features)
+        C = problem.C
+        ws, saved_cache, fp = self._start(problem, state)
+        if cache is not None and saved_cache is not None and saved_cache.size == cache.size:
+            cache.psi, cache.loss = saved_cache.psi, saved_cache.loss
+        n_groups = 1 if self._n_groups_one else problem.n_samples
+        qp = None
+        if constraints is not None:
+            from ._primal_qp import PrimalQP
+
+            solver = str(self.solver).upper()
+            qp = PrimalQP(problem.n_features, n_groups, constraints, problem.feature_map,
+                          solver if solver in CVXPY_SOLVERS else "CLARABEL")
+
+        def resolve(r):
+            if qp is None:
+                return ws.solve(C, self.solver, r)
+            w_, alpha, value = qp.solve(ws.matrix(), ws.loss, ws.group, C, r)
+            ws.alpha = alpha
+            active = alpha > 1e-9 * max(C, 1e-300)
+            ws.idle = np.where(active, 0, ws.idle + 1)
+            return w_, value
+
         w = np.array(w0, dtype=float)
-        curve, gap, converged, dual = [], np.inf, False, -np.inf
+        dual = ws.dual_value() if len(ws) else -np.inf
+        if qp is not None or (len(ws) and problem.C != state["C"]):
+            # a feasible start, optimal for the saved working set at this C
+            w, dual = resolve(0)
+        curve, gap, converged = [], np.inf, False
+        n_qp, n_cached, in_a_row, eps_primal = 0, 0, 0, None
         t0 = time.perf_counter()
-        for r in range(1, max_iter + 1):
+        r = 0
+        while True:
+            if cache is not None and eps_primal is not None:
+                cached = cache.constraint(w, problem.rescaling)
+                if cached is not None:
+                    xi_ws = float(ws.slacks(w, 1)[0]) if len(ws) else 0.0
+                    if (C * (cached[2] - xi_ws) > tol * eps_primal
+                            and in_a_row < _MAX_CACHED_IN_A_ROW):
+                        ws.add(cached[1], [cached[0]], [0])
+                        n_qp += 1
+                        n_cached += 1
+                        in_a_row += 1
+                        w, dual = resolve(r)
+                        ws.prune(int(self.inactive_window))
+                        continue
+            r += 1
+            in_a_row = 0
             primal, new = round_(ws, w)
+            eps_primal = primal
             curve.append(primal)
-            # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w), w = Σ α_c ψ_c
-            gap = max(0.0, primal - dual) if len(ws) else np.inf
+            # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w)
+            gap = max(0.0, primal - dual) if (len(ws) or qp is not None) else np.inf
             if callback is not None:
                 callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
                               time=time.perf_counter() - t0))
-            if r > self.min_rounds and gap <= tol * max(primal, 1e-300):
+            if n_qp >= self.min_rounds and gap <= tol * max(primal, 1e-300):
                 converged = True
                 break
             if new is None:  # nothing left to add: the QP's accuracy is the limit
                 converged = gap <= tol * max(primal, 1e-300)
                 break
+            if r >= max_iter:  # stop here: the objective is the one at w
+                break
             ws.add(*new)
-            w, dual = ws.solve(problem.C, self.solver, r)
+            n_qp += 1
+            w, dual = resolve(r)
             ws.prune(int(self.inactive_window))
-        else:
-            r = max_iter
+        counts = dict(learner=self.name, n_oracle_calls=r, n_qp=n_qp,
+                      n_cached_rounds=n_cached)
+        new_state = dict(counts, fingerprint=fp, working_set=ws, C=C, cache=cache)
         return LearnerResult(w=w, objective=curve[-1], objective_curve=curve, n_iter=r,
                              duality_gap=float(gap), converged=converged,
-                             extra=dict(n_constraints=len(ws)))
+                             extra=dict(n_constraints=len(ws), n_oracle_calls=r,
+                                        n_qp=n_qp, n_cached_rounds=n_cached,
+                                        state=new_state, light_state=counts))
 
 
 class OneSlackCuttingPlane(_CuttingPlaneBase):
@@ -209,30 +299,68 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         back-end (the others as fallbacks). "smo" / "auto": structsvm's own
         warm-started SMO, checked against its KKT tolerance, with cvxpy (Clarabel,
         then OSQP, SCS) taking over when it falls short; 10-100x faster per round.
+        With constraints on w the primal QP is solved with cvxpy ("auto"/"smo" mean
+        Clarabel there).
     inactive_window : int, default=10
         A constraint whose dual variable stayed 0 for this many rounds is dropped
         (a dropped constraint that matters again is simply found again by the
         oracle; on POS tagging 10 rounds gave 10% faster training than 50).
     min_rounds : int, default=1
-        Rounds to run before the stopping rule may fire.
+        QP rounds to run before the stopping rule may fire.
+    cache_size : int, default=10
+        Most violated outputs kept per example (those of the last ``cache_size``
+        oracle calls, at most 2·10⁷ stored entries); 0 turns the constraint cache
+        off. On digits, POS and chunking slices it cut oracle calls 2-27x at equal or
+        lower training time (docs/learners_cutting_plane.md).
 
     Notes
     -----
     The number of rounds to reach a relative gap ε is O(1/ε) independently of n
-    (Joachims et al. 2009, Theorem 5).
+    (Joachims et al. 2009, Theorem 5). ``n_iter_`` counts oracle calls; rounds that
+    used the cache are in ``extra["n_cached_rounds"]``.
+
+    References
+    ----------
+    T. Joachims, T. Finley, C.-N. J. Yu. Cutting-plane training of structural SVMs.
+    Machine Learning 77(1), 2009.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
+    >>> m = structsvm.fit(X, ["a", "b", "a"], learner=OneSlackCuttingPlane(cache_size=3))
+    >>> m.predict([np.array([0.9, 0.1])])
+    ['a']
     """
 
     name: ClassVar[str] = "one_slack"
 
-    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
-        """Run to ``gap <= tol * primal`` or ``max_iter`` rounds; see module docstring."""
+    def __init__(self, solver="auto", inactive_window=10, min_rounds=1, cache_size=10):
+        super().__init__(solver=solver, inactive_window=inactive_window,
+                         min_rounds=min_rounds)
+        self.cache_size = cache_size
+
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
+              state=None, constraints=None):
+        """Run to ``gap <= tol * primal`` or ``max_iter`` oracle calls; see module docs."""
         C = problem.C
+        if int(self.cache_size) < 0:
+            raise ValueError(f"cache_size must be >= 0, got {self.cache_size}")
+        cache = OutputCache(self.cache_size) if int(self.cache_size) > 0 else None
 
         def round_(ws, w):
-            loss, psi, slack = problem.oracle_sum(w)
+            if cache is None:
+                loss, psi, slack = problem.oracle_sum(w)
+            else:  # per-example rows, kept for the cache
+                v = problem.oracle(w)
+                cache.push(v.psi, v.loss)
+                cols, vals = aggregate_rows(v.psi, self._weights(problem, v))
+                psi = sp.csr_matrix((vals, cols, [0, cols.size]), shape=(1, v.psi.shape[1]))
+                loss, slack = float(v.loss.sum()), v.slack
             return 0.5 * float(w @ w) + C * float(slack.sum()), (psi, [loss], [0])
 
-        return self._loop(problem, w0, max_iter, tol, callback, round_)
+        return self._loop(problem, w0, max_iter, tol, callback, round_, state, constraints,
+                          cache)
 
 
 class NSlackCuttingPlane(_CuttingPlaneBase):
@@ -247,12 +375,26 @@ class NSlackCuttingPlane(_CuttingPlaneBase):
     solver : {"auto", "smo", "clarabel", "osqp", "scs"}, default="auto"
     inactive_window : int, default=10
     min_rounds : int, default=1
+
+    References
+    ----------
+    I. Tsochantaridis, T. Joachims, T. Hofmann, Y. Altun. Large margin methods for
+    structured and interdependent output variables. JMLR 6, 2005.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
+    >>> structsvm.fit(X, ["a", "b", "a"], learner="n_slack").predict([np.array([0., 1.])])
+    ['b']
     """
 
     name: ClassVar[str] = "n_slack"
+    _n_groups_one: ClassVar[bool] = False
 
-    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
-        """Run to ``gap <= tol * primal`` or ``max_iter`` rounds."""
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
+              state=None, constraints=None):
+        """Run to ``gap <= tol * primal`` or ``max_iter`` oracle calls."""
         n = problem.n_samples
 
         def round_(ws, w):
@@ -265,4 +407,4 @@ class NSlackCuttingPlane(_CuttingPlaneBase):
             weights = self._weights(problem, v)[add]
             return primal, (sp.diags(weights) @ v.psi[add], v.loss[add], v.idx[add])
 
-        return self._loop(problem, w0, max_iter, tol, callback, round_)
+        return self._loop(problem, w0, max_iter, tol, callback, round_, state, constraints)

@@ -60,6 +60,7 @@ class FrankWolfe(BaseEstimator):
     """
 
     name: ClassVar[str] = "frank_wolfe"
+    supports_warm_start: ClassVar[bool] = False  # its dual variables must match w
 
     def __init__(self, batch_size=1):
         self.batch_size = batch_size

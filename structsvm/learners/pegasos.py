@@ -65,6 +65,7 @@ class Pegasos(BaseEstimator):
     """
 
     name: ClassVar[str] = "pegasos"
+    supports_warm_start: ClassVar[bool] = True
 
     def __init__(self, batch_size=1, average=True, projection=True, eval_every=1):
         self.batch_size = batch_size
@@ -72,22 +73,31 @@ class Pegasos(BaseEstimator):
         self.projection = projection
         self.eval_every = eval_every
 
-    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
+              state=None):
         """Run ``max_iter`` epochs (default 50); stop early when the relative change of
-        the evaluated objective over one evaluation falls below ``tol``."""
+        the evaluated objective over one evaluation falls below ``tol``.
+
+        ``state`` (``extra["state"]`` of a previous result) continues that run: its
+        step counter t (so the first step does not shrink w to 0), last iterate,
+        average and random stream."""
         bs, every = int(self.batch_size), int(self.eval_every)
         if bs < 1:
             raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
         if every < 1:
             raise ValueError(f"eval_every must be >= 1, got {self.eval_every}")
         epochs = 50 if max_iter is None else int(max_iter)
-        rng = check_random_state(random_state)
         n, C = problem.n_samples, problem.C
         lam = 1.0 / (n * C)
         radius = np.sqrt(2.0 * problem.max_losses().mean() / lam)
         w = np.array(w0, dtype=float)
         w_avg = w.copy()
         t = 0
+        rng = check_random_state(random_state)
+        if state and state.get("learner") == self.name and len(state["w"]) == len(w):
+            t, w = int(state["steps"]), np.array(state["w"], dtype=float)
+            rng = np.random.RandomState()
+            rng.set_state(state["rng"])
         curve, converged, t0 = [], False, time.perf_counter()
         nsq = float(w @ w)  # ‖w‖², kept up to date without passes over w
         for epoch in range(1, epochs + 1):
@@ -128,4 +138,6 @@ class Pegasos(BaseEstimator):
                     break
         w_out = w_avg if self.average else w
         return LearnerResult(w=w_out.copy(), objective=curve[-1], objective_curve=curve,
-                             n_iter=epoch, converged=converged, extra=dict(steps=t))
+                             n_iter=epoch, converged=converged,
+                             extra=dict(steps=t, state=dict(learner=self.name, steps=t, w=w,
+                                                            rng=rng.get_state())))

@@ -41,18 +41,28 @@ class Perceptron(BaseEstimator):
     """
 
     name: ClassVar[str] = "perceptron"
+    supports_warm_start: ClassVar[bool] = True
 
     def __init__(self, average=True):
         self.average = average
 
-    def solve(self, problem, w0, *, max_iter, tol=None, random_state=None, callback=None):
-        """Run epochs until one makes no mistake or ``max_iter`` epochs are done."""
+    def solve(self, problem, w0, *, max_iter, tol=None, random_state=None, callback=None,
+              state=None):
+        """Run epochs until one makes no mistake or ``max_iter`` epochs are done.
+
+        ``state`` (``extra["state"]`` of a previous result) continues that run: its
+        last weights, running average and random stream."""
         epochs = 20 if max_iter is None else int(max_iter)
         rng = check_random_state(random_state)
         n = problem.n_samples
         w = np.array(w0, dtype=float)
         u = np.zeros_like(w)
         c = 1
+        if state and state.get("learner") == self.name and len(state["w"]) == len(w):
+            w, u, c = (np.array(state["w"], dtype=float), np.array(state["u"], dtype=float),
+                       int(state["c"]))
+            rng = np.random.RandomState()
+            rng.set_state(state["rng"])
         curve, converged, t0 = [], False, time.perf_counter()
         for epoch in range(1, epochs + 1):
             mistakes = 0
@@ -80,4 +90,6 @@ class Perceptron(BaseEstimator):
             curve.append(problem.primal_objective(w_out))
         return LearnerResult(w=w_out.copy(), objective=curve[-1], objective_curve=curve,
                              n_iter=epoch, converged=converged,
-                             extra=dict(averaged=averaged))
+                             extra=dict(averaged=averaged,
+                                        state=dict(learner=self.name, w=w, u=u, c=c,
+                                                   steps=c - 1, rng=rng.get_state())))

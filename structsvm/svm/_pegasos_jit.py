@@ -23,7 +23,7 @@ from numba import njit
 
 HINGE, LOG, EXP, EPS_INSENSITIVE = 0, 1, 2, 3
 _LOG_BIG = 40.0     # log(eta * e^{-z}) above this: the exact log-domain step
-_A_MIN = 1e-60      # renormalise w = a v when a drops below this
+_A_MIN = 1e-6       # renormalise w = a v below this (bounds the cancellation in S v - B)
 STATUS_OK, STATUS_OVERFLOW = 0, 1
 
 
@@ -195,20 +195,57 @@ def run(dual, loss, order, y, C, epsilon, fit_intercept, radius, b_bound, avg_st
 
     Step t on sample i, with eta_t = n C / t (= 1 / (lambda t), lambda = 1/(nC)):
         w <- (1 - 1/t) w + eta_t c_i x_i,   b <- b + eta_t c_i  (no shrinking),
-    c_i = -dloss/df at w_t (explicit) or at the new point (``implicit``), then the projection onto |w| <= radius, |b| <= b_bound
-    (radius = inf: none). Returns (w, b, w_avg, b_avg, n_curve, status, n_updates).
+    c_i = -dloss/df at w_t (explicit) or at the new point (``implicit``), then the
+    projection onto |w| <= radius, |b| <= b_bound (radius = inf: none). The average
+    covers steps avg_start..len(order). Returns (w, b, w_avg, b_avg, n_curve, status,
+    n_updates).
+    """
+    v, B, base, updates, sc = new_state(dual, dim, y.shape[0])
+    n_curve, status = steps(dual, loss, order, 0, y, C, epsilon, fit_intercept, radius,
+                            b_bound, avg_start, eval_every, indptr, indices, data, K,
+                            curve, 0, implicit, v, B, base, updates, sc)
+    a, b, S, count, b_sum = sc[0], sc[2], sc[3], sc[4], sc[5]
+    w = a * v
+    if count > 0:
+        w_avg = (base + S * v - B) / count
+        b_avg = b_sum / count
+    else:
+        w_avg = w.copy()
+        b_avg = b
+    return w, b, w_avg, b_avg, n_curve, status, updates
+
+
+@njit(cache=True)
+def new_state(dual, dim, n):
+    """Fresh iterate state: v, B, base (dim,), updates, and the scalars
+    sc = [a, |v|^2, b, S, count, b_sum] (w = a v; sum of averaged iterates
+    = base + S v - B, see the module docstring)."""
+    sc = np.zeros(6)
+    sc[0] = 1.0
+    return (np.zeros(dim), np.zeros(dim), np.zeros(dim), np.zeros(dim if dual else 1),
+            sc)
+
+
+@njit(cache=True)
+def averaged_sum(v, B, base, sc):
+    """(sum of the averaged iterates, sum of their biases, their count)."""
+    return base + sc[3] * v - B, sc[5], sc[4]
+
+
+@njit(cache=True)
+def steps(dual, loss, order, t_offset, y, C, epsilon, fit_intercept, radius, b_bound,
+          avg_start, eval_every, indptr, indices, data, K, curve, n_curve, implicit,
+          v, B, base, updates, sc):
+    """Steps t = t_offset+1 .. t_offset+len(order), continuing the state in place.
+
+    Returns (n_curve, status); see :func:`run`.
     """
     n = y.shape[0]
     nC = n * C
-    v = np.zeros(dim)
-    B = np.zeros(dim)
-    base = np.zeros(dim)
-    a, vnorm2, b = 1.0, 0.0, 0.0
-    S, count, b_sum = 0.0, 0, 0.0
-    n_curve, status = 0, STATUS_OK
-    updates = np.zeros(dim if dual else 1)
+    a, vnorm2, b, S, count, b_sum = sc[0], sc[1], sc[2], sc[3], int(sc[4]), sc[5]
+    status = STATUS_OK
     for step in range(order.shape[0]):
-        t = step + 1
+        t = t_offset + step + 1
         i = order[step]
         xv = _dot(dual, i, v, indptr, indices, data, K)
         f = a * xv + b
@@ -288,11 +325,5 @@ def run(dual, loss, order, y, C, epsilon, fit_intercept, radius, b_bound, avg_st
             curve[n_curve] = objective(dual, loss, u, bb, y, C, epsilon, indptr, indices,
                                        data, K)
             n_curve += 1
-    w = a * v
-    if count > 0:
-        w_avg = (base + S * v - B) / count
-        b_avg = b_sum / count
-    else:
-        w_avg = w.copy()
-        b_avg = b
-    return w, b, w_avg, b_avg, n_curve, status, updates
+    sc[0], sc[1], sc[2], sc[3], sc[4], sc[5] = a, vnorm2, b, S, count, b_sum
+    return n_curve, status

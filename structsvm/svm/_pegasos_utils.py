@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_array, check_random_state, column_or_1d
 
 __all__ = ["pegasos_order", "check_params", "check_xy", "max_row_norm", "csr_arrays",
-           "epochs"]
+           "epochs", "check_tol", "SuffixAverage"]
 
 _SAMPLING = ("permutation", "replacement", "cyclic")
 
@@ -83,6 +83,71 @@ def check_params(est, n_samples):
     elif not (isinstance(every, numbers.Integral) and every >= 0):
         raise ValueError(f"objective_every must be None or an integer >= 0, got {every!r}")
     return T, avg_start, int(every)
+
+
+def check_tol(est):
+    """Validate ``tol`` (None or a number >= 0) and ``n_iter_no_change`` (int >= 1)."""
+    tol, patience = est.tol, est.n_iter_no_change
+    if tol is not None and not (isinstance(tol, numbers.Real) and np.isfinite(tol)
+                                and tol >= 0):
+        raise ValueError(f"tol must be None or a finite number >= 0, got {tol!r}")
+    if not (isinstance(patience, numbers.Integral) and patience >= 1):
+        raise ValueError(f"n_iter_no_change must be an integer >= 1, got {patience!r}")
+    return (None if tol is None else float(tol)), int(patience)
+
+
+class SuffixAverage:
+    """Averages of the iterates over a suffix of the steps, for runs of unknown length.
+
+    The compiled loop keeps the sum of all iterates since step 1; snapshots of that
+    sum at a few steps give the average over steps s+1..t as a difference. With
+    ``average=True`` snapshots are taken at the ends of epochs 1, 2, 3, 4, 5, 6, 8,
+    10, 12, 15, ... (ratio 1.2) and at step T//2 of the ``max_iter`` run, and the
+    average at step t starts after the latest snapshot at or before t // 2: the
+    last half of the run, or up to 60% of it when stopped early (suffix averaging,
+    Rakhlin et al. 2012); a run that reaches ``max_iter`` averages exactly steps
+    T//2+1..T. With an int k it averages from step k on (snapshot at k−1).
+    Snapshots no longer needed are dropped, so a few vectors are kept.
+    """
+
+    def __init__(self, avg_start, T, n, suffix):
+        self.fixed = avg_start - 1          # snapshot step of the max_iter run
+        self.suffix = bool(suffix)
+        self.n = n
+        self.snaps = []                     # (step, sum_w, sum_b, count)
+        grid, e = set(), 1.0
+        while e <= T // n + 1:
+            grid.add(int(np.ceil(e)))
+            e *= 1.2
+        self.grid = grid
+
+    def wants(self, step):
+        """Whether a snapshot is due at ``step`` (an epoch end or the fixed step)."""
+        return step == self.fixed or (self.suffix and step % self.n == 0
+                                      and step // self.n in self.grid) or step == 0
+
+    def take(self, step, sums):
+        w, b, count = sums
+        self.snaps.append((step, np.array(w, dtype=float), float(b), float(count)))
+
+    def start(self, step):
+        """The snapshot the average at ``step`` starts after (None: not averaging yet)."""
+        if not self.suffix:
+            hit = [s for s in self.snaps if s[0] == self.fixed]
+            return hit[0] if hit and step > self.fixed else None
+        ok = [s for s in self.snaps if s[0] <= step // 2]
+        best = max(ok, key=lambda s: s[0]) if ok else None
+        # drop the snapshots that no later step will start after
+        self.snaps = [s for s in self.snaps if best is None or s[0] >= best[0]]
+        return best
+
+    def average(self, step, sums):
+        s = self.start(step)
+        if s is None:
+            return None
+        w, b, count = sums
+        k = count - s[3]
+        return (w - s[1]) / k, (b - s[2]) / k
 
 
 def csr_arrays(X):
