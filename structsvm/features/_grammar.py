@@ -131,13 +131,17 @@ class GrammarPotentials:
     root_scores : ndarray of shape (n_symbols,)
     grammar : Grammar
     words : list of tuple of str, optional
+    candidates : list of EncodedTree, optional
+        One known tree per sentence that a decoder must return when its (pruned)
+        search finds nothing better: the true trees of a loss-augmented batch, so
+        that an approximate search never reports a negative violation.
     """
 
     structure: ClassVar[str] = "parse"
     enumerable: ClassVar[bool] = False
 
     def __init__(self, leaf_scores, word_off, span_scores, span_off, rule_scores,
-                 root_scores, grammar, words=None):
+                 root_scores, grammar, words=None, candidates=None):
         self.leaf_scores = np.asarray(leaf_scores, dtype=float)
         self.word_off = np.asarray(word_off, dtype=np.int64)
         self.span_scores = np.asarray(span_scores, dtype=float)
@@ -146,6 +150,7 @@ class GrammarPotentials:
         self.root_scores = np.asarray(root_scores, dtype=float)
         self.grammar = grammar
         self.words = words if words is not None else [None] * (len(self.word_off) - 1)
+        self.candidates = candidates
 
     def __len__(self):
         return len(self.word_off) - 1
@@ -162,34 +167,61 @@ class GrammarPotentials:
         c, d = self.span_off[i], self.span_off[i + 1]
         return GrammarPotentials(self.leaf_scores[a:b], [0, b - a], self.span_scores[c:d],
                                  [0, d - c], self.rule_scores, self.root_scores,
-                                 self.grammar, [self.words[i]])
+                                 self.grammar, [self.words[i]],
+                                 None if self.candidates is None else [self.candidates[i]])
 
-    def _replace(self, leaf_scores, span_scores):
+    def _replace(self, leaf_scores, span_scores, candidates):
         return GrammarPotentials(leaf_scores, self.word_off, span_scores, self.span_off,
                                  self.rule_scores, self.root_scores, self.grammar,
-                                 self.words)
+                                 self.words, candidates)
 
     # ------------------------------------------------------------------ scores
-    def _score_one(self, s, y):
-        nodes = _nodes(y)
-        n = int(self.word_off[s + 1] - self.word_off[s])
-        if len(nodes) != 2 * n - 1:
-            raise ValueError(f"Sample {s}: tree with {len(nodes)} nodes for a sentence "
-                             f"of {n} words (expected {2 * n - 1})")
+    def _flat(self, Y):
+        """Concatenated nodes of one tree per sentence, checked against the lengths.
+
+        Returns (seq, nodes, leaf rows, leaf columns, span rows, span columns) where
+        the rows/columns index the nodes whose symbol has a leaf / phrase column.
+        """
+        n_words = self.lengths()
+        parts = [_nodes(y) for y in Y]
+        sizes = np.fromiter((len(p) for p in parts), dtype=np.int64, count=len(parts))
+        if np.any(sizes != 2 * n_words - 1):
+            s = int(np.flatnonzero(sizes != 2 * n_words - 1)[0])
+            raise ValueError(f"Sample {s}: tree with {sizes[s]} nodes for a sentence of "
+                             f"{n_words[s]} words (expected {2 * n_words[s] - 1})")
+        nodes = np.concatenate(parts) if parts else np.zeros((0, 5), np.int64)
+        seq = np.repeat(np.arange(len(parts)), sizes)
         g = self.grammar
-        leaf = nodes[:, 2] < 0
-        i, j, A, r = nodes[:, 0], nodes[:, 1], nodes[:, 3], nodes[:, 4]
-        lc = g.leaf_col[A[leaf]]
-        ok = lc >= 0
-        total = self.leaf_scores[self.word_off[s] + i[leaf][ok], lc[ok]].sum()
-        inner = ~leaf
-        pc = g.phrase_col[A[inner]]
-        ok = pc >= 0
-        rows = self.span_off[s] + span_rows(i[inner][ok], j[inner][ok], n)
-        total += self.span_scores[rows, pc[ok]].sum()
-        rr = r[inner]
-        total += self.rule_scores[rr[rr >= 0]].sum()
-        return float(total + self.root_scores[A[0]])
+        i, j, k, A = nodes[:, 0], nodes[:, 1], nodes[:, 2], nodes[:, 3]
+        lc = np.where(k < 0, g.leaf_col[A], -1)
+        pc = np.where(k >= 0, g.phrase_col[A], -1)
+        lsel, psel = np.flatnonzero(lc >= 0), np.flatnonzero(pc >= 0)
+        lrows = self.word_off[seq[lsel]] + i[lsel]
+        prow = self.span_off[seq[psel]] + span_rows(i[psel], j[psel], n_words[seq[psel]])
+        return seq, nodes, (lrows, lc[lsel]), (prow, pc[psel]), sizes
+
+    def _score_batch(self, Y):
+        seq, nodes, (lr, lc), (pr, pc), sizes = self._flat(Y)
+        n = len(self)
+        out = np.zeros(n)
+        np.add.at(out, self._seq_of(seq, nodes, leaf=True), self.leaf_scores[lr, lc])
+        np.add.at(out, self._seq_of(seq, nodes, leaf=False), self.span_scores[pr, pc])
+        r = nodes[:, 4]
+        rs = r >= 0
+        np.add.at(out, seq[rs], self.rule_scores[r[rs]])
+        first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        if n:
+            out += self.root_scores[nodes[first, 3]]
+        return out
+
+    def _seq_of(self, seq, nodes, leaf):
+        g = self.grammar
+        k, A = nodes[:, 2], nodes[:, 3]
+        if leaf:
+            sel = (k < 0) & (g.leaf_col[A] >= 0)
+        else:
+            sel = (k >= 0) & (g.phrase_col[A] >= 0)
+        return seq[sel]
 
     def score(self, y):
         """Score of tree ``y`` (batch of one), or an array with the score of ``Y[i]``."""
@@ -197,10 +229,10 @@ class GrammarPotentials:
             if len(self) != 1:
                 raise ValueError("score(y) with one tree needs a batch of one sentence; "
                                  "pass a list of trees")
-            return self._score_one(0, y)
+            return float(self._score_batch([y])[0])
         if len(y) != len(self):
             raise ValueError(f"{len(y)} trees for a batch of {len(self)} sentences")
-        return np.array([self._score_one(s, t) for s, t in enumerate(y)], dtype=float)
+        return self._score_batch(y)
 
     def enumerate(self):
         raise TypeError("parse trees are not enumerated (Catalan-many); use the 'cky' "
@@ -212,7 +244,9 @@ class GrammarPotentials:
 
         For :class:`~structsvm.losses.SpanLoss` Δ(y, ŷ) = Σ_{nodes of ŷ} c_y [node ∉ y],
         so c_y is added to every leaf and span score and subtracted again at the
-        nodes of y: then loss-augmented decoding is CKY on the new scores.
+        nodes of y: then loss-augmented decoding is CKY on the new scores. The true
+        trees become the batch's ``candidates`` (a pruned search returns y_i rather
+        than a tree whose augmented score is below s(y_i)).
         """
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} outputs for a batch of {len(self)} sentences")
@@ -220,28 +254,13 @@ class GrammarPotentials:
             raise TypeError(f"{type(loss).__name__} does not decompose over the chart "
                             "cells; parse batches are augmented by the span loss "
                             "(loss='spans')")
-        g = self.grammar
-        n_words = self.lengths()
+        seq, nodes, (lr, lc), (pr, pc), _ = self._flat(Y)
         costs = np.array([loss.augment_costs(y) for y in Y], dtype=float)
-        leaf = self.leaf_scores + np.repeat(costs, n_words)[:, None]
+        leaf = self.leaf_scores + np.repeat(costs, self.lengths())[:, None]
         span = self.span_scores + np.repeat(costs, np.diff(self.span_off))[:, None]
-        for s, y in enumerate(Y):
-            nodes = _nodes(y)
-            n = int(n_words[s])
-            if len(nodes) != 2 * n - 1:
-                raise ValueError(f"Sample {s}: tree with {len(nodes)} nodes for a sentence "
-                                 f"of {n} words")
-            is_leaf = nodes[:, 2] < 0
-            A = nodes[:, 3]
-            lc = g.leaf_col[A[is_leaf]]
-            ok = lc >= 0
-            leaf[self.word_off[s] + nodes[is_leaf, 0][ok], lc[ok]] -= costs[s]
-            inner = ~is_leaf
-            pc = g.phrase_col[A[inner]]
-            ok = pc >= 0
-            rows = self.span_off[s] + span_rows(nodes[inner, 0][ok], nodes[inner, 1][ok], n)
-            span[rows, pc[ok]] -= costs[s]
-        return self._replace(leaf, span)
+        leaf[lr, lc] -= costs[self._seq_of(seq, nodes, leaf=True)]
+        span[pr, pc] -= costs[self._seq_of(seq, nodes, leaf=False)]
+        return self._replace(leaf, span, list(Y))
 
 
 def _nodes(y):

@@ -51,8 +51,8 @@ def _keep_best(row, beam, order):
 
 @njit(cache=True, nogil=True)
 def _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_sym,
-          rule_parent, rule_right, rule_score, left_ptr, beam, chart, bk, br, active,
-          n_act, order):
+          rule_parent, rule_right, rule_score, left_ptr, pair_ptr, pair_rule, beam, chart,
+          bk, br, active, n_act, order):
     S = chart.shape[2]
     for i in range(n + 1):
         for j in range(n + 1):
@@ -77,19 +77,45 @@ def _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
             j = i + length
             best = chart[i, j]
             for k in range(i + 1, j):
-                for t in range(n_act[i, k]):
+                # rules by left child (cost Σ_B |rules(B)|) or by child pair (cost
+                # |active left| × |active right|): whichever visits fewer rules
+                n_l, n_r = n_act[i, k], n_act[k, j]
+                by_left = 0
+                for t in range(n_l):
                     B = active[i, k, t]
-                    lb = chart[i, k, B]
-                    for r in range(left_ptr[B], left_ptr[B + 1]):
-                        rc = chart[k, j, rule_right[r]]
-                        if rc == NEG:
-                            continue
-                        v = lb + rc + rule_score[r]
-                        A = rule_parent[r]
-                        if v > best[A]:
-                            best[A] = v
-                            bk[i, j, A] = k
-                            br[i, j, A] = r
+                    by_left += left_ptr[B + 1] - left_ptr[B]
+                if by_left <= n_l * n_r:
+                    for t in range(n_l):
+                        B = active[i, k, t]
+                        lb = chart[i, k, B]
+                        for r in range(left_ptr[B], left_ptr[B + 1]):
+                            rc = chart[k, j, rule_right[r]]
+                            if rc == NEG:
+                                continue
+                            v = lb + rc + rule_score[r]
+                            A = rule_parent[r]
+                            if v > best[A]:
+                                best[A] = v
+                                bk[i, j, A] = k
+                                br[i, j, A] = r
+                else:
+                    for t in range(n_l):
+                        B = active[i, k, t]
+                        lb = chart[i, k, B]
+                        for u in range(n_r):
+                            C = active[k, j, u]
+                            q = B * S + C
+                            if pair_ptr[q] == pair_ptr[q + 1]:
+                                continue
+                            v0 = lb + chart[k, j, C]
+                            for e in range(pair_ptr[q], pair_ptr[q + 1]):
+                                r = pair_rule[e]
+                                v = v0 + rule_score[r]
+                                A = rule_parent[r]
+                                if v > best[A]:
+                                    best[A] = v
+                                    bk[i, j, A] = k
+                                    br[i, j, A] = r
             row = s0 + i * (2 * n - 1 - i) // 2 + j - i - 2
             for p in range(phrase_sym.size):
                 A = phrase_sym[p]
@@ -112,6 +138,18 @@ def cky_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_sym
     """Decode every sentence; returns a bool array: True where no parse was found."""
     n_sent = word_off.size - 1
     S = root_scores.size
+    # rules by (left, right) child pair: pair_rule[pair_ptr[B*S + C]:pair_ptr[B*S + C + 1]]
+    pair_ptr = np.zeros(S * S + 1, dtype=np.int64)
+    for r in range(rule_parent.size):
+        pair_ptr[rule_left[r] * S + rule_right[r] + 1] += 1
+    for q in range(S * S):
+        pair_ptr[q + 1] += pair_ptr[q]
+    fill = pair_ptr[:-1].copy()
+    pair_rule = np.empty(rule_parent.size, dtype=np.int64)
+    for r in range(rule_parent.size):
+        q = rule_left[r] * S + rule_right[r]
+        pair_rule[fill[q]] = r
+        fill[q] += 1
     n_max = 1
     for s in range(n_sent):
         n_max = max(n_max, word_off[s + 1] - word_off[s])
@@ -128,8 +166,8 @@ def cky_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_sym
         for attempt in range(2):
             bm = beam if attempt == 0 else 0
             _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym,
-                  phrase_sym, rule_parent, rule_right, rule_score, left_ptr, bm, chart,
-                  bk, br, active, n_act, order)
+                  phrase_sym, rule_parent, rule_right, rule_score, left_ptr, pair_ptr,
+                  pair_rule, bm, chart, bk, br, active, n_act, order)
             top, top_val = -1, NEG
             for a in range(S):
                 v = chart[0, n, a] + root_scores[a]

@@ -74,7 +74,14 @@ def _decode(batch, exclude, exact, beam):
         raise ValueError(f"Sample {s}: the grammar has no parse of this "
                          f"{int(word_off[s + 1] - word_off[s])}-word sentence")
     words = batch.words
-    return [EncodedTree(out[node_off[s]:node_off[s + 1]], words[s]) for s in range(n_sent)]
+    trees = [EncodedTree(out[node_off[s]:node_off[s + 1]], words[s]) for s in range(n_sent)]
+    cands = batch.candidates
+    if cands is not None and not exact:  # exact search finds nothing worse
+        better = np.asarray(batch.score(cands)) > np.asarray(batch.score(trees))
+        for s in np.flatnonzero(better):
+            c = cands[s]
+            trees[s] = EncodedTree(c.nodes if isinstance(c, EncodedTree) else c, words[s])
+    return trees
 
 
 @register_decoder("cky", structure="parse")
@@ -107,7 +114,9 @@ def cky(batch, exclude=None, *, exact=False, beam=DEFAULT_BEAM):
         True: the exhaustive O(n³ |R|) search. False: beam pruning, where every cell
         of length < n keeps only its ``beam`` best symbols as children of larger
         spans (the root cell is never pruned; a sentence that pruning leaves without
-        a parse is decoded again exactly).
+        a parse is decoded again exactly). A batch's ``candidates`` (the true
+        trees of a loss-augmented batch) are returned instead of the found trees
+        when they score higher, so pruning never reports a negative violation.
     beam : int, default=12
         Symbols kept per cell when pruning.
 
