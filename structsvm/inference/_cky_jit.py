@@ -27,19 +27,17 @@ def span_index(i, j, n):
 
 
 @njit(cache=True, nogil=True)
-def _keep_best(row, beam, order):
+def _keep_best(row, beam, order, vals):
     """Set all but the ``beam`` highest finite entries of ``row`` to −inf."""
     m = 0
     for a in range(row.size):
         if row[a] > NEG:
             order[m] = a
+            vals[m] = row[a]
             m += 1
     if m <= beam:
         return
-    vals = np.empty(m)
-    for t in range(m):
-        vals[t] = row[order[t]]
-    cut = np.sort(vals)[m - beam]
+    cut = np.partition(vals[:m], m - beam)[m - beam]
     kept = 0
     for t in range(m):
         a = order[t]
@@ -52,7 +50,7 @@ def _keep_best(row, beam, order):
 @njit(cache=True, nogil=True)
 def _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_sym,
           rule_parent, rule_right, rule_score, left_ptr, pair_ptr, pair_rule, beam, chart,
-          bk, br, active, n_act, order):
+          bk, br, active, n_act, order, vals):
     S = chart.shape[2]
     for i in range(n + 1):
         for j in range(n + 1):
@@ -64,7 +62,7 @@ def _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
         for a in range(leaf_sym.size):
             chart[i, i + 1, leaf_sym[a]] = leaf_scores[w0 + i, a]
         if beam > 0 and n > 1:
-            _keep_best(chart[i, i + 1], beam, order)
+            _keep_best(chart[i, i + 1], beam, order, vals)
         m = 0
         for a in range(S):
             if chart[i, i + 1, a] > NEG:
@@ -122,7 +120,7 @@ def _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
                 if best[A] > NEG:
                     best[A] += span_scores[row, p]
             if beam > 0 and length < n:
-                _keep_best(best, beam, order)
+                _keep_best(best, beam, order, vals)
             m = 0
             for a in range(S):
                 if best[a] > NEG:
@@ -159,6 +157,7 @@ def cky_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_sym
     active = np.zeros((n_max + 1, n_max + 1, S), dtype=np.int32)
     n_act = np.zeros((n_max + 1, n_max + 1), dtype=np.int32)
     order = np.zeros(S, dtype=np.int64)
+    vals = np.zeros(S)
     failed = np.zeros(n_sent, dtype=np.bool_)
     stack = np.zeros((2 * n_max + 2, 3), dtype=np.int64)
     for s in range(n_sent):
@@ -167,7 +166,7 @@ def cky_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_sym
             bm = beam if attempt == 0 else 0
             _fill(s, n, leaf_scores, word_off, span_scores, span_off, leaf_sym,
                   phrase_sym, rule_parent, rule_right, rule_score, left_ptr, pair_ptr,
-                  pair_rule, bm, chart, bk, br, active, n_act, order)
+                  pair_rule, bm, chart, bk, br, active, n_act, order, vals)
             top, top_val = -1, NEG
             for a in range(S):
                 v = chart[0, n, a] + root_scores[a]
