@@ -92,8 +92,13 @@ class GrammarFeatures(BaseEstimator):
     structure: ClassVar[str] = "parse"
     default_loss: ClassVar[str] = "spans"
     default_decoder: ClassVar[str] = "cky"
+    #: C for slacks that sum span losses (~30 per sentence) over ~1800 treebank trees;
+    #: measured with the Pegasos learner (docs/parsing.md, docs/benchmarks.md)
     default_C: ClassVar[float] = 0.1
-    default_tol: ClassVar[float] = 0.05
+    #: Pegasos stops after 5 epochs on the treebank (objective change < 10 %), where
+    #: test F1 has levelled off; the 1-slack cutting plane does not reach a 10 % gap
+    #: in 60 rounds there (docs/benchmarks.md)
+    default_tol: ClassVar[float] = 0.1
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 
