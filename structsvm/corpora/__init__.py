@@ -13,12 +13,10 @@ from .conll import CONLL2000_CHUNK_TYPES, load_conll2000, read_conll  # noqa: E4
 from .svm_hmm import read_svm_hmm, write_svm_hmm  # noqa: E402
 from .synthetic import make_hmm_corpus, make_two_spirals  # noqa: E402
 from .treebank import load_treebank, treebank_tagged_sents  # noqa: E402
-from .treebank import TreebankTrees, load_treebank_trees, treebank_parsed_sents  # noqa: E402
 
 __all__ += ["load_treebank", "treebank_tagged_sents", "load_conll2000", "read_conll",
             "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus",
-            "make_two_spirals", "load_treebank_trees", "treebank_parsed_sents",
-            "TreebankTrees"]
+            "make_two_spirals"]
 # taxonomies and rankings
 from .letor import LetorFold, load_mq2008, load_svm_rank_example3  # noqa: E402
 from .newsgroups import NewsgroupsData, load_mini_newsgroups  # noqa: E402

@@ -135,6 +135,15 @@ class GrammarPotentials:
         One known tree per sentence that a decoder must return when its (pruned)
         search finds nothing better: the true trees of a loss-augmented batch, so
         that an approximate search never reports a negative violation.
+
+    Examples
+    --------
+    >>> g = Grammar(3, leaf_sym=[0, 1], phrase_sym=[2], rules=[[2, 0, 1]],
+    ...             root_ok=[False, False, True])
+    >>> p = GrammarPotentials(np.array([[1., 0.], [0., 2.]]), [0, 2], np.array([[.5]]),
+    ...                       [0, 1], np.array([.25]), np.zeros(3), g)
+    >>> p.score(np.array([[0, 2, 1, 2, 0], [0, 1, -1, 0, -1], [1, 2, -1, 1, -1]]))
+    3.75
     """
 
     structure: ClassVar[str] = "parse"

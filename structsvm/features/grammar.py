@@ -421,8 +421,3 @@ def _obj_array(items):
     arr[:] = list(items)
     return arr
 
-
-def vocabulary_sizes(fm):
-    """Number of values per token kind (diagnostics)."""
-    return {k: len(v) for k, v in fm._values.vocabularies().items()}
-
