@@ -109,6 +109,8 @@ def main(argv=None):
     ap.add_argument("--max-iter", type=int, default=None)
     ap.add_argument("--tol", type=float, default=None)
     ap.add_argument("--n-train", type=int, default=0)
+    ap.add_argument("--compare-exact", action="store_true", help="also decode the test "
+                    "set with exact CKY (decoder='cky_exact')")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
 
@@ -130,6 +132,16 @@ def main(argv=None):
           f"{model.feature_map_.n_features_} features); test F1 {f_all.f1:.4f} "
           f"(P {f_all.precision:.4f} R {f_all.recall:.4f}); "
           f"{len(X_te) / parse:.1f} sentences/s")
+    if args.compare_exact:
+        from structsvm.inference import get_decoder
+
+        model.decoder_ = get_decoder("cky_exact")
+        t0 = time.perf_counter()
+        f_ex = bracket_scores(Y_te, model.predict(Xs_te))
+        dt = time.perf_counter() - t0
+        print(f"exact CKY: test F1 {f_ex.f1:.4f} (P {f_ex.precision:.4f} R "
+              f"{f_ex.recall:.4f}); {len(X_te) / dt:.1f} sentences/s")
+        model.decoder_ = get_decoder("cky")
     if args.skip_nltk:
         return
     n = args.nltk_n or len(X_te)
