@@ -33,3 +33,17 @@ def test_example_on_treebank_slice(need_data, capsys, tmp_path, monkeypatch):
     assert "sentences/s" in out and "Parse:" in out and "(. .)" in out
     again = structsvm.load(tmp_path / "parser.npz")
     assert again.predict(X_te[:5]) == parser.predict(X_te[:5])
+
+
+def test_bench_parsing_small_slice(need_data, capsys, monkeypatch):
+    X_tr, Y_tr, X_te, Y_te = need_data(load_treebank_trees)
+    spec = importlib.util.spec_from_file_location(
+        "bench_parsing", EXAMPLE.parents[1] / "benchmarks" / "bench_parsing.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    small = (X_tr[:40], Y_tr[:40], X_te[:6], Y_te[:6])
+    monkeypatch.setattr(bench, "load_treebank_trees", lambda *a, **k: small)
+    f1 = bench.main(["--learner", "frank_wolfe", "--max-iter", "3", "--nltk-n", "2"])
+    out = capsys.readouterr().out
+    assert "structsvm frank_wolfe" in out and "nltk PCFG + ViterbiParser" in out
+    assert 0.0 <= f1[0] <= 1.0 and 0.0 <= f1[1] <= 1.0
