@@ -17,9 +17,11 @@ from .conll2002 import (CONLL2002_ENTITY_TYPES, Conll2002Data, load_conll2002,  
                         read_conll2002)
 from .svm_hmm import read_svm_hmm, write_svm_hmm  # noqa: E402
 from .synthetic import make_hmm_corpus, make_two_spirals  # noqa: E402
-from .treebank import load_treebank, treebank_tagged_sents  # noqa: E402
+from .treebank import (load_treebank, load_treebank_trees, treebank_parsed_sents,  # noqa: E402
+                       treebank_tagged_sents)
 
-__all__ += ["load_treebank", "treebank_tagged_sents", "load_conll2000", "read_conll",
+__all__ += ["load_treebank", "treebank_tagged_sents", "load_treebank_trees",
+            "treebank_parsed_sents", "load_conll2000", "read_conll",
             "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus",
             "make_two_spirals", "load_conll2002", "read_conll2002", "Conll2002Data",
             "CONLL2002_ENTITY_TYPES"]

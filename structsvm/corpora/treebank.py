@@ -150,3 +150,130 @@ def load_treebank(path=None, *, n_train=3000, remove_traces=False):
     X = [[w for w, _ in s] for s in sents]
     Y = [[t for _, t in s] for s in sents]
     return X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
+
+
+# --------------------------------------------------------------------------- parse trees
+__all__ += ["treebank_parsed_sents", "load_treebank_trees", "TreebankTrees"]
+
+
+def _bracketings(text, source):
+    """The top-level bracketed strings of one .mrg file."""
+    out, depth, begin = [], 0, None
+    for pos, ch in enumerate(text):
+        if ch == "(":
+            if depth == 0:
+                begin = pos
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"{source}: unbalanced ')' in the bracketing")
+            if depth == 0:
+                out.append(text[begin:pos + 1])
+    if depth != 0:
+        raise ValueError(f"{source}: unbalanced brackets at end of file")
+    return out
+
+
+def treebank_parsed_sents(path=None, *, clean=True):
+    """All parse trees of the treebank sample (3,914 in NLTK's 5% sample), in file order.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        The ``treebank`` folder (see :func:`treebank_tagged_sents`).
+    clean : bool, default=True
+        Remove empty elements (traces) and the constituents left empty, strip function
+        tags (``NP-SBJ-1`` -> ``NP``) and the outer unlabelled bracket
+        (:func:`structsvm.features.grammar.clean_tree`).
+
+    Returns
+    -------
+    list of nltk.Tree
+
+    Raises
+    ------
+    structsvm.corpora.DataNotFoundError
+        When the corpus is absent.
+    """
+    from nltk import Tree
+
+    from ..features._trees import clean_tree
+
+    root = find_data("treebank", path=path, nltk_subdir="corpora/treebank",
+                     must_contain=("combined",), hint=TREEBANK_HINT)
+    files = sorted((root / "combined").glob("wsj_*.mrg"))
+    if not files:
+        from ._paths import DataNotFoundError
+
+        raise DataNotFoundError(f"{root / 'combined'} holds no wsj_*.mrg files. "
+                                + TREEBANK_HINT)
+    trees = []
+    for f in files:
+        for s in _bracketings(f.read_text(encoding="ascii", errors="replace"), f.name):
+            t = Tree.fromstring(s)
+            if t.label() == "" and len(t) == 1 and isinstance(t[0], Tree):
+                t = t[0]
+            if clean:
+                t = clean_tree(t)
+                if t is None:
+                    continue
+            trees.append(t)
+    return trees
+
+
+class TreebankTrees(tuple):
+    """``(X_train, Y_train, X_test, Y_test)`` of :func:`load_treebank_trees`.
+
+    ``X`` are lists of ``(word, tag)`` pairs (the gold preterminals), ``Y`` cleaned
+    ``nltk.Tree`` objects. Unpack it like a tuple.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, X_train, Y_train, X_test, Y_test):
+        return super().__new__(cls, (X_train, Y_train, X_test, Y_test))
+
+    X_train = property(lambda self: self[0])
+    Y_train = property(lambda self: self[1])
+    X_test = property(lambda self: self[2])
+    Y_test = property(lambda self: self[3])
+
+
+def load_treebank_trees(path=None, *, n_train=3000, max_train_len=25, max_test_len=15):
+    """The parsing split: the first ``n_train`` trees train, the rest test.
+
+    Trees are cleaned (:func:`treebank_parsed_sents`), then filtered by length
+    (words after cleaning): training trees of at most ``max_train_len`` words, test
+    trees of at most ``max_test_len`` words. The split is taken *before* filtering,
+    so it is the same fixed split as :func:`load_treebank`'s.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        See :func:`treebank_tagged_sents`.
+    n_train : int, default=3000
+    max_train_len, max_test_len : int or None, default=25, 15
+        None keeps every length.
+
+    Returns
+    -------
+    TreebankTrees
+        ``(X_train, Y_train, X_test, Y_test)``: ``X`` lists of ``(word, tag)`` pairs
+        (the trees' preterminals), ``Y`` cleaned ``nltk.Tree`` objects.
+
+    Examples
+    --------
+    >>> X_tr, Y_tr, X_te, Y_te = load_treebank_trees()  # doctest: +SKIP
+    >>> len(X_tr), len(X_te)  # doctest: +SKIP
+    (1525, 240)
+    """
+    trees = treebank_parsed_sents(path)
+
+    def keep(ts, limit):
+        return [t for t in ts if limit is None or len(t.leaves()) <= limit]
+
+    train, test = keep(trees[:n_train], max_train_len), keep(trees[n_train:], max_test_len)
+    X = [[(str(w), str(tag)) for w, tag in t.pos()] for t in train]
+    Xt = [[(str(w), str(tag)) for w, tag in t.pos()] for t in test]
+    return TreebankTrees(X, train, Xt, test)

@@ -3,10 +3,11 @@
 - :mod:`structsvm.losses.basic`: the registry (:func:`get_loss`,
   :func:`register_loss`), zero-one, Hamming and user callables;
 - :mod:`structsvm.losses.tree`: tree distance between taxonomy paths;
-- :mod:`structsvm.losses.ranking`: swapped preference pairs (ranking SVM).
+- :mod:`structsvm.losses.ranking`: swapped preference pairs (ranking SVM);
+- :mod:`structsvm.losses.spans`: labelled spans of parse trees.
 
 Losses are resolved by name (``"zero_one"``, ``"hamming"``, ``"tree_distance"``,
-``"swapped_pairs"``), passed as instances, or given as callables.
+``"swapped_pairs"``, ``"spans"``), passed as instances, or given as callables.
 
 >>> from structsvm.losses import get_loss
 >>> get_loss("hamming")([0, 1, 2], [0, 2, 2])
@@ -15,7 +16,8 @@ Losses are resolved by name (``"zero_one"``, ``"hamming"``, ``"tree_distance"``,
 from .basic import (LOSSES, BaseLoss, CallableLoss, HammingLoss, ZeroOneLoss, get_loss,
                     register_loss)
 from .ranking import SwappedPairsLoss
+from .spans import SpanLoss
 from .tree import TreeDistanceLoss, common_depth
 
 __all__ = ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "TreeDistanceLoss",
-           "SwappedPairsLoss", "common_depth", "LOSSES", "get_loss", "register_loss"]
+           "SwappedPairsLoss", "SpanLoss", "common_depth", "LOSSES", "get_loss", "register_loss"]

@@ -1,0 +1,156 @@
+"""GrammarFeatures: w·Φ = potentials.score on random trees, tree round trips, the
+feature-difference shortcuts, training (one_slack, pegasos), save/load, bad input,
+bracket scores."""
+import numpy as np
+import pytest
+from nltk import Tree
+
+import structsvm
+from structsvm.features import GrammarFeatures
+from structsvm.features._trees import binarize, clean_tree, unbinarize
+from structsvm.metrics import bracket_scores
+
+LABELS = ["S", "NP", "VP", "PP", "ADJP"]
+TAGS = ["DT", "NN", "VB", "IN", "JJ"]
+WORDS = ["the", "dog", "cat", "sees", "on", "big", "mat", "a", "runs"]
+
+
+def random_tree(rng, n_words, depth=0):
+    """A random tree over ``n_words`` words: n-ary nodes, unary chains, preterminals."""
+    if n_words == 1 and (depth > 0 or rng.random() < 0.5):
+        pre = Tree(str(rng.choice(TAGS)), [str(rng.choice(WORDS))])
+        return Tree(str(rng.choice(LABELS)), [pre]) if rng.random() < 0.3 else pre
+    if n_words == 1:
+        return Tree(str(rng.choice(LABELS)),
+                    [Tree(str(rng.choice(TAGS)), [str(rng.choice(WORDS))])])
+    m = int(rng.integers(2, min(n_words, 4) + 1))
+    cuts = np.sort(rng.choice(np.arange(1, n_words), size=m - 1, replace=False))
+    sizes = np.diff(np.concatenate([[0], cuts, [n_words]]))
+    node = Tree(str(rng.choice(LABELS)), [random_tree(rng, int(s), depth + 1)
+                                          for s in sizes])
+    if rng.random() < 0.2:
+        node = Tree(str(rng.choice(LABELS)), [node])
+    return node
+
+
+def corpus(seed, n=30, tagged=False):
+    rng = np.random.default_rng(seed)
+    Y = [clean_tree(random_tree(rng, int(rng.integers(1, 8)))) for _ in range(n)]
+    X = [t.pos() if tagged else t.leaves() for t in Y]
+    return X, Y
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("markov", [0, 1])
+def test_binarize_round_trip(seed, markov):
+    _, Y = corpus(seed)
+    for t in Y:
+        nodes = binarize(t, markov)
+        assert len(nodes) == 2 * len(t.leaves()) - 1
+        assert unbinarize(nodes, t.leaves()) == t
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("tagged", [False, True])
+def test_score_equals_w_dot_phi_on_random_trees(seed, tagged):
+    X, Y = corpus(seed, tagged=tagged)
+    fm = GrammarFeatures(markov=seed % 2).fit(X, Y)
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=fm.n_features_)
+    Xe = fm.encode_inputs(X)
+    Ye = fm.encode_outputs(Y, X)
+    batch = fm.batch_potentials(Xe, w)
+    Phi = fm.joint_features(Xe, Ye)
+    np.testing.assert_allclose(Phi @ w, batch.score(Ye), rtol=1e-10, atol=1e-9)
+    for x, y, ye in zip(X[:5], Y[:5], Ye[:5]):
+        assert w @ fm.joint_feature(x, y) == pytest.approx(fm.potentials(x, w).score(ye))
+    # predicted trees: same identity, and the shortcuts agree with Φ(y) − Φ(ŷ)
+    Y_hat = structsvm.inference.get_decoder("cky")(batch)
+    np.testing.assert_allclose(fm.joint_features(Xe, Y_hat) @ w, batch.score(Y_hat),
+                               rtol=1e-10, atol=1e-9)
+    D = (Phi - fm.joint_features(Xe, Y_hat)).toarray()
+    np.testing.assert_allclose(fm.joint_feature_differences(Xe, Ye, Y_hat).toarray(), D)
+    weights = rng.random(len(X))
+    np.testing.assert_allclose(fm.joint_feature_difference_sum(Xe, Ye, Y_hat, None, weights),
+                               weights @ D, atol=1e-12)
+    idx = np.array([3, 1, 4])
+    np.testing.assert_allclose(fm.joint_features(Xe, [Ye[i] for i in idx], idx).toarray(),
+                               Phi[idx].toarray())
+    # the decoder's trees decode to nltk trees over the input words
+    for t, x in zip(fm.decode_outputs(Y_hat), X):
+        assert t.leaves() == [w_ if isinstance(w_, str) else w_[0] for w_ in x]
+
+
+def test_clean_tree_removes_traces_and_function_tags():
+    raw = Tree.fromstring(
+        "( (S (NP-SBJ-1 (NNP John)) (VP (VBD tried) (S (NP-SBJ (-NONE- *-1)) "
+        "(VP (TO to) (VP (VB win))))) (. .)) )")
+    assert clean_tree(raw) == Tree.fromstring(
+        "(S (NP (NNP John)) (VP (VBD tried) (S (VP (TO to) (VP (VB win))))) (. .))")
+
+
+def test_default_call_learns_the_training_trees_and_saves(tmp_path):
+    X, Y = corpus(11, n=25, tagged=True)
+    model = structsvm.fit(X, Y, feature_map=GrammarFeatures(), decoder="cky", C=10.0,
+                          tol=1e-3)
+    P = model.predict(X)
+    assert bracket_scores(Y, P, count_root=True).f1 > 0.95
+    assert isinstance(P[0], Tree) and P[0].leaves() == Y[0].leaves()
+    path = model.save(tmp_path / "parser.npz")
+    again = structsvm.load(path)
+    assert again.predict(X) == P
+    np.testing.assert_array_equal(again.coef_, model.coef_)
+
+
+@pytest.mark.parametrize("learner", ["one_slack", "pegasos"])
+def test_learners_train_it(learner):
+    X, Y = corpus(5, n=25)
+    base = GrammarFeatures().fit(X, Y)
+    model = structsvm.fit(X, Y, feature_map=GrammarFeatures(), decoder="cky",
+                          learner=learner, C=1.0, max_iter=60 if learner == "pegasos" else None,
+                          random_state=0, tol=1e-3)
+    # far better than the untrained model (w = 0 gives one fixed bracketing)
+    zero = structsvm.inference.get_decoder("cky")(
+        base.batch_potentials(base.encode_inputs(X), np.zeros(base.n_features_)))
+    f_zero = bracket_scores(Y, base.decode_outputs(zero), count_root=True).f1
+    f_model = bracket_scores(Y, model.predict(X), count_root=True).f1
+    assert f_model > max(0.8, f_zero + 0.2)
+
+
+def test_bad_input_names_the_sample():
+    X, Y = corpus(2, n=5)
+    with pytest.raises(ValueError, match="Sample 1: empty sentence"):
+        GrammarFeatures().fit([X[0], []], Y[:2])
+    wrong = [X[0], list(X[1][:-1]) + ["zebra"]]
+    with pytest.raises(ValueError, match="Sample 1: the tree's leaves"):
+        GrammarFeatures().fit(wrong, Y[:2])
+    fm = GrammarFeatures().fit(X, Y)
+    new = Tree("XYZ", [Tree("DT", ["the"]), Tree("NN", ["dog"])])
+    with pytest.raises(ValueError, match="Sample 1: label 'XYZ' was never seen"):
+        fm.encode_outputs([Y[0], new])
+    with pytest.raises(ValueError, match="Sample 0: empty sentence"):
+        fm.encode_inputs([[]])
+    with pytest.raises(TypeError, match="Sample 0: the map was fitted on lists of words"):
+        fm.encode_inputs([[("the", "DT")]])
+    with pytest.raises(TypeError, match="Sample 2: expected an nltk.Tree"):
+        GrammarFeatures().fit(X[:3], Y[:2] + ["(S x)"])
+    with pytest.raises(ValueError, match="markov"):
+        GrammarFeatures(markov=-1).fit(X, Y)
+
+
+def test_bracket_scores_hand_example():
+    gold = Tree.fromstring("(S (NP (DT the) (NN dog)) (VP (VBZ sees) (NP (DT a) (NN cat)))"
+                           " (. .))")
+    pred = Tree.fromstring("(S (NP (DT the) (NN dog)) (VP (VBZ sees) (DT a)) (NP (NN cat))"
+                           " (. .))")
+    # gold brackets (root ignored): NP(0,2) VP(2,5) NP(3,5); pred: NP(0,2) VP(2,4) NP(4,5)
+    s = bracket_scores([gold], [pred])
+    assert (s.matched, s.gold, s.predicted) == (1, 3, 3)
+    assert s.f1 == pytest.approx(1 / 3)
+    # with the root S(0,5) counted: 2 of 4; the final '.' never counts
+    assert bracket_scores([gold], [pred], count_root=True).f1 == pytest.approx(0.5)
+    moved = Tree.fromstring("(S (NP (DT the) (NN dog)) (VP (VBZ sees) (NP (DT a) (NN cat))"
+                            " (. .)))")
+    assert bracket_scores([gold], [moved]).f1 == 1.0  # punctuation attachment ignored
+    with pytest.raises(ValueError, match="Sample 0: the gold and predicted trees"):
+        bracket_scores([gold], [Tree.fromstring("(S (NN x))")])
