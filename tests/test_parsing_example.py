@@ -30,7 +30,9 @@ def test_example_on_treebank_slice(need_data, capsys, tmp_path, monkeypatch):
                                    "--save", str(tmp_path / "parser.npz")])
     out = capsys.readouterr().out
     assert "Test labelled brackets, gold tags" in out and "predicted tags" in out
-    assert "sentences/s" in out and "Parse:" in out and "(. .)" in out
+    assert "sentences/s" in out and "Parse:" in out
+    printed = Tree.fromstring(out.split("Parse:\n", 1)[1].split("Parser saved")[0])
+    assert printed.leaves() == ["The", "dog", "barks", "."]  # a tree over the input
     again = structsvm.load(tmp_path / "parser.npz")
     assert again.predict(X_te[:5]) == parser.predict(X_te[:5])
 
@@ -46,4 +48,5 @@ def test_bench_parsing_small_slice(need_data, capsys, monkeypatch):
     f1 = bench.main(["--learner", "frank_wolfe", "--max-iter", "3", "--nltk-n", "2"])
     out = capsys.readouterr().out
     assert "structsvm frank_wolfe" in out and "nltk PCFG + ViterbiParser" in out
-    assert 0.0 <= f1[0] <= 1.0 and 0.0 <= f1[1] <= 1.0
+    # F1 of a 40-tree model beats chance by far on its own training sentences' grammar
+    assert f1.shape == (2,) and f1[0] > 0.3
