@@ -12,3 +12,8 @@ from .taxonomy import TaxonomyFeatures, TreePotentials  # noqa: E402
 from .ranking import RankingFeatures, RankingPotentials  # noqa: E402
 
 __all__ += ["TaxonomyFeatures", "TreePotentials", "RankingFeatures", "RankingPotentials"]
+
+# graph maps
+from .graph import GraphFeatures, GraphPotentials  # noqa: E402
+
+__all__ += ["GraphFeatures", "GraphPotentials"]

@@ -49,7 +49,7 @@ def _load_builtin():
     from . import argmax, exhaustive  # noqa: F401
     import importlib
 
-    for mod in ("viterbi", "tree", "sort", "cky", "maxproduct"):
+    for mod in ("viterbi", "tree", "sort", "cky", "maxproduct", "max_product", "lp"):
         try:
             importlib.import_module(f"{__name__}.{mod}")
         except ModuleNotFoundError as exc:  # module not written (yet)
