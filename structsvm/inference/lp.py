@@ -37,7 +37,7 @@ def _constraints(N, K, edges):
 
 
 def lp_relaxation(batch, solver="SCIPY"):
-    """Solve the local-polytope LP of every graph of ``batch`` (one cvxpy problem).
+    """Solve the local-polytope LP of every graph of ``batch`` (one cvxpy problem each).
 
     Parameters
     ----------
@@ -54,37 +54,43 @@ def lp_relaxation(batch, solver="SCIPY"):
         Edge marginals μ_e.
     bound : ndarray of shape (n_graphs,)
         The LP optimum per graph, an upper bound on the best labelling's score.
-    status : str
-        The solver's status.
+    status : list of str
+        The solver's status per graph.
     """
-    import cvxpy as cp
-
     unary, node_offsets, edges, edge_offsets, tables, edge_table = check_graph_batch(
         batch, "lp")
     N, K = unary.shape
     E = len(edges)
-    c = np.concatenate([unary.ravel(), tables[edge_table].ravel()])
-    A, rhs = _constraints(N, K, edges)
+    G = len(node_offsets) - 1
+    mu_nodes, mu_edges = np.zeros((N, K)), np.zeros((E, K, K))
+    bound, status = np.zeros(G), []
+    for g in range(G):  # graphs are separate LPs (one big LP solves slower)
+        nlo, nhi = node_offsets[g], node_offsets[g + 1]
+        elo, ehi = edge_offsets[g], edge_offsets[g + 1]
+        c = np.concatenate([unary[nlo:nhi].ravel(),
+                            tables[edge_table[elo:ehi]].ravel()])
+        x, st = _solve(c, *_constraints(nhi - nlo, K, edges[elo:ehi] - nlo), solver, g)
+        mu_nodes[nlo:nhi] = x[:(nhi - nlo) * K].reshape(-1, K)
+        mu_edges[elo:ehi] = x[(nhi - nlo) * K:].reshape(-1, K, K)
+        bound[g] = float(c @ x)
+        status.append(st)
+    return mu_nodes, mu_edges, bound, status
+
+
+def _solve(c, A, rhs, solver, g):
+    import cvxpy as cp
+
     x = cp.Variable(c.size)
     prob = cp.Problem(cp.Maximize(c @ x), [A @ x == rhs, x >= 0])
     try:
         prob.solve(solver=solver, **_OPTIONS.get(solver.upper(), {}))
     except cp.error.SolverError as exc:
-        raise RuntimeError(f"lp decoder: solver {solver} failed ({exc})") from None
+        raise RuntimeError(f"lp decoder, graph {g}: solver {solver} failed ({exc})") \
+            from None
     if prob.status not in ("optimal", "optimal_inaccurate") or x.value is None:
-        raise RuntimeError(f"lp decoder: solver {solver} returned status {prob.status!r}")
-    val = np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0)
-    mu_nodes = val[:N * K].reshape(N, K)
-    mu_edges = val[N * K:].reshape(E, K, K)
-    G = len(node_offsets) - 1
-    per_var = c * np.asarray(x.value, dtype=float)
-    g_node = np.repeat(np.arange(G), np.diff(node_offsets))
-    g_edge = np.repeat(np.arange(G), np.diff(edge_offsets))
-    bound = np.bincount(g_node, weights=per_var[:N * K].reshape(N, K).sum(1), minlength=G)
-    if E:
-        bound += np.bincount(g_edge, weights=per_var[N * K:].reshape(E, K * K).sum(1),
-                             minlength=G)
-    return mu_nodes, mu_edges, bound, prob.status
+        raise RuntimeError(f"lp decoder, graph {g}: solver {solver} returned status "
+                           f"{prob.status!r}")
+    return np.clip(np.asarray(x.value, dtype=float), 0.0, 1.0), prob.status
 
 
 def _lp_flat(batch, solver):
@@ -99,7 +105,7 @@ def _lp_flat(batch, solver):
     g_edge = np.repeat(np.arange(G), np.diff(batch.edge_offsets))
     fractional = np.bincount(g_node, weights=frac_node, minlength=G) + \
         np.bincount(g_edge, weights=frac_edge, minlength=G)
-    return labels, fractional == 0, bound, status == "optimal"
+    return labels, fractional == 0, bound, np.array([s == "optimal" for s in status])
 
 
 @register_decoder("lp", structure="graph")
@@ -120,7 +126,7 @@ def lp(batch, exclude=None, *, solver="SCIPY"):
     The optimum bounds the best labelling's score from above; it equals it, and the
     solution is a labelling, on trees and whenever the solution is integral. A
     fractional solution is rounded by y_v = argmax_k μ_v(k). All graphs of a batch
-    form one (block-diagonal) LP, solved once by cvxpy.
+    are solved one after the other, each as one cvxpy problem.
 
     Parameters
     ----------
@@ -169,4 +175,4 @@ def lp(batch, exclude=None, *, solver="SCIPY"):
     out = [labels[offsets[i]:offsets[i + 1]].astype(np.intp) for i in range(len(batch))]
     if exclude is not None:
         out = exclude_labellings(batch, out, exclude, lambda b: _lp_flat(b, solver)[0])
-    return GraphLabelings(out, exact, np.full(len(out), optimal), bound=bound)
+    return GraphLabelings(out, exact, optimal, bound=bound)
