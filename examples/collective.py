@@ -60,8 +60,12 @@ def without_edges(X):
     return [(x, np.zeros((0, 2), dtype=np.int64)) for x, _ in X]
 
 
-def compare(X_tr, Y_tr, X_te, Y_te, decoders=("max_product", "lp")):
-    """{name: (test accuracy, training seconds, extra)} for the baseline and graph models."""
+def compare(X_tr, Y_tr, X_te, Y_te, decoders=("max_product", "lp"), models=None):
+    """{name: (test accuracy, training seconds, extra)} for the baseline and graph models.
+
+    The fitted graph models are stored in ``models`` (a dict, decoder -> model) when
+    one is given.
+    """
     out = {}
     t0 = time.perf_counter()
     svc = LinearSVC().fit(np.vstack([x for x, _ in X_tr]), np.concatenate(Y_tr))
@@ -76,6 +80,8 @@ def compare(X_tr, Y_tr, X_te, Y_te, decoders=("max_product", "lp")):
         t0 = time.perf_counter()
         model = structsvm.fit(X_tr, Y_tr, feature_map=GraphFeatures(), decoder=dec)
         seconds = time.perf_counter() - t0
+        if models is not None:
+            models[dec] = model
         Xe = model.feature_map_.encode_inputs(X_te)
         res = model.decoder_(model.feature_map_.batch_potentials(Xe, model.coef_))
         pred = model.feature_map_.decode_outputs(res)

@@ -38,7 +38,7 @@ def _read_ned(path):
     """A ned.* file: (sentences of (word, pos), IOB2 tag lists, document id per sentence)."""
     X, Y, doc = [], [], []
     sent, tags, d = [], [], -1
-    with open(path, encoding="latin-1") as fh:
+    with open(path, encoding="utf-8") as fh:
         for line in fh:
             parts = line.split()
             if not parts:

@@ -68,7 +68,7 @@ def test_skip_chain_private_reader_matches_the_file(tmp_path):
     ex = _load("examples", "skip_chain_ner")
     f = tmp_path / "ned.testa"
     f.write_text("-DOCSTART- -DOCSTART- O\nDe Art O\nJan N B-PER\n\nZag V O\n\n"
-                 "-DOCSTART- -DOCSTART- O\nJan N B-PER\n", encoding="latin-1")
+                 "-DOCSTART- -DOCSTART- O\nJan N B-PER\n", encoding="utf-8")
     X, Y, doc = ex._read_ned(f)
     assert X == [[("De", "Art"), ("Jan", "N")], [("Zag", "V")], [("Jan", "N")]]
     assert Y == [["O", "B-PER"], ["O"], ["B-PER"]]

@@ -99,7 +99,7 @@ class GraphFeatures(BaseEstimator):
     #: chosen on the planted-partition graphs of docs/graphs.md (slacks sum node
     #: Hamming losses over graphs of ~200 nodes, as for chains)
     default_C: ClassVar[float] = 0.1
-    default_tol: ClassVar[float] = 0.01
+    default_tol: ClassVar[float] = 0.1
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 
