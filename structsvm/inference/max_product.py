@@ -138,8 +138,10 @@ def max_product(batch, exclude=None, *, max_iter=100, damping=0.5, tol=1e-6):
     component with a cycle runs loopy max-product: sequential sweeps in breadth-first
     order, messages normalised (max 0) and damped,
     m ← (1 − λ) m_new + λ m_old, until the largest change is below ``tol`` or
-    ``max_iter`` sweeps; each sweep decodes y_v = argmax of the belief and the
-    best-scoring of these labellings is returned. Loopy max-product has no
+    ``max_iter`` sweeps; each sweep decodes y_v = argmax of the belief, and the
+    best-scoring of these labellings, improved by iterated conditional modes
+    (moving single nodes to their best label given their neighbours' while the
+    score rises), is returned. Loopy max-product has no
     optimality guarantee (its fixed points are only locally optimal: Weiss & Freeman
     2001); ``exact`` and ``converged`` in the result say where it applied.
 
@@ -172,6 +174,8 @@ def max_product(batch, exclude=None, *, max_iter=100, damping=0.5, tol=1e-6):
     J. Pearl. Probabilistic Reasoning in Intelligent Systems. Morgan Kaufmann, 1988.
     K. Murphy, Y. Weiss, M. Jordan. Loopy belief propagation for approximate
     inference: an empirical study. UAI 1999.
+    J. Besag. On the statistical analysis of dirty pictures. J. R. Stat. Soc. B 48(3),
+    1986.
     Y. Weiss, W. Freeman. On the optimality of solutions of the max-product belief
     propagation algorithm in arbitrary graphs. IEEE Trans. Inf. Theory 47(2), 2001.
 
