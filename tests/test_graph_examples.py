@@ -53,8 +53,8 @@ def _ner_data_or_skip(ex):
 def test_skip_chain_ner_example_reports_both_f1(capsys):
     ex = _load("examples", "skip_chain_ner")
     _ner_data_or_skip(ex)
-    out = ex.main(["--n-train-docs", "6", "--n-test-docs", "3", "--test", "testa",
-                   "--max-iter", "8"])
+    out = ex.main(["--n-train-docs", "8", "--n-test-docs", "3", "--test", "testa",
+                   "--max-iter", "25"])
     printed = capsys.readouterr().out
     assert "chain" in printed and "skip-chain" in printed and "F1" in printed
     assert set(out) == {"chain", "skip-chain"}

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.svm import LinearSVC
 
 import structsvm
 from structsvm.features import GraphFeatures
