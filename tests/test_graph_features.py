@@ -235,3 +235,24 @@ def test_clone_and_params():
     assert c.get_params() == {"bias": 0.0, "directed": ("chain",)}
     with pytest.raises(ValueError, match="bias must be"):
         GraphFeatures(bias=-1).fit([(np.zeros((1, 1)), np.zeros((0, 2)))], [[0]])
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_enumeration_refuses_large_graphs():
+    ex = _example("collective")
+    X, Y = ex.planted_partition(1, seed=0, sizes=(10, 10))
+    with pytest.raises(ValueError, match="too many to enumerate"):
+        structsvm.fit(X, Y, feature_map=GraphFeatures(), rescaling="slack", max_iter=2)
+    with pytest.raises(ValueError, match="too many to enumerate"):
+        structsvm.fit(X, Y, feature_map=GraphFeatures(), decoder="exhaustive", max_iter=2)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_exhaustive_decoder_trains_tiny_graphs_like_max_product():
+    rng = np.random.default_rng(8)
+    X, Y = _random_graphs(rng, 6, types=("edge",))
+    X = [(x, {"edge": e["edge"][:1]}) for x, e in X]  # forests: max-product is exact
+    a = structsvm.fit(X, Y, feature_map=GraphFeatures(), decoder="exhaustive", max_iter=20)
+    b = structsvm.fit(X, Y, feature_map=GraphFeatures(), decoder="max_product",
+                      max_iter=20)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)

@@ -12,6 +12,7 @@ from ..losses import HammingLoss
 __all__ = ["GraphPotentials", "EncodedGraphs", "parse_graph", "DEFAULT_EDGE_TYPE"]
 
 DEFAULT_EDGE_TYPE = "edge"
+_MAX_ENUMERATION_BITS = 24  # enumerate at most 2^24 labellings
 
 
 # --------------------------------------------------------------------------- parsing
@@ -322,7 +323,12 @@ class GraphPotentials:
         """Every labelling of a batch of one (K^n of them: for tests on tiny graphs)."""
         if len(self) != 1:
             raise ValueError("enumerate() needs a batch of one graph")
-        for y in itertools.product(range(self.n_states), repeat=int(self.node_offsets[1])):
+        n, K = int(self.node_offsets[1]), self.n_states
+        if n * np.log2(max(K, 1)) > _MAX_ENUMERATION_BITS:
+            raise ValueError(f"a graph of {n} nodes with {K} labels has {K}^{n} "
+                             "labellings: too many to enumerate (exhaustive decoding and "
+                             "slack rescaling are for tiny graphs)")
+        for y in itertools.product(range(K), repeat=n):
             yield np.array(y, dtype=np.intp)
 
     def augment(self, Y, loss):
