@@ -9,7 +9,8 @@ import scipy.sparse as sp
 
 from ..losses import HammingLoss
 
-__all__ = ["GraphPotentials", "EncodedGraphs", "parse_graph", "DEFAULT_EDGE_TYPE"]
+__all__ = ["GraphPotentials", "EncodedGraphs", "parse_graph", "DEFAULT_EDGE_TYPE",
+           "feature_entries", "flat_labels"]
 
 DEFAULT_EDGE_TYPE = "edge"
 _MAX_ENUMERATION_BITS = 24  # enumerate at most 2^24 labellings
@@ -355,3 +356,45 @@ class GraphPotentials:
             unary = self.unary + (np.concatenate(tables) if tables else 0.0)
         return GraphPotentials(unary, self.node_offsets, self.edges, self.edge_offsets,
                                self.tables, self.edge_table)
+
+
+# --------------------------------------------------------------------------- Φ entries
+def feature_entries(Xs, F, edges, n_of, e_of, y, node_sel, edge_sel, K, n_input,
+                    col_directed):
+    """COO (graph, column, value) entries of Φ for the selected nodes and edges.
+
+    Node v adds x_v[j] at column j·K + y_v; edge e adds ψ_e[j] at column
+    n_input·K + j·K² + a·K + b with (a, b) = (y_u, y_v), ordered (min, max) on the
+    columns of undirected types (``col_directed[j]`` False).
+    """
+    G = len(n_of) - 1
+    g_node = np.repeat(np.arange(G), np.diff(n_of))[node_sel]
+    D = Xs[node_sel]
+    nnz = np.diff(D.indptr)
+    rows_n = np.repeat(g_node, nnz)
+    cols_n = D.indices * K + np.repeat(y[node_sel], nnz)
+    g_edge = np.repeat(np.arange(G), np.diff(e_of))[edge_sel]
+    Fe = F[edge_sel]
+    nnz_e = np.diff(Fe.indptr)
+    a = np.repeat(y[edges[edge_sel, 0]], nnz_e)
+    b = np.repeat(y[edges[edge_sel, 1]], nnz_e)
+    j = Fe.indices
+    directed = col_directed[j] if j.size else np.zeros(0, bool)
+    lo = np.where(directed, a, np.minimum(a, b))
+    hi = np.where(directed, b, np.maximum(a, b))
+    cols_e = n_input * K + j * K * K + lo * K + hi
+    return (np.concatenate([rows_n, np.repeat(g_edge, nnz_e)]),
+            np.concatenate([cols_n, cols_e]), np.concatenate([D.data, Fe.data]))
+
+
+def flat_labels(Ye, n_of):
+    """Concatenated int64 labels of a list of labellings, checked against node counts."""
+    sizes = np.diff(n_of)
+    if len(Ye) != len(sizes):
+        raise ValueError(f"{len(sizes)} graphs but {len(Ye)} labellings")
+    parts = [np.asarray(y, dtype=np.int64).reshape(-1) for y in Ye]
+    for i, p in enumerate(parts):
+        if p.size != sizes[i]:
+            raise ValueError(f"Graph {i}: labelling has {p.size} labels for "
+                             f"{sizes[i]} nodes")
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)

@@ -8,7 +8,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
-from ._graph import EncodedGraphs, GraphPotentials, parse_graph
+from ._graph import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
+                     parse_graph)
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique
 
@@ -318,49 +319,20 @@ class GraphFeatures(BaseEstimator):
 
     # ------------------------------------------------------------------ features
     def _entries(self, Xs, F, edges, n_of, e_of, y, node_sel, edge_sel):
-        """COO (graph, column, value) entries of Φ for the selected nodes and edges."""
-        K = self.n_states_
-        G = len(n_of) - 1
-        g_node = np.repeat(np.arange(G), np.diff(n_of))[node_sel]
-        D = Xs[node_sel]
-        nnz = np.diff(D.indptr)
-        rows_n = np.repeat(g_node, nnz)
-        cols_n = D.indices * K + np.repeat(y[node_sel], nnz)
-        g_edge = np.repeat(np.arange(G), np.diff(e_of))[edge_sel]
-        Fe = F[edge_sel]
-        nnz_e = np.diff(Fe.indptr)
-        a = np.repeat(y[edges[edge_sel, 0]], nnz_e)
-        b = np.repeat(y[edges[edge_sel, 1]], nnz_e)
-        j = Fe.indices
-        directed = self._col_directed[j] if j.size else np.zeros(0, bool)
-        lo, hi = np.where(directed, a, np.minimum(a, b)), np.where(directed, b,
-                                                                   np.maximum(a, b))
-        cols_e = self.n_input_features_ * K + j * K * K + lo * K + hi
-        return (np.concatenate([rows_n, np.repeat(g_edge, nnz_e)]),
-                np.concatenate([cols_n, cols_e]), np.concatenate([D.data, Fe.data]))
-
-    def _flat_labels(self, Ye, n_of):
-        sizes = np.diff(n_of)
-        if len(Ye) != len(sizes):
-            raise ValueError(f"{len(sizes)} graphs but {len(Ye)} labellings")
-        parts = [np.asarray(y, dtype=np.int64).reshape(-1) for y in Ye]
-        for i, p in enumerate(parts):
-            if p.size != sizes[i]:
-                raise ValueError(f"Graph {i}: labelling has {p.size} labels for "
-                                 f"{sizes[i]} nodes")
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        return feature_entries(Xs, F, edges, n_of, e_of, y, node_sel, edge_sel,
+                               self.n_states_, self.n_input_features_, self._col_directed)
 
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) (``Ye`` aligned with ``idx``)."""
         Xs, n_of, edges, e_of, _, F = Xe.select(idx)
-        y = self._flat_labels(Ye, n_of)
+        y = flat_labels(Ye, n_of)
         rows, cols, data = self._entries(Xs, F, edges, n_of, e_of, y,
                                          np.arange(y.size), np.arange(len(edges)))
         return sp.csr_matrix((data, (rows, cols)), shape=(len(n_of) - 1, self.n_features_))
 
     def _difference_entries(self, Xe, Ye, Ye_hat, idx):
         Xs, n_of, edges, e_of, _, F = Xe.select(idx)
-        y, yh = self._flat_labels(Ye, n_of), self._flat_labels(Ye_hat, n_of)
+        y, yh = flat_labels(Ye, n_of), flat_labels(Ye_hat, n_of)
         diff = y != yh
         nodes = np.flatnonzero(diff)
         touched = np.flatnonzero(diff[edges[:, 0]] | diff[edges[:, 1]]) if len(edges) \
