@@ -408,9 +408,9 @@ class BracketScores(tuple):
         obj.matched, obj.gold, obj.predicted = int(matched), int(gold), int(predicted)
         return obj
 
-    precision = property(lambda self: self[0])
-    recall = property(lambda self: self[1])
-    f1 = property(lambda self: self[2])
+    precision = property(lambda self: self[0], doc="matched / predicted brackets.")
+    recall = property(lambda self: self[1], doc="matched / gold brackets.")
+    f1 = property(lambda self: self[2], doc="Harmonic mean of precision and recall.")
 
     def __repr__(self):
         return (f"BracketScores(precision={self[0]:.4f}, recall={self[1]:.4f}, "

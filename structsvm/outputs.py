@@ -201,10 +201,12 @@ class EncodedTree:
 
     @property
     def n_words(self):
+        """Number of words of the sentence (leaves of the binary tree)."""
         return (len(self.nodes) + 1) // 2
 
     @property
     def root(self):
+        """Symbol index of the root node."""
         return int(self.nodes[0, 3])
 
     def __len__(self):

@@ -234,10 +234,10 @@ class TreebankTrees(tuple):
     def __new__(cls, X_train, Y_train, X_test, Y_test):
         return super().__new__(cls, (X_train, Y_train, X_test, Y_test))
 
-    X_train = property(lambda self: self[0])
-    Y_train = property(lambda self: self[1])
-    X_test = property(lambda self: self[2])
-    Y_test = property(lambda self: self[3])
+    X_train = property(lambda self: self[0], doc="Training sentences: lists of (word, tag).")
+    Y_train = property(lambda self: self[1], doc="Training trees (cleaned nltk.Tree).")
+    X_test = property(lambda self: self[2], doc="Test sentences: lists of (word, tag).")
+    Y_test = property(lambda self: self[3], doc="Test trees (cleaned nltk.Tree).")
 
 
 def load_treebank_trees(path=None, *, n_train=3000, max_train_len=25, max_test_len=15):

@@ -17,3 +17,8 @@ __all__ += ["TaxonomyFeatures", "TreePotentials", "RankingFeatures", "RankingPot
 from .grammar import GrammarFeatures, GrammarPotentials  # noqa: E402
 
 __all__ += ["GrammarFeatures", "GrammarPotentials"]
+
+# graph maps
+from .graph import GraphFeatures, GraphPotentials  # noqa: E402
+
+__all__ += ["GraphFeatures", "GraphPotentials"]

@@ -165,6 +165,7 @@ class GrammarPotentials:
         return len(self.word_off) - 1
 
     def lengths(self):
+        """Number of words of each sentence in the batch."""
         return np.diff(self.word_off)
 
     def __getitem__(self, i):
@@ -244,6 +245,7 @@ class GrammarPotentials:
         return self._score_batch(y)
 
     def enumerate(self):
+        """Not supported: trees are decoded by CKY, never enumerated."""
         raise TypeError("parse trees are not enumerated (Catalan-many); use the 'cky' "
                         "decoder")
 

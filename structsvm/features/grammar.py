@@ -402,6 +402,7 @@ class GrammarFeatures(BaseEstimator):
         return state
 
     def load_fitted_state(self, state):
+        """Restore the fitted vocabularies from :meth:`fitted_state` (model files)."""
         self.symbols_ = _obj_array([str(s) for s in state["symbols_"]])
         self._sym_index = {s: a for a, s in enumerate(self.symbols_)}
         self.tagged_ = bool(state["tagged_"])

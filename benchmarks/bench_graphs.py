@@ -1,0 +1,141 @@
+"""Graphs: collective classification and skip-chain NER, with their peers, in one run.
+
+1. Planted-partition graphs (examples/collective.py: 3 blocks of 60-70 nodes, edge
+   probability 0.06 inside a block and 0.006 across, features = class mean + unit
+   Gaussian noise): per-node LinearSVC vs the default call
+   ``structsvm.fit(X, Y, feature_map=GraphFeatures(), decoder=...)`` with
+   ``"max_product"`` and ``"lp"``, over several seeds (mean accuracy and the gain
+   over LinearSVC, median training time), plus the LP certificate of each graph
+   model's training objective (see ``certificate`` in examples/collective.py).
+2. CoNLL-2002 Dutch NER (examples/skip_chain_ner.py): chain vs skip-chain graphs,
+   same token features, entity F1 on testb; optionally CRFsuite's linear-chain CRF
+   on the same token features (``--crfsuite``) as the peer.
+
+Usage::
+
+    python benchmarks/bench_graphs.py [--seeds 5] [--n-train 10] [--n-test 10]
+        [--ner-docs 0] [--ner-max-iter 100] [--skip collective|ner] [--crfsuite]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _example(name):
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def collective(seeds, n_train, n_test, decoders):
+    ex = _example("collective")
+    rows = {}
+    for seed in range(seeds):
+        X_tr, Y_tr = ex.planted_partition(n_train, seed=seed)
+        X_te, Y_te = ex.planted_partition(n_test, seed=10_000 + seed)
+        models = {}
+        out = ex.compare(X_tr, Y_tr, X_te, Y_te, decoders, models=models)
+        base = out["LinearSVC per node"][0]
+        for name, (acc, sec, extra) in out.items():
+            r = rows.setdefault(name, dict(acc=[], gain=[], sec=[], cert=[], extra=extra))
+            r["acc"].append(acc)
+            r["gain"].append(acc - base)
+            r["sec"].append(sec)
+        for dec, model in models.items():  # certify each model's objective by the LP
+            c = ex.certificate(model, X_tr, Y_tr)
+            rows[f"structsvm, edges, {dec}"]["cert"].append(
+                (model.objective_, c["primal_lp"], c["gap"], model.n_iter_))
+        print(f"seed {seed}: " + ", ".join(f"{k} {v[0]:.3f}" for k, v in out.items()),
+              flush=True)
+    print(f"\nplanted partition, {seeds} seeds x ({n_train} training, {n_test} test "
+          "graphs): mean accuracy, gain over LinearSVC, median training seconds")
+    for name, r in rows.items():
+        line = (f"  {name:32s} {np.mean(r['acc']):.3f}  gain {np.mean(r['gain']):+.3f} "
+                f"(min {np.min(r['gain']):+.3f})  {statistics.median(r['sec']):7.2f} s")
+        if r["cert"]:
+            c = np.array(r["cert"])
+            line += (f"  | reported objective {np.mean(c[:, 0]):.2f}, LP-certified "
+                     f"objective {np.mean(c[:, 1]):.2f}, certified gap "
+                     f"{np.mean(c[:, 2]):.1%}, {np.mean(c[:, 3]):.0f} rounds")
+        print(line)
+    return rows
+
+
+def ner(n_docs, max_iter, C, crfsuite):
+    ex = _example("skip_chain_ner")
+    out = ex.run(n_train_docs=n_docs, n_test_docs=0, test_split="testb",
+                 max_iter=max_iter, C=C, verbose=True)
+    if crfsuite:
+        out["crfsuite chain"] = _crfsuite(ex, n_docs)
+        s = out["crfsuite chain"]
+        print(f"  {'crfsuite':10s} entity P {s['precision']:.4f} R {s['recall']:.4f} "
+              f"F1 {s['f1']:.4f}  ({s['train_seconds']:.1f} s)")
+    return out
+
+
+def _crfsuite(ex, n_docs):
+    """CRFsuite (L-BFGS, default c1=0, c2=1) on the same token feature strings."""
+    import sklearn_crfsuite
+
+    from structsvm.features import SequenceFeatures
+    from structsvm.metrics import chunk_scores
+
+    Xtr, Ytr, dtr = ex.load("train")
+    Xte, Yte, _ = ex.load("testb")
+    if n_docs:
+        keep = dtr < np.unique(dtr)[:n_docs].max() + 1
+        Xtr = [x for x, k in zip(Xtr, keep) if k]
+        Ytr = [y for y, k in zip(Ytr, keep) if k]
+    feats = SequenceFeatures(features="chunk").fit(Xtr, Ytr)
+    vocab = np.asarray(feats.vocabulary_, dtype=object)
+
+    def dicts(X):
+        E = feats.encode_inputs(X)
+        M, off = E.X, E.offsets
+        return [[{vocab[j]: v for j, v in zip(M.indices[M.indptr[t]:M.indptr[t + 1]],
+                                               M.data[M.indptr[t]:M.indptr[t + 1]])}
+                 for t in range(off[i], off[i + 1])] for i in range(len(X))]
+
+    crf = sklearn_crfsuite.CRF(algorithm="lbfgs", max_iterations=100)
+    t0 = time.perf_counter()
+    crf.fit(dicts(Xtr), Ytr)
+    sec = time.perf_counter() - t0
+    s = chunk_scores(Yte, crf.predict(dicts(Xte)))
+    s["train_seconds"] = sec
+    return s
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--n-train", type=int, default=10)
+    ap.add_argument("--n-test", type=int, default=10)
+    ap.add_argument("--decoders", nargs="+", default=["max_product", "lp"])
+    ap.add_argument("--ner-docs", type=int, default=0, help="training documents (0: all)")
+    ap.add_argument("--ner-max-iter", type=int, default=None)
+    ap.add_argument("--ner-C", type=float, default=None)
+    ap.add_argument("--crfsuite", action="store_true")
+    ap.add_argument("--skip", nargs="*", default=[], choices=["collective", "ner"])
+    args = ap.parse_args(argv)
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"machine load: {load}")
+    out = {}
+    if "collective" not in args.skip:
+        out["collective"] = collective(args.seeds, args.n_train, args.n_test, args.decoders)
+    if "ner" not in args.skip:
+        out["ner"] = ner(args.ner_docs, args.ner_max_iter, args.ner_C, args.crfsuite)
+    return out
+
+
+if __name__ == "__main__":
+    main()
