@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 import structsvm
+from structsvm.protocols import EnumerationError
 from structsvm.features import GraphFeatures
 from structsvm.inference.exhaustive import exhaustive
 from structsvm.inference.max_product import max_product
@@ -241,9 +242,9 @@ def test_clone_and_params():
 def test_enumeration_refuses_large_graphs():
     ex = _example("collective")
     X, Y = ex.planted_partition(1, seed=0, sizes=(10, 10))
-    with pytest.raises(ValueError, match="more than MAX_ENUMERATED_OUTPUTS.*Use rescaling=.margin."):
+    with pytest.raises(EnumerationError, match="MAX_ENUMERATED_OUTPUTS.*rescaling='margin'"):
         structsvm.fit(X, Y, feature_map=GraphFeatures(), rescaling="slack", max_iter=2)
-    with pytest.raises(ValueError, match="more than MAX_ENUMERATED_OUTPUTS"):
+    with pytest.raises(EnumerationError, match="MAX_ENUMERATED_OUTPUTS"):
         structsvm.fit(X, Y, feature_map=GraphFeatures(), decoder="exhaustive", max_iter=2)
 
 
