@@ -59,7 +59,11 @@ class StructuredSVM(BaseEstimator):
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
     n_jobs : int, default=None
-        Parallel oracle (joblib; runs on Dask/Ray via ``joblib.parallel_config``).
+        Workers of the oracle (loss-augmented decoding of the training examples, in
+        chunks): threads by default, kept for the whole fit; processes, a Dask
+        cluster or Ray inside ``joblib.parallel_config(backend="loky" | "dask" |
+        "ray")``. None means 1 unless an enclosing ``joblib.parallel_config`` sets
+        ``n_jobs``. The model does not depend on it (see docs/scaling.md).
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
@@ -176,9 +180,10 @@ class StructuredSVM(BaseEstimator):
                           rescaling=self.rescaling, n_jobs=self.n_jobs)
         w0 = self.coef_ if warm else np.zeros(fm.n_features_)
         tol = float(type(fm).default_tol if self.tol is None else self.tol)
-        result = learner.solve(problem, w0, max_iter=self.max_iter, tol=tol,
-                               random_state=self.random_state,
-                               callback=self._log_round if self.verbose else None)
+        with problem:  # the oracle's workers live for this fit
+            result = learner.solve(problem, w0, max_iter=self.max_iter, tol=tol,
+                                   random_state=self.random_state,
+                                   callback=self._log_round if self.verbose else None)
         self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner
         self.coef_ = result.w
         self.objective_ = float(result.objective)
