@@ -1,6 +1,5 @@
 """The parallel oracle: chunks on threads and processes give exactly the serial results."""
 import gc
-import sys
 
 import joblib
 import numpy as np
@@ -194,9 +193,6 @@ class _Draws:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_one_seed_per_chunk(backend):
-    import cloudpickle
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # for loky's workers
     chunks = np.array_split(np.arange(40), 7)
     seeds = _parallel.chunk_seeds(11, len(chunks))
     serial = [_Draws().draw(None, c, np.random.default_rng(s)) for c, s in zip(chunks, seeds)]
@@ -226,3 +222,23 @@ def test_oracle_kernels_release_the_gil(module, name):
 
     kernel = getattr(importlib.import_module(module), name)
     assert kernel.targetoptions.get("nogil") is True
+
+
+# ------------------------------------------------------------------ the benchmark
+def test_bench_scaling_smoke(need_data, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    from structsvm.corpora import load_conll2000
+
+    need_data(load_conll2000)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scaling.py"
+    spec = importlib.util.spec_from_file_location("bench_scaling", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = bench.main(["--quick", "--max-iter", "2", "--modes", "serial,threads"])
+    out = capsys.readouterr().out
+    assert "| sentences | tokens | mode |" in out and "uptime" in out
+    assert [r["mode"] for r in rows] == ["serial", "threads"]
+    assert rows[0]["coef_sha"] == rows[1]["coef_sha"]  # the same model
+    assert all(r["rounds"] == 2 and 0 < r["oracle"] < r["fit"] for r in rows)
