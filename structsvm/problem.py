@@ -81,8 +81,9 @@ class Problem:
         processes, "dask", "ray"), or decoding runs in Python (slack rescaling, a
         loss that does not decompose, enumeration), where processes are preferred.
     chunk_size : int or None
-        Examples per chunk of an oracle call (None: ``max(256, ceil(m / 16))`` for
-        a call on m examples; calls on fewer than 512 examples are one chunk).
+        Examples per chunk of an oracle call, at least (None: ``max(256,
+        ceil(m / 16))`` for a call on m examples, and the number of chunks rounded
+        down to 2 or a multiple of 4; calls on fewer than 512 examples are one chunk).
 
     Notes
     -----
@@ -184,9 +185,12 @@ class Problem:
         """Chunks of ``idx``: their boundaries depend on ``len(idx)`` only."""
         m = len(idx)
         size = self.chunk_size or max(MIN_CHUNK, -(-m // MAX_CHUNKS))
-        if m < 2 * size:
+        k = m // size
+        if k < 2:
             return [idx]
-        return np.array_split(idx, m // size)
+        if self.chunk_size is None:  # 2, or a multiple of 4: even loads on 2 or 4 workers
+            k = 2 if k < 4 else k - k % 4
+        return np.array_split(idx, k)
 
     def _workers(self):
         if self.n_jobs == 1:
@@ -318,6 +322,8 @@ def _tree_sum(rows):
 def _as_row(total):
     """A 1×D CSR row (sorted columns, no zeros) of a dense vector or sparse row."""
     if sp.issparse(total):
+        if total.format == "csr" and total.shape[0] == 1 and total.has_canonical_format:
+            return total
         row = sp.csr_matrix(total, dtype=float).reshape(1, -1)
         row.sum_duplicates()
         row.eliminate_zeros()

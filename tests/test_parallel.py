@@ -66,6 +66,8 @@ def test_chunks_depend_on_the_number_of_examples_only(m):
     else:
         assert min(sizes) >= problem_module.MIN_CHUNK
         assert len(chunks) <= problem_module.MAX_CHUNKS
+        assert len(chunks) == 2 or len(chunks) % 4 == 0  # even loads on 2 or 4 workers
+        assert max(sizes) - min(sizes) <= 1
     for n_jobs in (1, 2, 7):  # n_jobs plays no part
         p.n_jobs = n_jobs
         assert [len(c) for c in p._chunks(idx)] == sizes

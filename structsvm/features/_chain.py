@@ -43,13 +43,16 @@ class EncodedSequences:
         if idx is None:
             return self.X, self.offsets
         rows, offsets = self.rows(idx)
+        return self.take(rows), offsets
+
+    def take(self, rows):
+        """The token rows ``rows`` (from :meth:`rows`): a view for a slice."""
         if isinstance(rows, slice):
             X, a, b = self.X, rows.start, rows.stop
             ptr = X.indptr[a:b + 1]
-            view = sp.csr_matrix((X.data[ptr[0]:ptr[-1]], X.indices[ptr[0]:ptr[-1]],
+            return sp.csr_matrix((X.data[ptr[0]:ptr[-1]], X.indices[ptr[0]:ptr[-1]],
                                   ptr - ptr[0]), shape=(b - a, X.shape[1]), copy=False)
-            return view, offsets
-        return self.X[rows], offsets
+        return self.X[rows]
 
     def rows(self, idx):
         """Token rows of the sentences ``idx`` (a slice when they are contiguous) and
@@ -265,9 +268,10 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
         y = cache[1]
     else:
         rows, offsets = Xe.rows(idx)
-        Xs, y = Xe.select(idx)[0], cache[1][rows]
+        Xs, y = Xe.take(rows), cache[1][rows]
     n, lengths = len(offsets) - 1, np.diff(offsets)
-    batch = fm.batch_potentials(Xe, w, idx)
+    W, trans, start, end = fm.split_weights(w)  # = fm.batch_potentials(Xe, w, idx)
+    batch = ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
     seq = np.repeat(np.arange(n), lengths)
     if isinstance(loss, HammingLoss):  # augment in place: the unaries are ours
         scale = 1.0 / np.maximum(lengths, 1)[seq] if loss.normalize else np.ones(y.size)

@@ -55,11 +55,10 @@ def scatter_differences(indptr, indices, data, y, yh, tok_weight, offsets, n_sta
 def _add(acc, touched, n, c, v):
     # record column c the first time it leaves zero (it may be recorded twice if it
     # returns to zero and is written again: gather_touched emits it once)
-    if acc[c] == 0.0:
-        touched[n] = c
-        n += 1
-    acc[c] += v
-    return n
+    a = acc[c]
+    touched[n] = c  # kept only when acc[c] was zero (branch-free)
+    acc[c] = a + v
+    return n + (a == 0.0)
 
 
 @numba.njit(cache=True, nogil=True)
