@@ -29,6 +29,7 @@ Usage::
     NLTK_DATA=.../nltk_data python benchmarks/bench_scaling.py \\
         [--fractions 0.1,0.25,0.5,0.75,1] [--sentences 1500] [--n-jobs 2] \\
         [--modes serial,threads,processes] [--max-iter N] [--plot docs/img/scaling.png]
+        [--save rows.jsonl]                 # then --load rows.jsonl re-prints / re-plots
     python benchmarks/bench_scaling.py --quick      # 600 sentences, 5 rounds: a smoke run
 """
 from __future__ import annotations
@@ -156,27 +157,34 @@ def markdown(rows):
     return "\n".join(lines)
 
 
-def plot(rows, path):
+def plot(rows, path, note=""):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    colours = dict(serial="tab:blue", threads="tab:orange", processes="tab:green")
     for mode in MODES:
         rs = sorted((r for r in rows if r["mode"] == mode), key=lambda r: r["n"])
         if not rs:
             continue
-        n = [r["n"] for r in rs]
-        a.plot(n, [r["fit"] / max(r["rounds"], 1) for r in rs], "o-", label=f"{mode}: round")
-        a.plot(n, [r["oracle"] / max(r["rounds"], 1) for r in rs], "s--",
-               label=f"{mode}: oracle part")
-        b.plot(n, [r["rss_mb"] for r in rs], "o-", label=f"{mode}: training process")
-        if mode == "processes":
-            b.plot(n, [r["workers_mb"] for r in rs], "s--", label="processes: workers")
+        n, c = [r["n"] for r in rs], colours[mode]
+        a.plot(n, [r["fit"] / max(r["rounds"], 1) for r in rs], "o-", color=c,
+               label=f"{mode}: whole round")
+        a.plot(n, [r["oracle"] / max(r["rounds"], 1) for r in rs], "s--", color=c,
+               label=f"{mode}: oracle")
+        b.plot(n, [r["rss_mb"] for r in rs], "o-", color=c, label=f"{mode}: training process")
+        if mode == "processes" and all(r["workers_mb"] == r["workers_mb"] for r in rs):
+            b.plot(n, [r["workers_mb"] for r in rs], "s--", color=c,
+                   label="processes: workers (sum)")
+    a.set_ylim(bottom=0)
+    b.set_ylim(bottom=0)
     a.set(xlabel="training sentences", ylabel="seconds per round",
           title="CoNLL-2000: time per round")
     b.set(xlabel="training sentences", ylabel="peak RSS (MB)", title="peak memory")
+    if note:
+        fig.suptitle(note, fontsize=9)
     a.legend(fontsize=8)
     b.legend(fontsize=8)
     fig.tight_layout()
@@ -196,6 +204,11 @@ def main(argv=None):
     ap.add_argument("--max-iter", type=int, default=None,
                     help="cap the learner's rounds (default: the estimator's)")
     ap.add_argument("--plot", default=None, help="save the figure here (.png)")
+    ap.add_argument("--note", default="", help="a line above the figure (e.g. the load)")
+    ap.add_argument("--save", default=None,
+                    help="append every row as a JSON line to this file as it finishes")
+    ap.add_argument("--load", default=None,
+                    help="print the table (and --plot) of rows saved by --save; no runs")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: 600 sentences (2 chunks), 5 rounds, no fractions")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -203,6 +216,13 @@ def main(argv=None):
     if args.child:
         print("RESULT " + json.dumps(run_child(json.loads(args.child))), flush=True)
         return None
+    if args.load:
+        with open(args.load) as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        print(markdown(rows))
+        if args.plot:
+            plot(rows, args.plot, args.note)
+        return rows
     if args.quick:
         args.fractions, args.sentences, args.max_iter = "", "600", args.max_iter or 5
     total = 8936
@@ -219,13 +239,16 @@ def main(argv=None):
         for mode in modes:
             r = run_row(dict(n=n, mode=mode, n_jobs=args.n_jobs, max_iter=args.max_iter))
             rows.append(r)
+            if args.save:
+                with open(args.save, "a") as f:
+                    f.write(json.dumps(r) + "\n")
             print(f"#   {n} sentences, {mode}: fit {r['fit']:.1f}s, {r['rounds']} rounds, "
                   f"oracle {r['oracle']:.1f}s, peak {r['rss_mb']:.0f} MB ({r['learner']})",
                   flush=True)
     print(f"# learner {rows[0]['learner']}; uptime at the end: {_uptime()}\n")
     print(markdown(rows))
     if args.plot:
-        plot(rows, args.plot)
+        plot(rows, args.plot, args.note or f"load at the end: {_uptime().split('load')[-1]}")
         print(f"\n# figure: {args.plot}")
     return rows
 
