@@ -103,6 +103,15 @@ def chunk_seeds(seed, n_chunks):
     Returns
     -------
     list of numpy.random.SeedSequence or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a, b = chunk_seeds(7, 2)
+    >>> np.random.default_rng(a).random() != np.random.default_rng(b).random()
+    True
+    >>> chunk_seeds(7, 3)[1].spawn_key
+    (1,)
     """
     if seed is None:
         return None

@@ -154,6 +154,8 @@ class Problem:
         Violation
         """
         idx = np.arange(self.n_samples) if idx is None else np.asarray(idx, dtype=np.intp)
+        if not self._fast_differences:
+            self.truth_features()  # built once here, not by concurrent chunks
         parts = self._map_chunks("_oracle_chunk", w, idx, augment)
         if len(parts) == 1:
             return parts[0]
