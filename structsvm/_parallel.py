@@ -15,6 +15,13 @@ in a small cache; the first call sends one priming task per worker with the data
 and a task that lands on a worker without them answers "missing" and is sent again
 with the data. :attr:`ChunkPool.shipments` counts the copies sent.
 
+The weights change every round. Workers in other processes get them through a file
+in shared memory (``/dev/shm``) that the pool rewrites before each call and the
+workers map read-only, so on one machine a round copies w once, whatever the number
+of workers; a worker that cannot open the file (another host) answers "missing" and
+the pool sends the weights with the tasks from then on (once per worker and call:
+the chunks of a call are grouped into one task per worker).
+
 Chunks are laid out by the caller from the number of examples only, and results
 come back in chunk order, so a parallel run computes exactly the floating-point
 operations of a serial run: the results are identical, whatever the number of
@@ -25,6 +32,7 @@ depend on which worker ran what.
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import uuid
 import weakref
@@ -43,7 +51,62 @@ _LOCK = threading.Lock()
 
 
 class _Missing:
-    """A worker's answer when it does not hold the shared data of a task."""
+    """A worker's answer when it does not hold the shared data (or weights) of a task."""
+
+    def __init__(self, weights=False):
+        self.weights = weights
+
+
+class _SharedWeights:
+    """The round's weights in a shared-memory file: [version, w_0 .. w_{D-1}] as float64."""
+
+    def __init__(self, size):
+        folder = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        fd, self.path = tempfile.mkstemp(prefix="structsvm-w-", suffix=".f8", dir=folder)
+        os.close(fd)
+        self.size = int(size)
+        self._file = np.memmap(self.path, dtype=np.float64, mode="w+", shape=(self.size + 1,))
+        self.version = 0
+
+    def publish(self, w):
+        """Write ``w`` for the next call; the reference workers resolve."""
+        self.version += 1
+        self._file[1:] = w
+        self._file[0] = self.version
+        return _WeightsRef(self.path, self.size, self.version)
+
+    def close(self):
+        self._file = None
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+class _WeightsRef:
+    """Names the shared weights of one call; a worker maps the file (once) to read them."""
+
+    def __init__(self, path, size, version):
+        self.path, self.size, self.version = path, size, version
+
+    def get(self):
+        """The weights (read-only), or None when the file is not there or is stale."""
+        with _LOCK:
+            mapped = _MAPPED.get(self.path)
+            if mapped is None:
+                try:
+                    mapped = np.memmap(self.path, dtype=np.float64, mode="r",
+                                       shape=(self.size + 1,))
+                except (OSError, ValueError):
+                    return None
+                _MAPPED.clear()  # one pool's file at a time per worker
+                _MAPPED[self.path] = mapped
+        if mapped[0] != self.version:
+            return None
+        return np.asarray(mapped[1:])
+
+
+_MAPPED: dict = {}
 
 
 class _Handle:
@@ -85,6 +148,10 @@ def _run_group(handle, method, w, chunks, args, seeds):
     obj = handle.resolve()
     if obj is None:
         return _Missing()
+    if isinstance(w, _WeightsRef):
+        w = w.get()
+        if w is None:
+            return _Missing(weights=True)
     func = getattr(obj, method)
     if seeds is None:
         return [func(w, c, *args) for c in chunks]
@@ -152,6 +219,8 @@ class ChunkPool:
         self.in_process = None
         self._parallel = None
         self._n_workers = 1
+        self._weights = None       # shared weights file (workers in other processes)
+        self.weights_by_value = 0  # tasks that carried w itself (workers on other hosts)
 
     # ------------------------------------------------------------------ lifecycle
     def _open(self):
@@ -171,6 +240,9 @@ class ChunkPool:
         _LOCAL.pop(self.token, None)
         if parallel is not None:
             parallel.__exit__(None, None, None)
+        weights, self._weights = self._weights, None
+        if isinstance(weights, _SharedWeights):
+            weights.close()
 
     def _prime(self):
         from joblib import delayed
@@ -218,17 +290,35 @@ class ChunkPool:
         else:  # one task per worker: the weights travel once per worker
             groups = [g.tolist() for g in np.array_split(np.arange(len(chunks)),
                                                         self._n_workers) if len(g)]
+        shared = (not self.in_process and isinstance(w, np.ndarray) and w.ndim == 1
+                  and w.dtype == np.float64 and self._weights is not False)
+        if shared:
+            if self._weights is None or self._weights.size != w.size:
+                if self._weights is not None:
+                    self._weights.close()
+                self._weights = _SharedWeights(w.size)
+            w_task = self._weights.publish(w)
+        else:
+            w_task = w
         results = [None] * len(groups)
         todo = list(range(len(groups)))
         for attempt in range(3):
-            payload = None if attempt == 0 else self._payload()
+            missing = [results[g] for g in todo] if attempt else []
+            payload = None if not any(not m.weights for m in missing) else self._payload()
+            if any(m.weights for m in missing):  # a worker on another host: send w itself
+                if isinstance(self._weights, _SharedWeights):
+                    self._weights.close()
+                self._weights, w_task = False, w
             handle = _Handle(self.token, payload)
             out = self._parallel(
-                delayed(_run_group)(handle, method, w, [chunks[k] for k in groups[g]], args,
+                delayed(_run_group)(handle, method, w_task, [chunks[k] for k in groups[g]],
+                                    args,
                                     None if seeds is None else [seeds[k] for k in groups[g]])
                 for g in todo)
             if payload is not None:
                 self.shipments += len(todo)
+            if w_task is w and not self.in_process:
+                self.weights_by_value += len(todo)
             for g, res in zip(todo, out):
                 results[g] = res
             todo = [g for g in todo if isinstance(results[g], _Missing)]

@@ -164,7 +164,27 @@ def test_processes_receive_the_data_once_and_keep_their_pool():
             p.oracle(w)
         assert p._pool is pool and pool._parallel is parallel
         assert pool.shipments == shipped  # rounds send weights and chunks, not data
+        assert pool.weights_by_value == 0  # same host: w through the shared file
+        path = pool._weights.path
     assert p._pool is None and pool._parallel is None
+    import os
+
+    assert not os.path.exists(path)  # the shared weights file is removed
+
+
+def test_workers_that_cannot_open_the_weights_file_get_the_weights(monkeypatch):
+    p, w = sequence_problem(8, n_jobs=2)
+    ref = sequence_problem(8)[0].oracle_sum(w)
+    with joblib.parallel_config(backend="threading"), p:
+        p.oracle_sum(w)
+        p._pool.in_process = False  # pretend the threads were processes on another host
+        monkeypatch.setattr(_parallel._WeightsRef, "get", lambda self: None)
+        for _ in range(2):
+            got = p.oracle_sum(w)
+            assert got[0] == ref[0] and same_rows(got[1], ref[1])
+        assert p._pool._weights is False and p._pool.weights_by_value > 0
+    assert isinstance(_parallel._run_group(_parallel._Handle("no such token"), "x", w, [],
+                                           (), None), _parallel._Missing)
 
 
 def test_threads_share_the_problem_and_nothing_is_shipped():
