@@ -258,9 +258,9 @@ def test_bench_scaling_smoke(need_data, capsys):
     spec = importlib.util.spec_from_file_location("bench_scaling", path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
-    rows = bench.main(["--quick", "--max-iter", "2", "--modes", "serial,threads"])
+    # one row (a fresh interpreter each): the models' equality is tested above
+    rows = bench.main(["--quick", "--max-iter", "2", "--modes", "threads"])
     out = capsys.readouterr().out
-    assert "| sentences | tokens | mode |" in out and "uptime" in out
-    assert [r["mode"] for r in rows] == ["serial", "threads"]
-    assert rows[0]["coef_sha"] == rows[1]["coef_sha"]  # the same model
-    assert all(r["rounds"] == 2 and 0 < r["oracle"] < r["fit"] for r in rows)
+    assert "| sentences | tokens | mode |" in out and "| 600 |" in out and "uptime" in out
+    assert [(r["mode"], r["n_jobs"], r["rounds"]) for r in rows] == [("threads", 2, 2)]
+    assert 0 < rows[0]["oracle"] < rows[0]["fit"] and rows[0]["rss_mb"] > 0
