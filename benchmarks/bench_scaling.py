@@ -234,6 +234,10 @@ def main(argv=None):
         ap.error(f"unknown modes {sorted(bad)}; choose from {MODES}")
     print(f"# bench_scaling: sizes {sizes}, modes {modes}, n_jobs {args.n_jobs}, "
           f"cores {os.cpu_count()}; uptime: {_uptime()}", flush=True)
+    k = args.n_jobs
+    print(f"# control: a GIL-free numba loop on {k} threads runs {core_check(k):.2f}x "
+          f"faster than on 1 (the most any mode can gain now; ~{k} on an idle machine)",
+          flush=True)
     rows = []
     for n in sizes:
         for mode in modes:
@@ -251,6 +255,36 @@ def main(argv=None):
         plot(rows, args.plot, args.note or f"load at the end: {_uptime().split('load')[-1]}")
         print(f"\n# figure: {args.plot}")
     return rows
+
+
+def core_check(n_jobs, n=30_000_000):
+    """Speed-up of ``n_jobs`` threads over one on a GIL-free numba loop (best of 3):
+    what the machine gives right now, the most any parallel mode can gain."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numba
+    import numpy as np
+
+    @numba.njit(nogil=True)
+    def burn(m):
+        s = 0.0
+        for i in range(m):
+            s += np.sqrt(i * 1.0)
+        return s
+
+    burn(10)
+    best = 0.0
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for _ in range(n_jobs):
+            burn(n)
+        serial = time.perf_counter() - t0
+        with ThreadPoolExecutor(n_jobs) as ex:
+            t0 = time.perf_counter()
+            list(ex.map(burn, [n] * n_jobs))
+            parallel = time.perf_counter() - t0
+        best = max(best, serial / parallel)
+    return best
 
 
 def _uptime():
