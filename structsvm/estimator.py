@@ -59,7 +59,11 @@ class StructuredSVM(BaseEstimator):
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
     n_jobs : int, default=None
-        Parallel oracle (joblib; runs on Dask/Ray via ``joblib.parallel_config``).
+        Workers of the oracle (loss-augmented decoding of the training examples, in
+        chunks): threads by default, kept for the whole fit; processes, a Dask
+        cluster or Ray inside ``joblib.parallel_config(backend="loky" | "dask" |
+        "ray")``. None means 1 unless an enclosing ``joblib.parallel_config`` sets
+        ``n_jobs``. The model does not depend on it (see docs/scaling.md).
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
@@ -252,7 +256,8 @@ class StructuredSVM(BaseEstimator):
             def writer(tracker, complete):
                 _training.write_checkpoint(self, checkpoint, (fm, decoder, loss, learner),
                                            tracker, fingerprint, complete)
-        with _training.sigint_stops_after_round() as flag:
+        with _training.sigint_stops_after_round() as flag, problem:
+            # problem: the oracle's workers live for this fit
             tracker = _training.RoundTracker(w0, flag, self.verbose, done, curve0, writer,
                                              checkpoint_every)
             if self.verbose:

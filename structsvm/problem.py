@@ -13,7 +13,8 @@ convention of scikit-learn's LinearSVC).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -54,11 +55,12 @@ class Violation:
 
 
 # --------------------------------------------------------------------------- problem
-def _chunks(idx, n_chunks):
-    return [c for c in np.array_split(idx, n_chunks) if len(c)]
+#: examples per chunk at least, and chunks per oracle call at most (see Problem)
+MIN_CHUNK = 256
+MAX_CHUNKS = 16
 
 
-@dataclass
+@dataclass(eq=False)
 class Problem:
     """A structural-SVM training problem: encoded data, plugins and C.
 
@@ -73,8 +75,28 @@ class Problem:
         Weight of the summed slacks in ½‖w‖² + C Σ ξ_i.
     rescaling : {"margin", "slack"}
     n_jobs : int or None
-        Oracle parallelism (joblib, thread-preferring, so Dask/Ray back-ends apply
-        through ``joblib.parallel_config``).
+        Workers of the oracle (joblib's ``n_jobs``; None: 1, or the ``n_jobs`` of an
+        enclosing ``joblib.parallel_config``). The workers are threads unless a
+        ``joblib.parallel_config(backend=...)`` names another backend ("loky"
+        processes, "dask", "ray"), or decoding runs in Python (slack rescaling, a
+        loss that does not decompose, enumeration), where processes are preferred.
+    chunk_size : int or None
+        Examples per chunk of an oracle call, at least (None: ``max(256,
+        ceil(m / 16))`` for a call on m examples, and the number of chunks rounded
+        down to 2 or a multiple of 4; calls on fewer than 512 examples are one chunk).
+
+    Notes
+    -----
+    **Parallel oracle.** An oracle call over m examples is split into chunks whose
+    boundaries depend on m only (not on ``n_jobs``); each chunk is one batched
+    decode, the chunks run on the pool of :mod:`structsvm._parallel` (kept across
+    rounds until :meth:`close`) and their results are combined in chunk order. A
+    run with any number of workers therefore performs the same floating-point
+    operations as a serial run: the models are identical. The 1-slack sum
+    Σ_i δΦ_i is added chunk by chunk as sparse rows (a map with
+    ``has_chunked_aggregate`` builds each chunk's row in time proportional to the
+    chunk); no dense n × D matrix is formed. Workers in another process receive
+    the encoded data once (:meth:`worker_copy`), not every round.
     """
 
     Xe: Any
@@ -85,7 +107,9 @@ class Problem:
     C: float
     rescaling: str = "margin"
     n_jobs: int | None = None
+    chunk_size: int | None = None
     _truth_cache: dict = field(default_factory=dict, repr=False)
+    _pool: Any = field(default=None, repr=False)
 
     def __post_init__(self):
         self.check_enumeration()
@@ -165,7 +189,9 @@ class Problem:
         Violation
         """
         idx = np.arange(self.n_samples) if idx is None else np.asarray(idx, dtype=np.intp)
-        parts = self._map_chunks(self._oracle_chunk, w, idx, augment)
+        if not self._fast_differences:
+            self.truth_features()  # built once here, not by concurrent chunks
+        parts = self._map_chunks("_oracle_chunk", w, idx, augment)
         if len(parts) == 1:
             return parts[0]
         return Violation(
@@ -191,16 +217,62 @@ class Problem:
             y_hat = _enumerated_argmax(batch, Y, loss, slack=False)
         return Y, batch, y_hat
 
-    def _map_chunks(self, func, w, idx, *args):
-        """``func(w, chunk, *args)`` over chunks of ``idx`` (joblib when n_jobs > 1)."""
-        n_jobs = self.n_jobs if self.n_jobs not in (None, 0) else 1
-        if n_jobs == 1 or len(idx) < 64:
-            return [func(w, idx, *args)]
-        from joblib import Parallel, delayed, effective_n_jobs
+    # ------------------------------------------------------------------ parallel map
+    def _chunks(self, idx):
+        """Chunks of ``idx``: their boundaries depend on ``len(idx)`` only."""
+        m = len(idx)
+        size = self.chunk_size or max(MIN_CHUNK, -(-m // MAX_CHUNKS))
+        k = m // size
+        if k < 2:
+            return [idx]
+        if self.chunk_size is None:  # 2, or a multiple of 4: even loads on 2 or 4 workers
+            k = 2 if k < 4 else k - k % 4
+        return np.array_split(idx, k)
 
-        return Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(func)(w, chunk, *args)
-            for chunk in _chunks(idx, effective_n_jobs(n_jobs)))
+    def _workers(self):
+        if self.n_jobs == 1:
+            return 1
+        from joblib import effective_n_jobs
+
+        return effective_n_jobs(self.n_jobs)
+
+    def _python_bound(self):
+        # enumeration in this module or in an "any"-structure decoder holds the GIL
+        return (self.rescaling == "slack" or not type(self.loss).decomposable
+                or self.decoder.structure == "any")
+
+    def _map_chunks(self, method, w, idx, *args):
+        """``getattr(self, method)(w, chunk, *args)`` for every chunk of ``idx``, in
+        chunk order: in this thread when there is one chunk or one worker, else on
+        the pool (created on first use, kept across rounds)."""
+        chunks = self._chunks(idx)
+        if len(chunks) == 1 or self._workers() == 1:
+            func = getattr(self, method)
+            return [func(w, c, *args) for c in chunks]
+        if self._pool is None:
+            from ._parallel import ChunkPool
+
+            self._pool = ChunkPool(self, self.n_jobs,
+                                   prefer="processes" if self._python_bound() else "threads")
+            weakref.finalize(self, self._pool.close)
+        return self._pool.map(method, w, chunks, args)
+
+    def worker_copy(self):
+        """The copy of this problem a worker in another process receives (once): the
+        encoded data and plugins, serial, without caches or pool."""
+        return replace(self, n_jobs=1, _truth_cache={}, _pool=None)
+
+    def close(self):
+        """Release the oracle's workers (a no-op when it ran serially)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
     def _oracle_chunk(self, w, idx, augment):
         fm, loss = self.feature_map, self.loss
@@ -225,28 +297,36 @@ class Problem:
 
         Returns ``(loss_sum, psi_sum, slack)``: Σ_i Δ_i, Σ_i ω_i δΦ_i as a 1×D CSR row
         (ω_i = 1 for margin rescaling, Δ_i for slack rescaling) and the per-example
-        slacks ξ_i at ``w``. Maps with ``has_difference_sum`` build Σ ω_i δΦ_i directly
-        (``joint_feature_difference_sum``) and the margins come from the potentials'
-        scores, so no per-example rows are formed; otherwise it sums
-        :meth:`oracle`'s rows.
+        slacks ξ_i at ``w``. Maps with ``has_aggregate_oracle`` compute it themselves
+        (in chunks when they also have ``has_chunked_aggregate``); maps with
+        ``has_difference_sum`` build Σ ω_i δΦ_i per chunk directly
+        (``joint_feature_difference_sum``), the margins coming from the potentials'
+        scores, so no per-example rows are formed; otherwise it sums :meth:`oracle`'s
+        rows. Chunk sums are added as sparse rows in chunk order.
         """
         fm = self.feature_map
+        idx = np.arange(self.n_samples)
         if self.rescaling == "margin" and getattr(type(fm), "has_aggregate_oracle", False):
-            loss_sum, total, slack = fm.aggregate_violation(self.Xe, self.Ye, w, self.loss)
-            total = np.asarray(total, dtype=float).ravel()
-            nz = np.flatnonzero(total)
-            row = sp.csr_matrix((total[nz], nz, [0, nz.size]), shape=(1, total.size))
-            return float(loss_sum), row, np.asarray(slack, dtype=float)
-        if not getattr(type(fm), "has_difference_sum", False):
+            if getattr(type(fm), "has_chunked_aggregate", False):
+                parts = self._map_chunks("_aggregate_chunk", w, idx)
+            else:
+                parts = [self._aggregate_chunk(w, idx)]
+        elif getattr(type(fm), "has_difference_sum", False):
+            parts = self._map_chunks("_oracle_sum_chunk", w, idx)
+        else:
             v = self.oracle(w)
             weights = v.loss if self.rescaling == "slack" else np.ones(len(v.idx))
             return float(v.loss.sum()), weighted_row_sum(v.psi, weights), v.slack
-        parts = self._map_chunks(self._oracle_sum_chunk, w, np.arange(self.n_samples))
-        loss = float(sum(p[0] for p in parts))
-        dense = np.sum([p[1] for p in parts], axis=0)
-        nz = np.flatnonzero(dense)
-        row = sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, dense.size))
-        return loss, row, np.concatenate([p[2] for p in parts])
+        loss = 0.0
+        for p in parts:
+            loss += p[0]
+        return loss, _tree_sum([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+    def _aggregate_chunk(self, w, idx):
+        whole = len(idx) == self.n_samples  # the map's one-pass path, dense sum
+        loss_sum, total, slack = self.feature_map.aggregate_violation(
+            self.Xe, self.Ye, w, self.loss, *(() if whole else (idx,)))
+        return float(loss_sum), _as_row(total), np.asarray(slack, dtype=float)
 
     def _oracle_sum_chunk(self, w, idx):
         fm, loss = self.feature_map, self.loss
@@ -259,13 +339,37 @@ class Problem:
         else:
             weights, slack = np.ones(len(idx)), np.maximum(0.0, lo - margin)
         total = fm.joint_feature_difference_sum(self.Xe, Y, y_hat, idx, weights)
-        return float(lo.sum()), np.asarray(total, dtype=float).ravel(), slack
+        return float(lo.sum()), _as_row(total), slack
 
     def primal_objective(self, w, violation=None):
         """½‖w‖² + C Σ_i ξ_i with ξ_i from exact loss-augmented decoding."""
         if violation is None:
             violation = self.oracle(w)
         return 0.5 * float(w @ w) + self.C * float(violation.slack.sum())
+
+
+def _tree_sum(rows):
+    """Σ of sparse rows by pairwise merges (a fixed order: the chunk layout's)."""
+    while len(rows) > 1:
+        rows = [rows[k] + rows[k + 1] if k + 1 < len(rows) else rows[k]
+                for k in range(0, len(rows), 2)]
+    return sp.csr_matrix(rows[0])
+
+
+def _as_row(total):
+    """A 1×D CSR row (sorted columns, no zeros) of a dense vector or sparse row."""
+    if sp.issparse(total):
+        if total.format == "csr" and total.shape[0] == 1 and total.has_canonical_format:
+            return total
+        row = sp.csr_matrix(total, dtype=float).reshape(1, -1)
+        row.sum_duplicates()
+        row.eliminate_zeros()
+        return row
+    total = np.asarray(total, dtype=float).ravel()
+    nz = np.flatnonzero(total)
+    row = sp.csr_matrix((total[nz], nz, [0, nz.size]), shape=(1, total.size))
+    row.has_canonical_format = True
+    return row
 
 
 def weighted_row_sum(M, weights):

@@ -1,7 +1,8 @@
 """``fit(n_jobs=2)`` gives the model of ``n_jobs=1``, for every feature map and learner.
 
-The oracle splits examples into joblib chunks only for calls over at least 64
-examples (``Problem._map_chunks``), so every problem here has more than 64 examples:
+The oracle splits examples into chunks of at least ``structsvm.problem.MIN_CHUNK``
+examples (256 by default; the chunk boundaries depend on the number of examples only,
+never on n_jobs); the tests lower it to 16 so that the 80 examples here are split and
 the parallel path is really taken (the full-data oracle calls of every learner: the
 1-slack and n-slack rounds, the per-epoch evaluations of the stochastic learners and
 Frank-Wolfe's certificate).
@@ -17,7 +18,7 @@ from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFea
                                 TaxonomyFeatures)
 from structsvm.learners import LEARNERS
 
-N = 80  # > 64: the oracle runs in chunks when n_jobs > 1
+N = 80  # with MIN_CHUNK = 16: four chunks of 20 examples
 
 
 def _multiclass(rng):
@@ -103,6 +104,7 @@ def test_two_jobs_fit_the_same_model_as_one(map_name, learner, monkeypatch):
             return super().__call__(iterable)
 
     monkeypatch.setattr(joblib, "Parallel", CountingParallel)
+    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 16)
     fm, X, Y = MAPS[map_name](np.random.default_rng(0))
     params = dict(PARAMS.get(learner, dict(max_iter=5)), C=1.0, tol=1e-6, random_state=0,
                   feature_map=fm, learner=learner)

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import itertools
+import queue
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 
 from ..losses import HammingLoss
 
@@ -33,17 +35,52 @@ class EncodedSequences:
         return self.X[self.offsets[i]:self.offsets[i + 1]]
 
     def select(self, idx=None):
-        """Token rows and offsets of the sentences ``idx`` (all, without copy, for None)."""
+        """Token rows and offsets of the sentences ``idx`` (all, without copy, for None).
+
+        A contiguous run of sentences is a view of the corpus matrix (no copy of
+        the data); any other ``idx`` copies the selected rows.
+        """
         if idx is None:
             return self.X, self.offsets
+        rows, offsets = self.rows(idx)
+        return self.take(rows), offsets
+
+    def take(self, rows):
+        """The token rows ``rows`` (from :meth:`rows`): a view for a slice."""
+        if isinstance(rows, slice):
+            X, a, b = self.X, rows.start, rows.stop
+            ptr = X.indptr[a:b + 1]
+            return sp.csr_matrix((X.data[ptr[0]:ptr[-1]], X.indices[ptr[0]:ptr[-1]],
+                                  ptr - ptr[0]), shape=(b - a, X.shape[1]), copy=False)
+        return self.X[rows]
+
+    def rows(self, idx):
+        """Token rows of the sentences ``idx`` (a slice when they are contiguous) and
+        their offsets within the selection."""
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
         lo, hi = self.offsets[idx], self.offsets[idx + 1]
         lengths = hi - lo
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
-            return self.X[lo[0]:hi[-1]], offsets
-        rows = np.repeat(lo - offsets[:-1], lengths) + np.arange(offsets[-1])
-        return self.X[rows], offsets
+            return slice(int(lo[0]), int(hi[-1])), offsets
+        return np.repeat(lo - offsets[:-1], lengths) + np.arange(offsets[-1]), offsets
+
+    # Scratch vectors of the map's width for the chunked 1-slack oracle, one per
+    # concurrent caller (threads), zero between uses; they live as long as the data.
+    def _take_scratch(self, n):
+        pool = self.__dict__.setdefault("_scratch", queue.SimpleQueue())
+        try:
+            buf = pool.get_nowait()
+        except queue.Empty:
+            return np.zeros(n)
+        return buf if buf.size == n else np.zeros(n)
+
+    def _give_scratch(self, buf):
+        self._scratch.put(buf)
+
+    def __getstate__(self):
+        # scratch vectors and caches stay in this process
+        return {"X": self.X, "offsets": self.offsets}
 
 
 class ChainPotentials:
@@ -217,23 +254,31 @@ def _is_single_path(y):
     return False
 
 
-def aggregate_chain_violation(fm, Xe, Ye, w, loss):
-    """1-slack oracle of a fitted ``SequenceFeatures`` over all of ``Xe`` (see its
-    ``aggregate_violation``): (Σ_i Δ_i, dense Σ_i δΦ_i, ξ per sentence)."""
+def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
+    """1-slack oracle of a fitted ``SequenceFeatures`` over the sentences ``idx`` of
+    ``Xe`` (all by default; see its ``aggregate_violation``): (Σ_i Δ_i, Σ_i δΦ_i, ξ per
+    sentence); Σ_i δΦ_i is a dense vector for all sentences and a 1×D CSR row (sorted
+    columns) for a chunk ``idx``, whose cost then follows the chunk, not D."""
     from ..inference.viterbi import viterbi_flat
 
-    Xs, offsets = Xe.select(None)
-    n, lengths = len(offsets) - 1, np.diff(offsets)
-    if len(Ye) != n:
-        raise ValueError(f"{len(Ye)} outputs for {n} sentences")
+    n_all = len(Xe)
+    if len(Ye) != n_all:
+        raise ValueError(f"{len(Ye)} outputs for {n_all} sentences")
     cache = getattr(Xe, "_flat_truth", None)  # the targets change never, w every round
     if cache is None or cache[0] is not Ye:
         y = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1) for a in Ye])
-        if y.size != Xs.shape[0]:
-            raise ValueError(f"outputs have {y.size} states for {Xs.shape[0]} tokens")
+        if y.size != Xe.X.shape[0]:
+            raise ValueError(f"outputs have {y.size} states for {Xe.X.shape[0]} tokens")
         cache = Xe._flat_truth = (Ye, y)
-    y = cache[1]
-    batch = fm.batch_potentials(Xe, w)
+    if idx is None:
+        Xs, offsets = Xe.select(None)
+        y = cache[1]
+    else:
+        rows, offsets = Xe.rows(idx)
+        Xs, y = Xe.take(rows), cache[1][rows]
+    n, lengths = len(offsets) - 1, np.diff(offsets)
+    W, trans, start, end = fm.split_weights(w)  # = fm.batch_potentials(Xe, w, idx)
+    batch = ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
     seq = np.repeat(np.arange(n), lengths)
     if isinstance(loss, HammingLoss):  # augment in place: the unaries are ours
         scale = 1.0 / np.maximum(lengths, 1)[seq] if loss.normalize else np.ones(y.size)
@@ -247,10 +292,33 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss):
         aug = batch.augment([y[offsets[i]:offsets[i + 1]] for i in range(n)], loss)
         yh = viterbi_flat(aug)
         Y_hat = [yh[offsets[i]:offsets[i + 1]] for i in range(n)]
-        delta = np.asarray(loss.batch(list(Ye), Y_hat), dtype=float)
+        Y = list(Ye) if idx is None else [Ye[i] for i in np.asarray(idx).reshape(-1)]
+        delta = np.asarray(loss.batch(Y, Y_hat), dtype=float)
         slack = np.maximum(0.0, delta - (batch.score_flat(y) - batch.score_flat(yh)))
-    psi = fm._scatter(Xs, offsets, y, yh, np.ones(y.size))
+    if idx is None:
+        psi = fm._scatter(Xs, offsets, y, yh, np.ones(y.size))
+    else:
+        psi = _sparse_difference_sum(Xe, Xs, offsets, y, yh, fm.n_states_,
+                                     fm.n_input_features_ * fm.n_states_, fm.n_features_)
     return float(delta.sum()), psi, slack
+
+
+def _sparse_difference_sum(Xe, Xs, offsets, y, yh, n_states, base, n_features):
+    """Σ_i δΦ_i of a chunk as a 1×D CSR row, through a reused zero scratch vector."""
+    from ._sequence_jit import gather_touched, scatter_differences_touched
+
+    bound = 2 * Xs.nnz + 2 * y.size + 4 * (len(offsets) - 1)
+    touched = np.empty(bound, dtype=np.int64)
+    acc = Xe._take_scratch(n_features)
+    n = scatter_differences_touched(Xs.indptr, Xs.indices, np.asarray(Xs.data, dtype=float),
+                                    y, yh, offsets, n_states, base, acc, touched)
+    touched = np.sort(touched[:n])
+    cols, vals = np.empty(n, dtype=np.int64), np.empty(n)
+    m = gather_touched(acc, touched, cols, vals)
+    Xe._give_scratch(acc)  # zero again
+    row = sp.csr_matrix((vals[:m], cols[:m], [0, m]), shape=(1, n_features))
+    row.has_canonical_format = True
+    return row
 
 
 def difference_entries(Xs, offsets, y, yh, n_states, base):

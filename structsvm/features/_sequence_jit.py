@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numba
 
-__all__ = ["scatter_differences"]
+__all__ = ["scatter_differences", "scatter_differences_touched", "gather_touched"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -49,3 +49,72 @@ def scatter_differences(indptr, indices, data, y, yh, tok_weight, offsets, n_sta
             if y[hi - 1] != yh[hi - 1]:
                 out[base + K * K + K + y[hi - 1]] += tok_weight[hi - 1]
                 out[base + K * K + K + yh[hi - 1]] -= tok_weight[hi - 1]
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add(acc, touched, n, c, v):
+    # record column c the first time it leaves zero (it may be recorded twice if it
+    # returns to zero and is written again: gather_touched emits it once)
+    a = acc[c]
+    touched[n] = c  # kept only when acc[c] was zero (branch-free)
+    acc[c] = a + v
+    return n + (a == 0.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def scatter_differences_touched(indptr, indices, data, y, yh, offsets, n_states, base,
+                                acc, touched):
+    """``scatter_differences`` with unit weights into a zeroed scratch ``acc``,
+    recording in ``touched`` every column it writes; returns how many it recorded.
+
+    ``touched`` needs room for one entry per write: 2·nnz(rows) + 2·n_tokens +
+    4·n_sequences suffices. :func:`gather_touched` (after sorting the recorded
+    columns) then reads the sum back as sparse entries and zeroes ``acc`` again, so
+    the work is proportional to the differing tokens, never to ``acc.size`` (the
+    map's n_features).
+    """
+    K = n_states
+    n = 0
+    n_seq = offsets.shape[0] - 1
+    for i in range(n_seq):
+        lo = offsets[i]
+        hi = offsets[i + 1]
+        for t in range(lo, hi):
+            a = y[t]
+            b = yh[t]
+            if a != b:
+                for p in range(indptr[t], indptr[t + 1]):
+                    c = indices[p] * K
+                    n = _add(acc, touched, n, c + a, data[p])
+                    n = _add(acc, touched, n, c + b, -data[p])
+            if t > lo:
+                pa = y[t - 1]
+                pb = yh[t - 1]
+                if a != b or pa != pb:
+                    n = _add(acc, touched, n, base + pa * K + a, 1.0)
+                    n = _add(acc, touched, n, base + pb * K + b, -1.0)
+        if hi > lo:
+            if y[lo] != yh[lo]:
+                n = _add(acc, touched, n, base + K * K + y[lo], 1.0)
+                n = _add(acc, touched, n, base + K * K + yh[lo], -1.0)
+            if y[hi - 1] != yh[hi - 1]:
+                n = _add(acc, touched, n, base + K * K + K + y[hi - 1], 1.0)
+                n = _add(acc, touched, n, base + K * K + K + yh[hi - 1], -1.0)
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def gather_touched(acc, touched, cols, vals):
+    """Move the nonzero entries of ``acc`` at the sorted columns ``touched`` (repeats
+    allowed) into ``cols``/``vals``, each column once and in order, and zero them in
+    ``acc``; returns how many were written."""
+    m = 0
+    for k in range(touched.shape[0]):
+        c = touched[k]
+        v = acc[c]
+        if v != 0.0:
+            cols[m] = c
+            vals[m] = v
+            m += 1
+            acc[c] = 0.0
+    return m

@@ -107,6 +107,8 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
     has_aggregate_oracle: ClassVar[bool] = True
+    #: aggregate_violation takes ``idx`` (chunks of the parallel oracle, sparse sums)
+    has_chunked_aggregate: ClassVar[bool] = True
 
     def __init__(self, features="pos", min_count=1, n_hash=None):
         self.features = features
@@ -323,22 +325,33 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
                             self.n_input_features_ * self.n_states_, out)
         return out
 
-    def aggregate_violation(self, Xe, Ye, w, loss):
+    def aggregate_violation(self, Xe, Ye, w, loss, idx=None):
         """The margin-rescaled 1-slack oracle of all sentences in one batched pass.
 
         Loss-augmented Viterbi of every sentence (Hamming augmentation added to the
         unaries in place), the slacks ξ_i = max(0, Δ_i − w·δΦ_i) from the path
         scores, and Σ_i δΦ_i by one compiled pass over the differing tokens.
 
+        Parameters
+        ----------
+        Xe : EncodedSequences
+        Ye : list of ndarray of int
+            True state sequences of all sentences of ``Xe``.
+        w : ndarray of shape (n_features,)
+        loss : Loss
+        idx : array-like of int, optional
+            Only these sentences (a chunk of the parallel oracle); all by default.
+
         Returns
         -------
         loss_sum : float
             Σ_i Δ(y_i, ŷ_i).
-        psi_sum : ndarray of shape (n_features,)
-            Σ_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)).
-        slack : ndarray of shape (n_sequences,)
+        psi_sum : ndarray of shape (n_features,), or csr_matrix of shape (1, n_features)
+            Σ_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)): dense for all sentences, a sparse row
+            (built in time proportional to the chunk, not to n_features) for ``idx``.
+        slack : ndarray of shape (n_sequences,) or (len(idx),)
         """
-        return aggregate_chain_violation(self, Xe, Ye, w, loss)
+        return aggregate_chain_violation(self, Xe, Ye, w, loss, idx)
 
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""

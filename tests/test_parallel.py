@@ -1,0 +1,266 @@
+"""The parallel oracle: chunks on threads and processes give exactly the serial results."""
+import gc
+
+import joblib
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import structsvm
+import structsvm.problem as problem_module
+from structsvm import _parallel
+from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.inference import get_decoder
+from structsvm.losses import get_loss
+from structsvm.problem import Problem
+
+BACKENDS = ["threading", "loky"]
+
+
+def sequences(seed, n=120, d=6, K=3):
+    """Random real-valued token features (sums are not exact in floating point)."""
+    rng = np.random.default_rng(seed)
+    X = [rng.normal(size=(int(rng.integers(2, 8)), d)) for _ in range(n)]
+    Y = [list(rng.integers(0, K, size=len(x))) for x in X]
+    return X, Y
+
+
+def sequence_problem(seed, n_jobs=1, chunk_size=16, n=120):
+    X, Y = sequences(seed, n)
+    fm = SequenceFeatures().fit(X, Y)
+    p = Problem(fm.encode_inputs(X), fm.encode_outputs(Y, X), fm, get_decoder("viterbi"),
+                get_loss("hamming"), 0.5, n_jobs=n_jobs, chunk_size=chunk_size)
+    w = np.random.default_rng(seed + 1).normal(size=fm.n_features_)
+    return p, w
+
+
+def multiclass_problem(seed, n_jobs=1, rescaling="margin", n=150):
+    rng = np.random.default_rng(seed)
+    X = list(rng.normal(size=(n, 5)))
+    Y = list(rng.integers(0, 4, size=n))
+    fm = MulticlassFeatures().fit(X, Y)
+    p = Problem(fm.encode_inputs(X), fm.encode_outputs(Y), fm, get_decoder("argmax"),
+                get_loss("zero_one"), 0.7, rescaling=rescaling, n_jobs=n_jobs, chunk_size=20)
+    return p, rng.normal(size=fm.n_features_)
+
+
+def same_rows(a, b):
+    a, b = sp.csr_matrix(a), sp.csr_matrix(b)
+    a.sort_indices()
+    b.sort_indices()
+    return (a.shape == b.shape and np.array_equal(a.indptr, b.indptr)
+            and np.array_equal(a.indices, b.indices) and np.array_equal(a.data, b.data))
+
+
+# ------------------------------------------------------------------ chunk layout
+@pytest.mark.parametrize("m", [1, 100, 511, 512, 1000, 8936, 100_000])
+def test_chunks_depend_on_the_number_of_examples_only(m):
+    p, _ = multiclass_problem(0)
+    p.chunk_size = None
+    idx = np.arange(m)
+    chunks = p._chunks(idx)
+    assert np.array_equal(np.concatenate(chunks), idx)
+    sizes = [len(c) for c in chunks]
+    if m < 2 * problem_module.MIN_CHUNK:
+        assert sizes == [m]
+    else:
+        assert min(sizes) >= problem_module.MIN_CHUNK
+        assert len(chunks) <= problem_module.MAX_CHUNKS
+        assert len(chunks) == 2 or len(chunks) % 4 == 0  # even loads on 2 or 4 workers
+        assert max(sizes) - min(sizes) <= 1
+    for n_jobs in (1, 2, 7):  # n_jobs plays no part
+        p.n_jobs = n_jobs
+        assert [len(c) for c in p._chunks(idx)] == sizes
+
+
+def test_chunked_sequence_sum_equals_the_one_pass_dense_sum():
+    p, w = sequence_problem(0)
+    whole = p.feature_map.aggregate_violation(p.Xe, p.Ye, w, p.loss)
+    chunked = p.oracle_sum(w)  # 8 chunks, serial
+    assert len(p._chunks(np.arange(p.n_samples))) > 4
+    assert chunked[0] == pytest.approx(whole[0])
+    np.testing.assert_allclose(chunked[1].toarray().ravel(), whole[1], atol=1e-12)
+    np.testing.assert_allclose(chunked[2], whole[2], atol=1e-12)
+    assert chunked[1].has_canonical_format
+    # the scratch vectors are zero again after use
+    p.Xe._scratch.put(scratch := p.Xe._take_scratch(p.n_features))
+    assert not scratch.any()
+
+
+def test_sparse_chunk_row_equals_the_dense_kernel():
+    p, w = sequence_problem(1)
+    fm = p.feature_map
+    idx = np.arange(10, 47)
+    _, row, _ = fm.aggregate_violation(p.Xe, p.Ye, w, p.loss, idx)
+    # reference: loss-augmented Viterbi, then the dense difference sum of the chunk
+    Y = [p.Ye[i] for i in idx]
+    batch = fm.batch_potentials(p.Xe, w, idx).augment(Y, p.loss)
+    Yh = get_decoder("viterbi")(batch)
+    dense = fm.joint_feature_difference_sum(p.Xe, Y, Yh, idx)
+    assert sp.issparse(row) and row.shape == (1, fm.n_features_)
+    np.testing.assert_allclose(row.toarray().ravel(), dense, atol=1e-12)
+
+
+# ------------------------------------------------------------------ serial == parallel
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_parallel_sequence_oracles_are_identical_to_serial(backend):
+    serial, w = sequence_problem(2)
+    par, _ = sequence_problem(2, n_jobs=2)
+    ref_sum, ref = serial.oracle_sum(w), serial.oracle(w)
+    with joblib.parallel_config(backend=backend), par:
+        for _ in range(2):  # the second call reuses the pool
+            got_sum, got = par.oracle_sum(w), par.oracle(w)
+            assert got_sum[0] == ref_sum[0]
+            assert same_rows(got_sum[1], ref_sum[1])
+            assert np.array_equal(got_sum[2], ref_sum[2])
+            assert same_rows(got.psi, ref.psi)
+            for name in ("idx", "loss", "margin", "slack"):
+                assert np.array_equal(getattr(got, name), getattr(ref, name)), name
+            assert all(np.array_equal(a, b) for a, b in zip(got.y_hat, ref.y_hat))
+        subset = np.arange(3, 110, 2)  # what a learner asks for: any subset
+        assert same_rows(par.oracle(w, subset).psi, serial.oracle(w, subset).psi)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("rescaling", ["margin", "slack"])
+def test_parallel_multiclass_oracles_are_identical_to_serial(backend, rescaling):
+    serial, w = multiclass_problem(3, rescaling=rescaling)
+    par, _ = multiclass_problem(3, n_jobs=2, rescaling=rescaling)
+    with joblib.parallel_config(backend=backend), par:
+        got, ref = par.oracle_sum(w), serial.oracle_sum(w)
+        assert got[0] == ref[0] and same_rows(got[1], ref[1])
+        assert np.array_equal(got[2], ref[2])
+        assert same_rows(par.oracle(w).psi, serial.oracle(w).psi)
+        # enumeration in Python holds the GIL: processes are preferred there
+        assert par._pool.prefer == ("processes" if rescaling == "slack" else "threads")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("learner", ["one_slack", "n_slack"])
+def test_parallel_fit_gives_the_serial_model(backend, learner, monkeypatch):
+    monkeypatch.setattr(problem_module, "MIN_CHUNK", 16)
+    X, Y = sequences(4, n=100)
+    params = dict(feature_map=SequenceFeatures(), decoder="viterbi", learner=learner,
+                  C=1.0, max_iter=8)
+    ref = structsvm.fit(X, Y, **params)
+    with joblib.parallel_config(backend=backend):
+        got = structsvm.fit(X, Y, n_jobs=2, **params)
+    assert np.array_equal(got.coef_, ref.coef_)
+    assert got.n_iter_ == ref.n_iter_ and got.objective_ == ref.objective_
+
+
+# ------------------------------------------------------------------ the pool
+def test_processes_receive_the_data_once_and_keep_their_pool():
+    p, w = sequence_problem(5, n_jobs=2)
+    with joblib.parallel_config(backend="loky"), p:
+        p.oracle_sum(w)
+        pool, parallel = p._pool, p._pool._parallel
+        assert pool.in_process is False and 1 <= len(pool.workers) <= 2
+        shipped = pool.shipments
+        assert 1 <= shipped <= 4
+        for _ in range(4):
+            p.oracle_sum(w)
+            p.oracle(w)
+        assert p._pool is pool and pool._parallel is parallel
+        assert pool.shipments == shipped  # rounds send weights and chunks, not data
+        assert pool.weights_by_value == 0  # same host: w through the shared file
+        path = pool._weights.path
+    assert p._pool is None and pool._parallel is None
+    import os
+
+    assert not os.path.exists(path)  # the shared weights file is removed
+
+
+def test_workers_that_cannot_open_the_weights_file_get_the_weights(monkeypatch):
+    p, w = sequence_problem(8, n_jobs=2)
+    ref = sequence_problem(8)[0].oracle_sum(w)
+    with joblib.parallel_config(backend="threading"), p:
+        p.oracle_sum(w)
+        p._pool.in_process = False  # pretend the threads were processes on another host
+        monkeypatch.setattr(_parallel._WeightsRef, "get", lambda self: None)
+        for _ in range(2):
+            got = p.oracle_sum(w)
+            assert got[0] == ref[0] and same_rows(got[1], ref[1])
+        assert p._pool._weights is False and p._pool.weights_by_value > 0
+    assert isinstance(_parallel._run_group(_parallel._Handle("no such token"), "x", w, [],
+                                           (), None), _parallel._Missing)
+
+
+def test_threads_share_the_problem_and_nothing_is_shipped():
+    p, w = sequence_problem(6, n_jobs=2)
+    with p:
+        p.oracle_sum(w)
+        assert p._pool.in_process is True and p._pool.shipments == 0
+
+
+def test_a_dropped_problem_releases_its_pool():
+    p, w = sequence_problem(7, n_jobs=2)
+    p.oracle_sum(w)
+    pool, token = p._pool, p._pool.token
+    del p
+    gc.collect()
+    assert pool._parallel is None and token not in _parallel._LOCAL
+
+
+class _Draws:
+    """Owner of the seed test: a chunk's random numbers depend on its seed only."""
+
+    def draw(self, w, chunk, rng):
+        return chunk + rng.random(len(chunk))
+
+    def worker_copy(self):
+        return _Draws()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_one_seed_per_chunk(backend):
+    chunks = np.array_split(np.arange(40), 7)
+    seeds = _parallel.chunk_seeds(11, len(chunks))
+    serial = [_Draws().draw(None, c, np.random.default_rng(s)) for c, s in zip(chunks, seeds)]
+    owner = _Draws()
+    pool = _parallel.ChunkPool(owner, n_jobs=2)
+    try:
+        with joblib.parallel_config(backend=backend):
+            got = pool.map("draw", None, chunks, seed=11)
+    finally:
+        pool.close()
+    assert all(np.array_equal(a, b) for a, b in zip(got, serial))
+    assert len({float(g[0] - c[0]) for g, c in zip(got, chunks)}) == len(chunks)
+
+
+# ------------------------------------------------------------------ kernels release the GIL
+@pytest.mark.parametrize("module, name", [
+    ("structsvm.inference._viterbi_jit", "viterbi_batch"),
+    ("structsvm.inference._sort_jit", "violated_counts_batch"),
+    ("structsvm.features._sequence_jit", "scatter_differences"),
+    ("structsvm.features._sequence_jit", "scatter_differences_touched"),
+    ("structsvm.features._sequence_jit", "gather_touched"),
+    ("structsvm.features._rank_jit", "aggregate_kernel"),
+    ("structsvm.learners._sparse_jit", "gather_dot"),
+])
+def test_oracle_kernels_release_the_gil(module, name):
+    import importlib
+
+    kernel = getattr(importlib.import_module(module), name)
+    assert kernel.targetoptions.get("nogil") is True
+
+
+# ------------------------------------------------------------------ the benchmark
+def test_bench_scaling_smoke(need_data, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    from structsvm.corpora import load_conll2000
+
+    need_data(load_conll2000)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scaling.py"
+    spec = importlib.util.spec_from_file_location("bench_scaling", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    # one row (a fresh interpreter each): the models' equality is tested above
+    rows = bench.main(["--quick", "--max-iter", "2", "--modes", "threads"])
+    out = capsys.readouterr().out
+    assert "| sentences | tokens | mode |" in out and "| 600 |" in out and "uptime" in out
+    assert [(r["mode"], r["n_jobs"], r["rounds"]) for r in rows] == [("threads", 2, 2)]
+    assert 0 < rows[0]["oracle"] < rows[0]["fit"] and rows[0]["rss_mb"] > 0
