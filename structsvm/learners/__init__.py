@@ -1,14 +1,15 @@
 """Learners: optimisers of the structural-SVM objective over a Problem."""
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
+from .dual_cd import DualCD
 from .frank_wolfe import FrankWolfe
 from .pegasos import Pegasos
 from .perceptron import Perceptron
 
-__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "FrankWolfe", "Pegasos", "Perceptron",
+__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos", "Perceptron",
            "LEARNERS", "get_learner"]
 
-LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, FrankWolfe,
-                                      Pegasos, Perceptron)}
+LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
+                                      FrankWolfe, Pegasos, Perceptron)}
 
 
 def get_learner(learner):
