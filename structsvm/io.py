@@ -239,9 +239,7 @@ def load(path):
         fm.load_fitted_state(state)
         model.feature_map_ = fm
         model.decoder_, model.loss_ = model._resolve_plugins(fm)
-        from .learners import get_learner
-
-        model.learner_ = get_learner(model.learner)
+        model.learner_ = model._resolve_learner(fm)
         model.coef_ = np.array(_decode(meta["coef"], arrays), dtype=float)
         for k in _FITTED:
             setattr(model, k, _decode(meta["fitted"][k], arrays))

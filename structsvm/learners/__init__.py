@@ -6,10 +6,28 @@ from .pegasos import Pegasos
 from .perceptron import Perceptron
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos", "Perceptron",
-           "LEARNERS", "get_learner"]
+           "LEARNERS", "DEFAULT_LEARNERS", "default_learner", "get_learner"]
 
 LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
                                       FrankWolfe, Pegasos, Perceptron)}
+
+
+#: The learner ``StructuredSVM(learner=None)`` runs, per output structure (the
+#: feature map's ``structure``); any other structure gets ``DEFAULT_LEARNERS[None]``.
+#: The measurements behind each choice: docs/learners.md.
+DEFAULT_LEARNERS = {None: "dual_cd", "multiclass": "dual_cd", "tree": "dual_cd",
+                    "chain": "dual_cd", "ranking": "one_slack"}
+
+
+def default_learner(structure):
+    """Name of the default learner for a feature map's ``structure``.
+
+    Examples
+    --------
+    >>> default_learner("chain"), default_learner("ranking")
+    ('dual_cd', 'one_slack')
+    """
+    return DEFAULT_LEARNERS.get(structure, DEFAULT_LEARNERS[None])
 
 
 def get_learner(learner):

@@ -126,7 +126,7 @@ def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, ep
 
 @numba.njit(cache=True, nogil=True)
 def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss,
-                gram, stamp, C, eps, max_steps, it, merges, coefs):
+                gram, stamp, C, eps, max_steps, it, merges, coefs, est):
     """Offer pool row ``rows[k]`` (loss ``new_loss[k]``) to example ``ex[k]``'s cache.
 
     A row is taken when it is more violated at the current w than every cached output
@@ -145,7 +145,7 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
         merges[k, 0] = -1
         i, r = ex[k], rows[k]
         g_new = new_loss[k] - row_dot_dense(p_ind, p_dat, p_start[r], p_len[r], w)
-        best, free = 0.0, -1
+        best, free, ag = 0.0, -1, 0.0
         for s in range(S):
             q = slot[i, s]
             if q < 0:
@@ -153,8 +153,10 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
                     free = s
                 continue
             gs = loss[i, s] - row_dot_dense(p_ind, p_dat, p_start[q], p_len[q], w)
+            ag += alpha[i, s] * gs
             if gs > best:
                 best = gs
+        est[k] = C * max(best, g_new) - ag
         if g_new <= best + eps * (1.0 + abs(g_new)) or free < 0:
             continue
         taken += 1

@@ -120,6 +120,10 @@ class _Pool:
         self.ind, self.dat, self.start, self.len = ind, dat, start, ln
 
 
+_CERTIFY_EVERY = 10  # a certifying pass at least every this many oracle passes
+_EPS = 1e-12  # relative tolerance of a pairwise step (g_up − g_down ≤ eps (1 + |g_up|))
+
+
 def _grow(a, cap):
     out = np.zeros(cap, dtype=a.dtype)
     out[:a.size] = a
@@ -178,13 +182,14 @@ class DualCD(BaseEstimator):
 
     name: ClassVar[str] = "dual_cd"
 
-    def __init__(self, cache_size=8, inner_passes=10, inner_tol=0.1):
+    def __init__(self, cache_size=8, n_batches=8, inner_passes=10, inner_tol=0.1):
         self.cache_size = cache_size
+        self.n_batches = n_batches
         self.inner_passes = inner_passes
         self.inner_tol = inner_tol
 
     def _check(self):
-        for name, lo in (("cache_size", 1), ("inner_passes", 0)):
+        for name, lo in (("cache_size", 1), ("n_batches", 1), ("inner_passes", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
                 raise ValueError(f"{name} must be an int >= {lo}, got {v!r}")
@@ -197,80 +202,92 @@ class DualCD(BaseEstimator):
         rng = check_random_state(random_state)
         max_iter = 200 if max_iter is None else int(max_iter)
         n, C, D = problem.n_samples, float(problem.C), problem.n_features
-        S = int(self.cache_size) + 1
-        st = _State(n, S, D)
-        eps, steps = 1e-12, 4 * S
+        st = _State(n, int(self.cache_size) + 1, D)
         w = np.zeros(D)
         w0 = np.asarray(w0, dtype=float)
         if np.any(w0 != 0):
-            self._offer(problem, st, problem.oracle(w0), w, C, eps, steps, 0)
+            self._offer(problem, st, problem.oracle(w0), w, 0)
+        est = np.full(n, np.inf)           # per-example block gaps, as last seen
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
-        inner_total = 0
-        it = 0
-        for it in range(1, max_iter + 1):
-            w = st.weights()                       # exactly Σ α ψ: D(α) is exact
-            t_or = time.perf_counter()
-            v = problem.oracle(w)
-            t_or = time.perf_counter() - t_or
-            wsq = float(w @ w)
-            primal = 0.5 * wsq + C * float(v.slack.sum())
-            dual = float(np.sum(st.alpha * st.loss)) - 0.5 * wsq
-            gap = max(0.0, primal - dual)
-            curve.append(primal)
-            if callback is not None:
-                callback(dict(round=it, w=w, objective=primal, gap=gap,
-                              n_constraints=int((st.slot >= 0).sum()),
-                              time=time.perf_counter() - t0))
-            if gap <= tol * max(primal, 1e-300):
-                converged = True
-                break
-            if it == max_iter:
-                break
-            self._offer(problem, st, v, w, C, eps, steps, it)
-            inner_total += self._inner(st, w, C, eps, steps, gap, rng, t_or)
+        passes = inner = last = 0
+        certify = False
+        while True:
+            if certify or passes >= max_iter - 1:
+                # certifying pass: every example at one w, exactly Σ α ψ
+                w = st.weights()
+                v = problem.oracle(w)
+                passes += 1
+                wsq = float(w @ w)
+                primal = 0.5 * wsq + C * float(v.slack.sum())
+                gap = max(0.0, primal - (float(np.sum(st.alpha * st.loss)) - 0.5 * wsq))
+                curve.append(primal)
+                if callback is not None:
+                    callback(dict(round=passes, w=w, objective=primal, gap=gap,
+                                  n_constraints=int((st.slot >= 0).sum()),
+                                  time=time.perf_counter() - t0))
+                if gap <= tol * max(primal, 1e-300):
+                    converged = True
+                    break
+                if passes >= max_iter:
+                    break
+                est[v.idx] = self._offer(problem, st, v, w, passes)
+                certify, last = False, passes
+            else:
+                # sweep: the oracle on batches of examples, each at the current w
+                order = rng.permutation(n)
+                for chunk in np.array_split(order, min(n, int(self.n_batches))):
+                    est[chunk] = self._offer(problem, st, problem.oracle(w, chunk), w,
+                                             passes + 1)
+                passes += 1
+                wsq = float(w @ w)
+                dual = float(np.sum(st.alpha * st.loss)) - 0.5 * wsq
+                g_est = float(est.sum())
+                certify = (g_est <= tol * max(dual + g_est, 1e-300)
+                           or passes - last >= _CERTIFY_EVERY)
+            inner += self._inner(st, w, C, gap if np.isfinite(gap) else float(est.sum()),
+                                 rng)
             st.pool.compact(st.slot)
         return LearnerResult(
-            w=w, objective=curve[-1], objective_curve=curve, n_iter=it,
+            w=w, objective=curve[-1], objective_curve=curve, n_iter=passes,
             duality_gap=float(gap), converged=converged,
-            extra=dict(oracle_passes=it, inner_passes=inner_total,
+            extra=dict(oracle_passes=passes, certified_passes=len(curve),
+                       inner_passes=inner,
                        cached_outputs=float((st.slot >= 0).sum() / max(n, 1))))
 
     # ------------------------------------------------------------------ steps
-    def _offer(self, problem, st, v, w, C, eps, steps, it):
-        """Offer the violated answers of an oracle pass to the caches (block steps)."""
-        sel = np.flatnonzero(v.slack > 0)
-        if sel.size == 0:
-            return
-        psi = sp.csr_matrix(v.psi[sel])
+    def _offer(self, problem, st, v, w, it):
+        """Offer an oracle answer to the caches (block steps); returns block gaps."""
+        C = float(problem.C)
+        psi = sp.csr_matrix(v.psi)
         if problem.rescaling == "slack":  # constraint Δ(1 − w·δΦ) ≤ ξ: row Δ δΦ
-            psi = sp.csr_matrix(sp.diags(v.loss[sel]) @ psi)
+            psi = sp.csr_matrix(sp.diags(v.loss) @ psi)
         ids = st.pool.append(psi)
-        merges = np.empty((sel.size, 3), dtype=np.int64)
-        coefs = np.empty((sel.size, 2))
+        m = len(ids)
+        merges = np.empty((m, 3), dtype=np.int64)
+        coefs = np.empty((m, 2))
+        est = np.empty(m)
         p = st.pool
-        jit.insert_rows(np.asarray(v.idx[sel], dtype=np.int64), ids,
-                        np.asarray(v.loss[sel], dtype=float), w, p.ind, p.dat, p.start,
-                        p.len, st.slot, st.alpha, st.loss, st.gram, st.stamp, C, eps,
-                        steps, it, merges, coefs)
+        ex = np.asarray(v.idx, dtype=np.int64)
+        jit.insert_rows(ex, ids, np.asarray(v.loss, dtype=float), w, p.ind, p.dat,
+                        p.start, p.len, st.slot, st.alpha, st.loss, st.gram, st.stamp, C,
+                        _EPS, st.steps, it, merges, coefs, est)
         k = np.flatnonzero(merges[:, 0] >= 0)
         if k.size:  # rows of merged slots: convex combinations of two cached rows
-            new = p.rows(merges[k, 1:], coefs[k])
-            new_ids = p.append(new)
-            st.slot[np.asarray(v.idx[sel])[k], merges[k, 0]] = new_ids
+            st.slot[ex[k], merges[k, 0]] = p.append(p.rows(merges[k, 1:], coefs[k]))
+        return est
 
-    def _inner(self, st, w, C, eps, steps, gap, rng, t_oracle):
+    def _inner(self, st, w, C, gap, rng):
         """Passes over cached outputs; returns how many were made."""
         order = np.flatnonzero((st.slot >= 0).any(axis=1))
         rng.shuffle(order)
         gaps = np.zeros(st.slot.shape[0])
-        p, t0 = st.pool, time.perf_counter()
+        p = st.pool
         for k in range(int(self.inner_passes)):
             if order.size == 0:
                 return k
             cached = jit.cached_pass(order, w, p.ind, p.dat, p.start, p.len, st.slot,
-                                     st.alpha, st.loss, st.gram, C, eps, steps, gaps)
-            if cached <= self.inner_tol * gap or \
-                    time.perf_counter() - t0 > 4.0 * t_oracle + 1e-3:
+                                     st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps)
+            if cached <= self.inner_tol * gap:
                 return k + 1
             keep = gaps[order] > 1e-3 * cached / order.size
             order = order[keep]
@@ -289,6 +306,7 @@ class _State:
         self.gram = np.zeros((n, S, S))
         self.stamp = np.zeros((n, S), dtype=np.int64)
         self.D = D
+        self.steps = 4 * S
 
     def weights(self):
         p = self.pool
