@@ -139,7 +139,7 @@ class DualCD(BaseEstimator):
 
     Parameters
     ----------
-    cache_size : int, default=8
+    cache_size : int, default=16
         Outputs kept per example (≥ 1). A new most-violated output joins when it is
         more violated than every cached one; a full cache drops an unused output or
         merges the two least used into one (exact).
@@ -182,7 +182,7 @@ class DualCD(BaseEstimator):
 
     name: ClassVar[str] = "dual_cd"
 
-    def __init__(self, cache_size=8, n_batches=8, inner_passes=10, inner_tol=0.1):
+    def __init__(self, cache_size=16, n_batches=8, inner_passes=10, inner_tol=0.1):
         self.cache_size = cache_size
         self.n_batches = n_batches
         self.inner_passes = inner_passes
