@@ -111,7 +111,8 @@ def _system(kind):
         fm = MulticlassFeatures().fit(Xtr, list(ytr))
         if kind.startswith("linearsvc"):
             acc = float(model.score(Xte, yte))
-            name = f"LinearSVC crammer_singer, tol={'1e-4 (default)' if kind == 'linearsvc' else '1e-6'}"
+            tol = "1e-4 (default)" if kind == "linearsvc" else "1e-6"
+            name = f"LinearSVC crammer_singer, tol={tol}"
             note = f"{model.n_iter_} iterations"
         else:
             acc = float(model.score(Xte, list(yte)))

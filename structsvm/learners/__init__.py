@@ -5,8 +5,8 @@ from .frank_wolfe import FrankWolfe
 from .pegasos import Pegasos
 from .perceptron import Perceptron
 
-__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos", "Perceptron",
-           "LEARNERS", "DEFAULT_LEARNERS", "default_learner", "get_learner"]
+__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos",
+           "Perceptron", "LEARNERS", "DEFAULT_LEARNERS", "default_learner", "get_learner"]
 
 LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
                                       FrankWolfe, Pegasos, Perceptron)}

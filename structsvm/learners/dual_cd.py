@@ -9,24 +9,29 @@ The dual of ½‖w‖² + C Σ_i ξ_i (margin rescaling) has one simplex per exa
 
 Each example keeps a small cache of outputs that were once its most violated (their
 sparse rows ψ_i(y), losses Δ_i(y), dual variables α_iy and the block's Gram matrix).
-An outer iteration is
+Training alternates
 
-1. one batched oracle call for all examples at the current w: it gives the exact
-   primal P(w) = ½‖w‖² + C Σ_i max(0, max_y g_iy), g_iy = Δ_i(y) − w·ψ_i(y), and so
-   the certified duality gap P(w) − D(α) ≥ P(w) − P(w*) (w is recomputed from α
-   first, so D(α) is exact); stop when it is ≤ ``tol`` × P(w);
-2. each answer more violated than everything its example has cached joins the cache,
-   and the example's block is re-optimised at once;
-3. passes over the cached outputs only (no oracle): per example, exact pairwise
+1. a sweep: the examples in random order, in ``n_batches`` batches; each batch is
+   decoded by ONE batched oracle call at the current w, and every answer more violated
+   than everything its example has cached joins the cache, the example's block being
+   re-optimised at once (so later batches see the updated w). The block gaps seen on
+   the way, C·max(0, max_y g_iy) − Σ_y α_iy g_iy with g_iy = Δ_i(y) − w·ψ_i(y), give
+   a (stale) estimate of the duality gap;
+2. passes over the cached outputs only (no oracle): per example, exact pairwise
    coordinate steps between the outputs with the largest and smallest g_iy,
 
        t = min( (g_up − g_down) / ‖ψ_up − ψ_down‖², α_down ),
 
    each the closed-form maximiser of D along that direction, with w updated
-   sparsely. Passes stop when the cached gap Σ_i [C max(0, max_y g_iy) − Σ_y α_iy g_iy]
-   over cached outputs falls below ``inner_tol`` × the last certified gap; examples
-   whose cached gap was negligible in a pass are skipped in the next (gap-based
-   selection of examples).
+   sparsely. Passes stop when the cached gap (the same sum over cached outputs) falls
+   below ``inner_tol`` × the gap; examples whose cached gap was negligible in a pass
+   are skipped in the next (gap-based selection of examples);
+3. when the estimate says the gap is below ``tol`` (or every 10 passes, and always on
+   the last pass), a certifying pass: w is recomputed as Σ α ψ (so D(α) is exact),
+   ONE batched oracle call for all examples at that w gives the exact primal
+   P(w) = ½‖w‖² + C Σ_i max(0, max_y g_iy), and so the certified gap
+   P(w) − D(α) ≥ P(w) − P(w*). Training stops when it is ≤ ``tol`` × P(w); otherwise
+   its answers are offered to the caches like a sweep's.
 
 A full cache drops its longest-unused output with α = 0; if every cached output is
 in use, the two with the smallest α are merged into their convex combination (the
@@ -133,16 +138,21 @@ def _grow(a, cap):
 class DualCD(BaseEstimator):
     """Dual coordinate descent over per-example caches (DCD-SSVM), certified.
 
-    ``max_iter`` counts oracle passes (default 200); ``tol`` is the certified relative
-    duality gap (P(w) − D(α)) / P(w) at which training stops, measured from a full
-    oracle pass at the returned w (never from cached outputs).
+    ``max_iter`` counts oracle passes over the data (sweeps and certifying passes;
+    default 200); ``tol`` is the certified relative duality gap (P(w) − D(α)) / P(w)
+    at which training stops, measured by a full oracle pass at the returned w (never
+    from cached outputs).
 
     Parameters
     ----------
     cache_size : int, default=16
         Outputs kept per example (≥ 1). A new most-violated output joins when it is
         more violated than every cached one; a full cache drops an unused output or
-        merges the two least used into one (exact).
+        merges the two least used into one (exact). 1 is block Frank-Wolfe with an
+        exact two-output line search (the cache "off").
+    n_batches : int, default=8
+        Oracle calls per sweep (each decodes n / n_batches examples in one batch at
+        the then current w: fresher answers than one call for all).
     inner_passes : int, default=10
         At most this many passes over the cached outputs between two oracle passes.
     inner_tol : float, default=0.1
@@ -154,8 +164,10 @@ class DualCD(BaseEstimator):
     -----
     The returned ``w`` is the one the last full oracle pass certified, so
     ``objective`` is exactly P(w) and ``duality_gap`` bounds P(w) − P(w*), also when
-    ``max_iter`` stops training. ``extra`` reports ``oracle_passes``,
-    ``inner_passes`` and ``cached_outputs`` (mean per example at the end).
+    ``max_iter`` stops training; ``objective_curve`` holds P at each certifying pass.
+    ``extra`` reports ``oracle_passes``, ``certified_passes``, ``inner_passes`` and
+    ``cached_outputs`` (mean per example at the end). Memory: the cached rows (at most
+    ``cache_size`` + 1 per example) and a (cache_size + 1)² Gram block per example.
 
     A non-zero ``w0`` (warm start) cannot be written as a dual point, so training
     starts from α = 0; the most violated outputs under ``w0`` seed the caches.
@@ -176,8 +188,8 @@ class DualCD(BaseEstimator):
     >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
     >>> m = structsvm.fit(X, ["a", "b", "a"], feature_map=MulticlassFeatures(),
     ...                   learner=DualCD(cache_size=4), C=10.0, tol=1e-8)
-    >>> m.converged_, round(m.objective_, 6)
-    (True, 1.0)
+    >>> m.converged_, round(m.objective_, 6), m.learner_.name
+    (True, 0.61, 'dual_cd')
     """
 
     name: ClassVar[str] = "dual_cd"
