@@ -54,7 +54,7 @@ class StructuredSVM(BaseEstimator):
         of the optimum).
         Stochastic learners: stop when the objective changes by less than tol
         (relative) between evaluations. None uses the feature map's ``default_tol``
-        (5e-4 for classes; 0.25 for sequences, where accuracy saturates long before
+        (5e-4 for classes; 0.1 for sequences, where accuracy saturates long before
         the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
     max_iter : int, default=None
         Rounds (cutting plane, default 1000), oracle passes (dual_cd 200,
