@@ -74,8 +74,11 @@ def _learn(args):
     C = args.C
     if args.svmstruct_c is not None:
         C = args.svmstruct_c / len(X)
-    learner = LEARNERS[args.learner]()
+    # no --learner: the estimator's default for the task's structure
+    learner = None if args.learner is None else LEARNERS[args.learner]()
     if args.solver is not None:
+        if learner is None:
+            learner = LEARNERS["one_slack"]()
         learner.set_params(solver=args.solver)
     t0 = time.perf_counter()
     model = structsvm.fit(X, Y, feature_map=fm, C=C, tol=args.tol, max_iter=args.max_iter,
@@ -142,9 +145,13 @@ def build_parser():
                        help="C of ½‖w‖² + C Σ ξ_i (default: the task's)")
     learn.add_argument("--svmstruct-c", type=float, default=None,
                        help="svm_struct's -c instead (C = c / n)")
-    learn.add_argument("--learner", default="one_slack",
-                       choices=["one_slack", "n_slack", "pegasos", "perceptron"])
-    learn.add_argument("--solver", default=None, help="QP solver of the cutting plane")
+    learn.add_argument("--learner", default=None,
+                       choices=["dual_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos",
+                                "perceptron"],
+                       help="default: the one chosen for the task's structure")
+    learn.add_argument("--solver", default=None,
+                       help="QP solver of the cutting plane (implies one_slack if no "
+                            "--learner)")
     learn.add_argument("--tol", type=float, default=None)
     learn.add_argument("--max-iter", type=int, default=None)
     learn.add_argument("--n-jobs", type=int, default=None)
