@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from .problem import Problem
 from .protocols import StructureMismatchError, as_sequence
 from .inference import get_decoder
-from .learners import default_learner, get_learner
+from .learners import get_learner, make_default_learner
 from .losses import CallableLoss, get_loss
 
 __all__ = ["StructuredSVM", "fit"]
@@ -203,7 +203,7 @@ class StructuredSVM(BaseEstimator):
     def _resolve_learner(self, fm):
         """The configured learner, or the default one for the map's structure."""
         if self.learner is None:
-            return get_learner(default_learner(type(fm).structure))
+            return make_default_learner(type(fm).structure)
         return get_learner(self.learner)
 
     def _C(self, fm):

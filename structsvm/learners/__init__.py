@@ -6,7 +6,8 @@ from .pegasos import Pegasos
 from .perceptron import Perceptron
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos",
-           "Perceptron", "LEARNERS", "DEFAULT_LEARNERS", "default_learner", "get_learner"]
+           "Perceptron", "LEARNERS", "DEFAULT_LEARNERS", "default_learner",
+           "make_default_learner", "get_learner"]
 
 LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
                                       FrankWolfe, Pegasos, Perceptron)}
@@ -17,6 +18,19 @@ LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, 
 #: The measurements behind each choice: docs/learners.md.
 DEFAULT_LEARNERS = {None: "dual_cd", "multiclass": "dual_cd", "tree": "dual_cd",
                     "chain": "dual_cd", "ranking": "one_slack"}
+
+
+#: Parameters of the default learner per structure, where measurements preferred
+#: others than the learner's own defaults: a multiclass/taxonomy oracle call costs
+#: O(n_features) on top of its examples (the class-score product), so fewer, larger
+#: oracle batches per pass (QC: 8.6 s instead of 14.9 s CPU, same passes).
+DEFAULT_PARAMS = {"multiclass": {"n_batches": 2}, "tree": {"n_batches": 2}}
+
+
+def make_default_learner(structure):
+    """The configured default learner for a feature map's ``structure``."""
+    learner = get_learner(default_learner(structure))
+    return learner.set_params(**DEFAULT_PARAMS.get(structure, {}))
 
 
 def default_learner(structure):
