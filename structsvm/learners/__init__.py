@@ -6,7 +6,7 @@ from .pegasos import Pegasos
 from .perceptron import Perceptron
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos",
-           "Perceptron", "LEARNERS", "DEFAULT_LEARNERS", "default_learner",
+           "Perceptron", "LEARNERS", "DEFAULT_LEARNERS", "DEFAULT_PARAMS", "default_learner",
            "make_default_learner", "get_learner"]
 
 LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
