@@ -1,33 +1,51 @@
-"""CoNLL-2000 chunking: structsvm vs sklearn-crfsuite, chunk F1 (all 11 chunk types).
+"""CoNLL-2000 chunking: structsvm's default call vs sklearn-crfsuite, chunk F1.
 
-Train on train.txt (8,936 sentences), test on test.txt (2,012 sentences); the
-observations are the words and the given POS tags (``SequenceFeatures(features=
-"chunk")``, the standard CoNLL-2000 set: words and POS tags at t-2..t+2, word
-bigrams at t-1..t+1, POS bigrams and trigrams in the window, word|POS, suffixes,
-shape), for both systems. F1 is conlleval's (``structsvm.metrics.chunk_scores``).
-All systems run in this one process, one after the other.
+Train on train.txt (8,936 sentences), test on test.txt (2,012 sentences), all 11
+chunk types; the observations are the words and the given POS tags
+(``SequenceFeatures(features="chunk")``, the standard CoNLL-2000 set: words and POS
+tags at t-2..t+2, word bigrams at t-1..t+1, POS bigrams and trigrams in the window,
+word|POS, suffixes, shape), the same strings for both systems. F1 is conlleval's
+(``structsvm.metrics.chunk_scores``). Systems run one after the other in this run
+(``--isolate``: each in a fresh Python process, so its time includes numba's start-up
+and the peak-memory column is its own).
 
-- structsvm one_slack: ``structsvm.fit(X, Y, feature_map=SequenceFeatures(
-  features="chunk"), decoder="viterbi")`` with the estimator's default parameters
-  (``--C`` / ``--one-slack-max-iter`` override them, and the row says so);
-- structsvm pegasos: same map, ``Pegasos(batch_size=50)``, C = the map's default_C,
-  exactly ``--epochs`` epochs (``tol=0``);
-- sklearn-crfsuite: L-BFGS with its default regularisation (c1=0, c2=1), on exactly
-  the same observation features (its feature strings are built before its clock
+- ``default``: ``structsvm.fit(X, Y, feature_map=SequenceFeatures(features="chunk"),
+  decoder="viterbi")``, every parameter at its default (the learner it picks is named);
+- ``one_slack``: the same with ``learner="one_slack"`` and ``--one-slack-max-iter``;
+- ``pegasos``: ``Pegasos(batch_size=50)``, exactly ``--epochs`` epochs (``tol=0``);
+- ``crfsuite``: sklearn-crfsuite in its standard configuration, L-BFGS with
+  c1 = c2 = 0.1 and 100 iterations (its feature strings are built before its clock
   starts).
 
 Usage::
 
-    NLTK_DATA=.../nltk_data python benchmarks/bench_chunking.py [--skip pegasos] [--markdown]
+    NLTK_DATA=.../nltk_data python benchmarks/bench_chunking.py [--systems default crfsuite]
+        [--isolate] [--markdown]
 """
 import argparse
+import os
 import time
+
+import numpy as np
 
 import structsvm
 from structsvm.corpora import load_conll2000
 from structsvm.features import SequenceFeatures
 from structsvm.learners.pegasos import Pegasos
 from structsvm.metrics import chunk_scores, token_accuracy
+
+try:
+    from _runner import run_one, run_systems
+except ImportError:  # loaded by path (tests): the helper sits next to this file
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location(
+        "_runner", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner.py"))
+    _runner = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_runner)
+    run_one, run_systems = _runner.run_one, _runner.run_systems
+
+ARGS = None
 
 
 def feature_strings(fm, X):
@@ -37,7 +55,8 @@ def feature_strings(fm, X):
     return [rows[E.offsets[i]:E.offsets[i + 1]] for i in range(len(X))]
 
 
-def run_structsvm(name, X_tr, Y_tr, X_te, Y_te, **params):
+def run_structsvm(name, data, **params):
+    X_tr, Y_tr, X_te, Y_te = data
     t0 = time.perf_counter()
     model = structsvm.fit(X_tr, Y_tr, feature_map=SequenceFeatures(features="chunk"),
                           decoder="viterbi", **params)
@@ -45,17 +64,21 @@ def run_structsvm(name, X_tr, Y_tr, X_te, Y_te, **params):
     t0 = time.perf_counter()
     pred = model.predict(X_te)
     tag = time.perf_counter() - t0
-    return dict(name=name, f1=chunk_scores(Y_te, pred)["f1"],
+    gap = model.duality_gap_ / model.objective_ if np.isfinite(model.duality_gap_) else \
+        float("nan")
+    return dict(name=f"{name} [{model.learner_.name}]", f1=chunk_scores(Y_te, pred)["f1"],
                 acc=token_accuracy(Y_te, pred), train=train, tag=tag,
-                note=f"{model.n_iter_} rounds, objective {model.objective_:.4g}")
+                note=f"C={model.C or SequenceFeatures.default_C}, {model.n_iter_} passes, "
+                     f"objective {model.objective_:.4g}, rel. gap {gap:.3g}")
 
 
-def run_crfsuite(X_tr, Y_tr, X_te, Y_te):
+def run_crfsuite(data):
     import sklearn_crfsuite
 
+    X_tr, Y_tr, X_te, Y_te = data
     fm = SequenceFeatures(features="chunk").fit(X_tr, Y_tr)
     F_tr, F_te = feature_strings(fm, X_tr), feature_strings(fm, X_te)
-    crf = sklearn_crfsuite.CRF(algorithm="lbfgs")
+    crf = sklearn_crfsuite.CRF(algorithm="lbfgs", c1=0.1, c2=0.1, max_iterations=100)
     t0 = time.perf_counter()
     crf.fit(F_tr, Y_tr)
     train = time.perf_counter() - t0
@@ -63,58 +86,67 @@ def run_crfsuite(X_tr, Y_tr, X_te, Y_te):
     pred = crf.predict(F_te)
     tag = time.perf_counter() - t0
     return dict(name="sklearn-crfsuite L-BFGS", f1=chunk_scores(Y_te, pred)["f1"],
-                acc=token_accuracy(Y_te, pred), train=train, tag=tag, note="same features")
+                acc=token_accuracy(Y_te, pred), train=train, tag=tag,
+                note="c1=c2=0.1, 100 iterations; same features")
+
+
+SYSTEMS = {
+    "default": lambda d: run_structsvm("structsvm default call", d),
+    "one_slack": lambda d: run_structsvm("structsvm", d, learner="one_slack",
+                                         max_iter=ARGS.one_slack_max_iter),
+    "pegasos": lambda d: run_structsvm(
+        f"structsvm pegasos ({ARGS.epochs} ep.)", d, learner=Pegasos(batch_size=50),
+        max_iter=ARGS.epochs, tol=0.0, random_state=0),
+    "crfsuite": run_crfsuite,
+}
+
+
+def _load():
+    data = load_conll2000()
+    if ARGS.max_train:
+        data = (data[0][:ARGS.max_train], data[1][:ARGS.max_train]) + tuple(data[2:])
+    return data
 
 
 def main(argv=None):
+    global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--skip", nargs="*", default=[],
-                    choices=["one_slack", "pegasos", "crfsuite"])
-    ap.add_argument("--C", type=float, default=None,
-                    help="C for both structsvm rows (default: the map's default_C)")
-    ap.add_argument("--epochs", type=int, default=8, help="pegasos epochs")
+    ap.add_argument("--systems", nargs="*", default=["default", "crfsuite"],
+                    choices=list(SYSTEMS))
+    ap.add_argument("--epochs", type=int, default=15, help="pegasos epochs")
     ap.add_argument("--one-slack-max-iter", type=int, default=None)
+    ap.add_argument("--max-train", type=int, default=None,
+                    help="train on the first N sentences only (smoke tests)")
+    ap.add_argument("--isolate", action="store_true",
+                    help="run every system in a fresh Python process")
     ap.add_argument("--markdown", action="store_true")
-    args = ap.parse_args(argv)
-
-    X_tr, Y_tr, X_te, Y_te = load_conll2000()
-    n_tok = sum(map(len, X_te))
-    print(f"CoNLL-2000: {len(X_tr)} train / {len(X_te)} test sentences ({n_tok} tokens), "
-          f"{len({t for y in Y_tr for t in y})} chunk tags")
-    rows = []
-    if "one_slack" not in args.skip:
-        extra = {}
-        if args.C is not None:
-            extra["C"] = args.C
-        if args.one_slack_max_iter is not None:
-            extra["max_iter"] = args.one_slack_max_iter
-        label = "structsvm one_slack" + (" (defaults)" if not extra else
-                                         " " + ", ".join(f"{k}={v}" for k, v in extra.items()))
-        rows.append(run_structsvm(label, X_tr, Y_tr, X_te, Y_te, **extra))
-        print(rows[-1])
-    if "pegasos" not in args.skip:
-        C = SequenceFeatures.default_C if args.C is None else args.C
-        rows.append(run_structsvm(f"structsvm pegasos (C={C}, {args.epochs} ep.)",
-                                  X_tr, Y_tr, X_te, Y_te, C=C,
-                                  learner=Pegasos(batch_size=50), max_iter=args.epochs, tol=0.0,
-                                  random_state=0))
-        print(rows[-1])
-    if "crfsuite" not in args.skip:
-        rows.append(run_crfsuite(X_tr, Y_tr, X_te, Y_te))
-        print(rows[-1])
+    ap.add_argument("--only", help=argparse.SUPPRESS)
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    args = ARGS = ap.parse_args(argv)
+    if args.only:
+        return run_one(SYSTEMS, args.only, _load)
+    child = ["--epochs", str(args.epochs)] + (
+        ["--one-slack-max-iter", str(args.one_slack_max_iter)]
+        if args.one_slack_max_iter else []) + (
+        ["--max-train", str(args.max_train)] if args.max_train else [])
+    n_tok = sum(map(len, load_conll2000()[3]))
+    rows = run_systems(os.path.abspath(__file__), SYSTEMS, args.systems, _load, child,
+                       args.isolate)
     ref = next((r for r in rows if r["name"].startswith("sklearn-crfsuite")), None)
     if args.markdown:
         print("\n| system | chunk F1 | token acc. | train (s) | train / crfsuite | "
-              "tag (tokens/s) | notes |\n|---|---|---|---|---|---|---|")
+              "peak memory (MB) | tag (tokens/s) | notes |\n"
+              "|---|---|---|---|---|---|---|---|")
     for r in rows:
         ratio = f"{r['train'] / ref['train']:.2f}" if ref else "-"
         if args.markdown:
             print(f"| {r['name']} | {r['f1']:.4f} | {100 * r['acc']:.2f}% | "
-                  f"{r['train']:.1f} | {ratio} | {n_tok / r['tag']:,.0f} | {r['note']} |")
+                  f"{r['train']:.1f} | {ratio} | {r['peak_mb']:.0f} | "
+                  f"{n_tok / r['tag']:,.0f} | {r['note']} |")
         else:
-            print(f"{r['name']:<40} F1 {r['f1']:.4f}  acc {100 * r['acc']:.2f}%  train "
-                  f"{r['train']:7.1f}s (x{ratio} crfsuite)  tag {n_tok / r['tag']:,.0f} "
-                  f"tok/s  {r['note']}")
+            print(f"{r['name']:<46} F1 {r['f1']:.4f}  acc {100 * r['acc']:.2f}%  train "
+                  f"{r['train']:7.1f}s (x{ratio} crfsuite)  peak {r['peak_mb']:.0f} MB  "
+                  f"{r['note']}")
     return rows
 
 

@@ -86,8 +86,11 @@ def _learn(args):
     C = args.C
     if args.svmstruct_c is not None:
         C = args.svmstruct_c / len(X)
-    learner = LEARNERS[args.learner]()
+    # no --learner: the estimator's default for the task's structure
+    learner = None if args.learner is None else LEARNERS[args.learner]()
     if args.solver is not None:
+        if learner is None:
+            learner = LEARNERS["one_slack"]()
         learner.set_params(solver=args.solver)
     if args.verbose:
         import logging
@@ -270,8 +273,11 @@ def build_parser():
                        help="svm_struct's -c instead (C = c / n)")
     from .learners import LEARNERS
 
-    learn.add_argument("--learner", default="one_slack", choices=sorted(LEARNERS))
-    learn.add_argument("--solver", default=None, help="QP solver of the cutting plane")
+    learn.add_argument("--learner", default=None, choices=sorted(LEARNERS),
+                       help="default: the one chosen for the task's structure")
+    learn.add_argument("--solver", default=None,
+                       help="QP solver of the cutting plane (implies one_slack if no "
+                            "--learner)")
     learn.add_argument("--tol", type=float, default=None)
     learn.add_argument("--max-iter", type=int, default=None)
     learn.add_argument("--n-jobs", type=int, default=None)

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from .problem import Problem
 from .protocols import StructureMismatchError, as_sequence
 from .inference import get_decoder
-from .learners import get_learner
+from .learners import get_learner, make_default_learner
 from .losses import CallableLoss, get_loss
 
 __all__ = ["StructuredSVM", "fit"]
@@ -37,24 +37,30 @@ class StructuredSVM(BaseEstimator):
     loss : str, Loss or callable, default=None
         Task loss Δ; None uses the feature map's default (zero-one for classes,
         Hamming for sequences). A callable ``f(y_true, y_pred)`` gets raw outputs.
-    learner : str or learner object, default="one_slack"
-        "one_slack", "n_slack", "frank_wolfe", "pegasos" or "perceptron", or a
-        configured learner
-        (e.g. ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
-        ``learner__solver``).
+    learner : str, learner object or None, default=None
+        "dual_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos" or "perceptron",
+        or a configured learner (e.g. ``OneSlackCuttingPlane(solver="osqp")``;
+        grid-searchable as ``learner__solver``). None picks the learner for the
+        feature map's structure (:data:`structsvm.learners.DEFAULT_LEARNERS`:
+        "dual_cd" for classes, taxonomies and chains, "one_slack" for rankings; the
+        measurements are in docs/learners.md), or "one_slack" when ``constraints``,
+        ``checkpoint`` or ``resume`` are given (they need the cutting plane);
+        ``learner_`` names the one that ran.
     C : float, default=None
         Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
         the feature map's ``default_C`` (1.0 for classes, 0.1 for sequences, where
         the slacks sum Hamming losses over many tokens).
     tol : float, default=None
-        Cutting plane: stop when the duality gap ≤ tol × primal objective (the
-        returned objective is then within a relative tol of the optimum).
+        Cutting plane, dual_cd, frank_wolfe: stop when the certified duality gap ≤
+        tol × primal objective (the returned objective is then within a relative tol
+        of the optimum).
         Stochastic learners: stop when the objective changes by less than tol
         (relative) between evaluations. None uses the feature map's ``default_tol``
-        (5e-4 for classes; 0.25 for sequences, where accuracy saturates long before
+        (5e-4 for classes; 0.1 for sequences, where accuracy saturates long before
         the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
     max_iter : int, default=None
-        Rounds (cutting plane, default 1000) or epochs (pegasos 50, perceptron 20).
+        Rounds (cutting plane, default 1000), oracle passes (dual_cd 200,
+        frank_wolfe 50) or epochs (pegasos 50, perceptron 20).
     rescaling : {"margin", "slack"}, default="margin"
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
@@ -127,7 +133,7 @@ class StructuredSVM(BaseEstimator):
     ['a', 'b']
     """
 
-    def __init__(self, feature_map=None, decoder=None, loss=None, learner="one_slack",
+    def __init__(self, feature_map=None, decoder=None, loss=None, learner=None,
                  C=None, tol=None, max_iter=None, rescaling="margin", n_jobs=None,
                  random_state=None, warm_start=False, verbose=0, constraints=None):
         self.feature_map = feature_map
@@ -213,7 +219,11 @@ class StructuredSVM(BaseEstimator):
                              f"Y has {len(Y)}")
         if len(X) == 0:
             raise ValueError("Cannot fit on an empty data set (X and Y have 0 samples)")
-        learner = get_learner(self.learner)
+        proto = self.feature_map if self.feature_map is not None else MulticlassFeatures()
+        # the configured learner, or the default for the map's structure (fails fast
+        # on a bad name, before the map is fitted)
+        learner = self._resolve_learner(
+            proto, checkpointing=checkpoint is not None or resume is not None)
         if checkpoint is not None:
             from .io import check_writable
 
@@ -221,7 +231,6 @@ class StructuredSVM(BaseEstimator):
         ckpt = _training.read_resume(self, resume, learner) if resume is not None \
             else None
         warm = self.warm_start and hasattr(self, "coef_")
-        proto = self.feature_map if self.feature_map is not None else MulticlassFeatures()
         _training.check_labels(Y, type(proto).structure)
         if ckpt is not None:
             fm = ckpt[0].feature_map_
@@ -290,12 +299,25 @@ class StructuredSVM(BaseEstimator):
         # large states (a cutting plane's working set and cache) only when asked for
         keep = self.warm_start or "light_state" not in result.extra
         self.learner_state_ = result.extra.get("state" if keep else "light_state")
-        if not result.converged and learner.name in ("one_slack", "n_slack", "frank_wolfe"):
+        if not result.converged and learner.name in ("one_slack", "n_slack", "dual_cd",
+                                                     "frank_wolfe"):
             warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                           f"with duality gap {result.duality_gap:.3g} "
                           f"(objective {result.objective:.6g}); increase max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
         return self
+
+    def _resolve_learner(self, fm, *, checkpointing=False):
+        """The configured learner, or the default one for the map's structure.
+
+        With ``learner=None``, constraints on w and checkpoints need a learner that
+        honours them: the 1-slack cutting plane is chosen then.
+        """
+        if self.learner is None:
+            if self.constraints is not None or checkpointing:
+                return get_learner("one_slack")
+            return make_default_learner(type(fm).structure)
+        return get_learner(self.learner)
 
     def _C(self, fm):
         return float(type(fm).default_C if self.C is None else self.C)

@@ -45,14 +45,16 @@ def test_fit_does_not_mutate_the_users_feature_map():
 
 def test_grid_search_over_lists_of_structures():
     X, Y = blobs(1, n=60)
-    search = GridSearchCV(StructuredSVM(feature_map=MulticlassFeatures(), decoder="argmax"),
+    # random_state: the default learner (dual_cd) visits examples in a random order
+    search = GridSearchCV(StructuredSVM(feature_map=MulticlassFeatures(), decoder="argmax",
+                                        random_state=0),
                           {"C": [0.01, 1.0], "feature_map__bias": [0.0, 1.0]},
                           cv=KFold(3, shuffle=True, random_state=0))
     search.fit(X, Y)
     assert set(search.best_params_) == {"C", "feature_map__bias"}
     # best_score_ is the mean held-out score of the best setting, recomputed by hand
     cv = KFold(3, shuffle=True, random_state=0)
-    best = StructuredSVM(feature_map=MulticlassFeatures(), decoder="argmax")
+    best = StructuredSVM(feature_map=MulticlassFeatures(), decoder="argmax", random_state=0)
     best.set_params(**search.best_params_)
     fold_scores = []
     for tr, te in cv.split(X):

@@ -218,7 +218,7 @@ def test_interrupted_flag_survives_save_and_load(tmp_path, ctrl_c_after):
     X, Y = _blobs()
     ctrl_c_after({2})
     with pytest.warns(ConvergenceWarning, match="interrupted"):
-        model = structsvm.StructuredSVM(tol=1e-9).fit(X, Y)
+        model = structsvm.StructuredSVM(learner="one_slack", tol=1e-9).fit(X, Y)
     again = structsvm.load(model.save(tmp_path / "m.npz"))
     assert again.interrupted_ and not again.converged_
     ctrl_c_after(set())

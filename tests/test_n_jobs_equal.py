@@ -62,18 +62,8 @@ PARAMS = {"one_slack": dict(max_iter=15), "n_slack": dict(max_iter=5),
           "perceptron": dict(max_iter=3)}
 
 
-# dual_cd (branch learners-dcd) bounds its inner passes by wall-clock time
-# (``time.perf_counter() - t0 > 4 * t_oracle``), so two identical fits differ whenever
-# the machine is busy: measured coef_ differences of 0.2 after max_iter=5 with
-# n_jobs=1 twice. Not strict: on a quiet machine the runs can agree by chance.
-_TIMING_DEPENDENT = pytest.mark.xfail(
-    strict=False, reason="dual_cd's inner loop is budgeted by wall-clock time, so fits "
-                         "are not reproducible (issue 14 report)")
-
-
 def _learners():
-    return [pytest.param(name, marks=[_TIMING_DEPENDENT] if name == "dual_cd" else [])
-            for name in sorted(LEARNERS)]
+    return sorted(LEARNERS)
 
 
 @pytest.mark.parametrize("learner", _learners())

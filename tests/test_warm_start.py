@@ -131,7 +131,8 @@ def test_cutting_plane_warm_start_with_a_new_C_is_still_certified(learner):
 def test_warm_start_on_other_data_does_not_reuse_the_working_set():
     X, Y, _ = random_multiclass(9)
     X2, Y2, _ = random_multiclass(10)
-    kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=1.0, tol=1e-6)
+    kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=1.0, tol=1e-6,
+              learner="one_slack")
     model = structsvm.StructuredSVM(warm_start=True, **kw).fit(X, Y)
     model.fit(X2, Y2)
     cold = structsvm.StructuredSVM(**kw)

@@ -1,0 +1,79 @@
+"""learner=None picks the documented learner per structure; names stay selectable."""
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+import structsvm
+from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
+                                TaxonomyFeatures)
+from structsvm.learners import DEFAULT_LEARNERS, LEARNERS, default_learner
+
+
+def _multiclass():
+    rng = np.random.default_rng(0)
+    X = list(rng.normal(size=(12, 3)))
+    return X, ["a", "b", "c"] * 4, MulticlassFeatures()
+
+
+def _taxonomy():
+    rng = np.random.default_rng(1)
+    X = list(rng.normal(size=(8, 3)))
+    return X, ["cat", "dog", "oak", "fern"] * 2, TaxonomyFeatures(
+        {"animal": ["cat", "dog"], "plant": ["oak", "fern"]})
+
+
+def _sequence():
+    X = [["the", "dog", "runs"], ["a", "cat"], ["the", "cat", "runs"]]
+    Y = [["D", "N", "V"], ["D", "N"], ["D", "N", "V"]]
+    return X, Y, SequenceFeatures(features="word")
+
+
+def _ranking():
+    rng = np.random.default_rng(2)
+    X = [rng.normal(size=(5, 3)) for _ in range(4)]
+    Y = [rng.integers(0, 3, size=5) for _ in range(4)]
+    return X, Y, RankingFeatures()
+
+
+CASES = {"multiclass": (_multiclass, "dual_cd"), "tree": (_taxonomy, "dual_cd"),
+         "chain": (_sequence, "dual_cd"), "ranking": (_ranking, "one_slack")}
+
+
+@pytest.mark.parametrize("structure", sorted(CASES))
+def test_default_resolves_to_the_documented_learner(structure):
+    make, expected = CASES[structure]
+    X, Y, fm = make()
+    assert type(fm).structure == structure
+    assert default_learner(structure) == expected == DEFAULT_LEARNERS[structure]
+    model = structsvm.fit(X, Y, feature_map=fm)
+    assert model.learner_.name == expected
+    assert model.get_params()["learner"] is None
+    assert clone(model).get_params()["learner"] is None
+
+
+def test_unknown_structure_gets_the_generic_default():
+    assert default_learner("some_future_structure") == DEFAULT_LEARNERS[None] == "dual_cd"
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+def test_every_learner_stays_selectable_by_name(name):
+    X, Y, fm = _multiclass()
+    model = structsvm.fit(X, Y, feature_map=fm, learner=name, max_iter=5, random_state=0)
+    assert model.learner_.name == name
+    assert model.get_params()["learner"] == name
+
+
+def test_default_model_saves_and_loads(tmp_path):
+    X, Y, fm = _sequence()
+    model = structsvm.fit(X, Y, feature_map=fm)
+    path = model.save(tmp_path / "m.npz")
+    again = structsvm.load(path)
+    assert again.learner_.name == "dual_cd" and again.get_params()["learner"] is None
+    assert again.predict(X) == model.predict(X)
+
+
+def test_bad_learner_name_fails_before_fitting():
+    X, Y, fm = _multiclass()
+    with pytest.raises(ValueError, match="Unknown learner 'sgd'"):
+        structsvm.fit(X, Y, feature_map=fm, learner="sgd")
