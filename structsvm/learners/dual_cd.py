@@ -209,9 +209,14 @@ class DualCD(BaseEstimator):
             raise ValueError(f"inner_tol must be a number >= 0, got {self.inner_tol!r}")
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
-        """Run oracle passes until the certified gap ≤ ``tol`` × primal or ``max_iter``."""
+        """Run oracle passes until the certified gap ≤ ``tol`` × primal or ``max_iter``.
+
+        ``random_state=None`` uses the fixed seed 0: the order in which examples are
+        visited changes the path, not the certified optimum, and the default call of
+        the estimator should give the same model every time (as its tags promise).
+        """
         self._check()
-        rng = check_random_state(random_state)
+        rng = check_random_state(0 if random_state is None else random_state)
         max_iter = 200 if max_iter is None else int(max_iter)
         n, C, D = problem.n_samples, float(problem.C), problem.n_features
         st = _State(n, int(self.cache_size) + 1, D)
