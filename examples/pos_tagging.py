@@ -46,11 +46,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sentence", default="The new tagger works remarkably well .",
                     help="sentence to tag (tokens separated by spaces)")
-    ap.add_argument("--learner", default="pegasos",
-                    choices=["pegasos", "one_slack", "n_slack", "perceptron"])
+    ap.add_argument("--learner", default="default",
+                    choices=["default", "dual_cd", "pegasos", "one_slack", "n_slack",
+                             "frank_wolfe", "perceptron"],
+                    help="default: the estimator's choice for sequences (dual_cd, "
+                         "certified duality gap)")
     ap.add_argument("--C", type=float, default=SequenceFeatures.default_C)
-    ap.add_argument("--max-iter", type=int, default=10,
-                    help="epochs (pegasos, perceptron) or rounds (cutting plane)")
+    ap.add_argument("--max-iter", type=int, default=None,
+                    help="passes (dual_cd), epochs (pegasos, perceptron; default 10) or "
+                         "rounds (cutting plane); default: the learner's")
     ap.add_argument("--n-train", type=int, default=0, help="use the first N training "
                     "sentences only (0: all)")
     ap.add_argument("--n-test", type=int, default=0, help="first N test sentences (0: all)")
@@ -64,15 +68,23 @@ def main(argv=None):
     print(f"Data: {source}; {len(X_tr)} training sentences, {len(X_te)} test sentences "
           f"({n_tok} tokens)")
 
-    learner = Pegasos(batch_size=50) if args.learner == "pegasos" else args.learner
+    learner = {"default": None, "pegasos": Pegasos(batch_size=50)}.get(args.learner,
+                                                                      args.learner)
+    max_iter = args.max_iter
+    if max_iter is None and args.learner in ("pegasos", "perceptron"):
+        max_iter = 10
     print(f"Training (learner={args.learner}, C={args.C}); progress per round:")
     t0 = time.perf_counter()
-    # Pegasos runs exactly --max-iter epochs (the map's default tol = 0.25 would stop
-    # it once an epoch changes the objective by less than 25 %)
+    # Pegasos runs exactly its epochs (the map's default tol, a relative duality gap
+    # for the certified learners, would stop it on a small change of the objective)
     tol = 0.0 if args.learner == "pegasos" else None
+    # the default call: structsvm.fit(X, Y, feature_map=SequenceFeatures(),
+    # decoder="viterbi"); C and the seed are spelled out to be visible
     model = structsvm.fit(X_tr, Y_tr, feature_map=SequenceFeatures(), decoder="viterbi",
-                          learner=learner, C=args.C, max_iter=args.max_iter, tol=tol,
+                          learner=learner, C=args.C, max_iter=max_iter, tol=tol,
                           verbose=1, random_state=0)
+    print(f"Trained with {model.learner_.name}: objective {model.objective_:.6g}, "
+          f"relative duality gap {model.duality_gap_ / model.objective_:.3g}")
     train_time = time.perf_counter() - t0
 
     t0 = time.perf_counter()
