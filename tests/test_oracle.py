@@ -43,8 +43,11 @@ def test_oracle_sum_equals_summed_rows(seed, rescaling, sparse, attributes):
         assert v.margin[i] == pytest.approx(w @ d)
 
 
-def test_parallel_oracle_sum_equals_serial():
-    p, w = problem(3, n=300)  # large enough for the chunked path
+def test_parallel_oracle_sum_equals_serial(monkeypatch):
+    # 300 examples are one chunk at the default MIN_CHUNK (256); 50 per chunk splits them
+    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 50)
+    p, w = problem(3, n=300)
+    assert len(p._chunks(np.arange(300))) > 1  # the chunked path is really taken
     p.n_jobs = 2
     a = p.oracle_sum(w)
     p.n_jobs = 1
