@@ -173,3 +173,24 @@ def max_row_norm(X):
     Xs = sp.csr_matrix(X)
     return float(np.sqrt(np.max(np.asarray(Xs.multiply(Xs).sum(axis=1)).ravel(),
                                 initial=0.0)))
+
+
+def kernel_to_support(est, X):
+    """k(X, support vectors) of a fitted dual estimator (kernel Pegasos, kernel cutting
+    plane): with ``kernel="precomputed"`` X is k(X, X_train) and its support columns
+    are taken; otherwise X must have the training number of features."""
+    from sklearn.utils.validation import check_array
+
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    if est.kernel == "precomputed":
+        Kt = X.toarray() if sp.issparse(X) else X
+        if Kt.shape[1] != est.n_features_in_:
+            raise ValueError(f"kernel='precomputed': X must have {est.n_features_in_}"
+                             f" columns (training samples), got {Kt.shape[1]}")
+        return Kt[:, est.support_]
+    if X.shape[1] != est.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but the model was fitted "
+                         f"with {est.n_features_in_}")
+    if not len(est.support_):
+        return np.zeros((X.shape[0], 0))
+    return est._gram(X, est.support_vectors_)

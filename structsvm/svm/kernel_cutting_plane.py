@@ -28,13 +28,13 @@ import numbers
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..kernels import median_sigma, pairwise_kernel, taxonomy_embedding
 from ..learners._qp import solve_dual_qp
+from ._pegasos_utils import kernel_to_support
 
 __all__ = ["KernelCuttingPlaneSVM"]
 
@@ -242,18 +242,7 @@ class KernelCuttingPlaneSVM(ClassifierMixin, BaseEstimator):
     def decision_function(self, X):
         """Class scores of shape (n_samples, n_classes) (X: k(X_test, X_train) if precomputed)."""
         check_is_fitted(self, "dual_coef_")
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
-        if self.kernel == "precomputed":
-            Kt = X.toarray() if sp.issparse(X) else X
-            if Kt.shape[1] != self.n_features_in_:
-                raise ValueError(f"kernel='precomputed': X must have {self.n_features_in_}"
-                                 f" columns (training samples), got {Kt.shape[1]}")
-            Kt = Kt[:, self.support_]
-        else:
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but the model was fitted "
-                                 f"with {self.n_features_in_}")
-            Kt = self._gram(X, self.support_vectors_)
+        Kt = kernel_to_support(self, X)
         return (Kt @ self.dual_coef_) @ self.lambda_.T
 
     def predict(self, X):

@@ -19,13 +19,12 @@ import math
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from . import _pegasos_jit as _jit
 from ..kernels import gamma_to_sigma, median_sigma, pairwise_kernel
-from ._pegasos_utils import check_params, check_xy, pegasos_order
+from ._pegasos_utils import check_params, check_xy, kernel_to_support, pegasos_order
 from .pegasos import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 
 __all__ = ["KernelPegasosClassifier"]
@@ -288,19 +287,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         (n_samples, n_train).
         """
         check_is_fitted(self, "dual_coef_")
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
-        if self.kernel == "precomputed":
-            Kt = X.toarray() if sp.issparse(X) else X
-            if Kt.shape[1] != self.n_features_in_:
-                raise ValueError(f"kernel='precomputed': X must have {self.n_features_in_}"
-                                 f" columns (training samples), got {Kt.shape[1]}")
-            Kt = Kt[:, self.support_]
-        else:
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but the model was "
-                                 f"fitted with {self.n_features_in_}")
-            Kt = self._gram(X, self.support_vectors_) if len(self.support_) else \
-                np.zeros((X.shape[0], 0))
+        Kt = kernel_to_support(self, X)
         if self._multiclass:
             return (Kt @ self.dual_coef_) @ self._lambda.T
         return Kt @ self.dual_coef_ + self.intercept_
