@@ -24,6 +24,7 @@ Usage::
 """
 import argparse
 import os
+import sys
 import time
 
 import numpy as np
@@ -34,16 +35,8 @@ from structsvm.features import SequenceFeatures
 from structsvm.learners.pegasos import Pegasos
 from structsvm.metrics import chunk_scores, token_accuracy
 
-try:
-    from _runner import run_one, run_systems
-except ImportError:  # loaded by path (tests): the helper sits next to this file
-    import importlib.util
-
-    _spec = importlib.util.spec_from_file_location(
-        "_runner", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner.py"))
-    _runner = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_runner)
-    run_one, run_systems = _runner.run_one, _runner.run_systems
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import run_one, run_systems  # noqa: E402
 
 ARGS = None
 

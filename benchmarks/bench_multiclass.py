@@ -26,6 +26,7 @@ Usage::
 """
 import argparse
 import os
+import sys
 import statistics
 import time
 
@@ -37,16 +38,8 @@ from structsvm.inference import get_decoder
 from structsvm.losses import get_loss
 from structsvm.problem import Problem
 
-try:
-    from _runner import run_one, run_systems
-except ImportError:  # loaded by path (tests): the helper sits next to this file
-    import importlib.util
-
-    _spec = importlib.util.spec_from_file_location(
-        "_runner", os.path.join(os.path.dirname(os.path.abspath(__file__)), "_runner.py"))
-    _runner = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_runner)
-    run_one, run_systems = _runner.run_one, _runner.run_systems
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import run_one, run_systems  # noqa: E402
 
 ARGS = None
 C_OF = {"qc": 1.0, "digits": 0.1}
