@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from ..losses import HammingLoss
 
 __all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation",
-           "difference_entries"]
+           "difference_entries", "fused_chain_oracle"]
 
 
 class EncodedSequences:
@@ -261,21 +261,13 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
     columns) for a chunk ``idx``, whose cost then follows the chunk, not D."""
     from ..inference.viterbi import viterbi_flat
 
-    n_all = len(Xe)
-    if len(Ye) != n_all:
-        raise ValueError(f"{len(Ye)} outputs for {n_all} sentences")
-    cache = getattr(Xe, "_flat_truth", None)  # the targets change never, w every round
-    if cache is None or cache[0] is not Ye:
-        y = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1) for a in Ye])
-        if y.size != Xe.X.shape[0]:
-            raise ValueError(f"outputs have {y.size} states for {Xe.X.shape[0]} tokens")
-        cache = Xe._flat_truth = (Ye, y)
+    y_all = _flat_truth(Xe, Ye)
     if idx is None:
         Xs, offsets = Xe.select(None)
-        y = cache[1]
+        y = y_all
     else:
         rows, offsets = Xe.rows(idx)
-        Xs, y = Xe.take(rows), cache[1][rows]
+        Xs, y = Xe.take(rows), y_all[rows]
     n, lengths = len(offsets) - 1, np.diff(offsets)
     W, trans, start, end = fm.split_weights(w)  # = fm.batch_potentials(Xe, w, idx)
     batch = ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
@@ -301,6 +293,56 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
         psi = _sparse_difference_sum(Xe, Xs, offsets, y, yh, fm.n_states_,
                                      fm.n_input_features_ * fm.n_states_, fm.n_features_)
     return float(delta.sum()), psi, slack
+
+
+def _flat_truth(Xe, Ye):
+    """The true states of every corpus token, concatenated (cached on ``Xe``: the
+    targets never change, w does every round)."""
+    n_all = len(Xe)
+    if len(Ye) != n_all:
+        raise ValueError(f"{len(Ye)} outputs for {n_all} sentences")
+    cache = getattr(Xe, "_flat_truth", None)
+    if cache is None or cache[0] is not Ye:
+        y = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1) for a in Ye]) \
+            if n_all else np.zeros(0, np.int64)
+        if y.size != Xe.X.shape[0]:
+            raise ValueError(f"outputs have {y.size} states for {Xe.X.shape[0]} tokens")
+        cache = Xe._flat_truth = (Ye, y)
+    return cache[1]
+
+
+def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
+    """The oracle of a chunk of sentences in one compiled call, or None.
+
+    Handles margin-rescaled Hamming-loss Viterbi (the default of a sequence map):
+    returns ``(y_hat, loss, psi, margin)`` for the sentences ``idx`` of ``Xe`` —
+    decoded paths, Δ_i, the CSR rows δΦ_i (sorted columns, no explicit zeros) and
+    w·δΦ_i — computed by :func:`structsvm.features._chain_oracle_jit.chain_oracle`
+    without holding the GIL. Returns None for any other loss or decoder (the caller
+    then takes the generic path).
+    """
+    from ..inference import get_decoder
+    from ._chain_oracle_jit import chain_oracle
+
+    # (an unpickled Decoder, in a worker process, is a copy: compare its function)
+    if (type(loss) is not HammingLoss
+            or getattr(decoder, "func", None) is not get_decoder("viterbi").func):
+        return None
+    y_all = _flat_truth(Xe, Ye)
+    W, trans, start, end = fm.split_weights(w)
+    X = Xe.X
+    idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+    yh, lo, margin, ptr, col, val = chain_oracle(
+        X.indptr, X.indices, np.asarray(X.data, dtype=float), Xe.offsets, idx, y_all,
+        np.ascontiguousarray(W), np.ascontiguousarray(trans), np.ascontiguousarray(start),
+        np.ascontiguousarray(end), np.asarray(w, dtype=float).ravel(), bool(augment),
+        bool(loss.normalize))
+    psi = sp.csr_matrix((val, col, ptr), shape=(idx.size, fm.n_features_))
+    psi.has_canonical_format = True
+    lengths = Xe.offsets[idx + 1] - Xe.offsets[idx]
+    cuts = np.cumsum(lengths)[:-1]
+    yh = yh.astype(np.intp, copy=False)
+    return np.split(yh, cuts) if idx.size else [], lo, psi, margin
 
 
 def _sparse_difference_sum(Xe, Xs, offsets, y, yh, n_states, base, n_features):

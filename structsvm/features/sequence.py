@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
 from ._chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
-                     difference_entries)
+                     difference_entries, fused_chain_oracle)
 from ._observations import FEATURE_SETS, TokenFeaturizer
 from ._sequence_jit import scatter_differences
 from ._names import FeatureNamesMixin
@@ -111,6 +111,8 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
     has_aggregate_oracle: ClassVar[bool] = True
     #: aggregate_violation takes ``idx`` (chunks of the parallel oracle, sparse sums)
     has_chunked_aggregate: ClassVar[bool] = True
+    #: fused_oracle: a chunk's whole oracle in one GIL-free compiled call
+    has_fused_oracle: ClassVar[bool] = True
 
     def __init__(self, features="pos", min_count=1, n_hash=None):
         self.features = features
@@ -354,6 +356,36 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
         slack : ndarray of shape (n_sequences,) or (len(idx),)
         """
         return aggregate_chain_violation(self, Xe, Ye, w, loss, idx)
+
+    def fused_oracle(self, Xe, Ye, w, loss, decoder, idx, augment=True):
+        """Most violated outputs of the sentences ``idx`` in one compiled call, or None.
+
+        For the Hamming loss and the Viterbi decoder (margin rescaling): the unaries,
+        the loss augmentation, decoding, Δ_i, the rows δΦ_i and the margins w·δΦ_i
+        without holding the GIL, so chunks of an oracle call run at once on
+        threads. The same answers as ``batch_potentials`` → ``augment`` → decoder →
+        ``joint_feature_differences`` → ``loss.batch``.
+
+        Parameters
+        ----------
+        Xe : EncodedSequences
+        Ye : list of ndarray of int
+            True state sequences of ALL sentences of ``Xe``.
+        w : ndarray of shape (n_features,)
+        loss : Loss
+        decoder : Decoder
+        idx : array-like of int
+            The sentences to decode.
+        augment : bool, default=True
+            False decodes without the loss (plain prediction).
+
+        Returns
+        -------
+        tuple or None
+            ``(y_hat, loss, psi, margin)``: list of decoded paths, Δ_i, CSR rows
+            δΦ_i and w·δΦ_i; None when the loss or decoder is another one.
+        """
+        return fused_chain_oracle(self, Xe, Ye, w, loss, decoder, idx, augment)
 
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""

@@ -1,0 +1,192 @@
+"""Numba kernel of the sequence map's fused oracle (private, no validation here).
+
+One compiled call, holding no GIL, does for a chunk of sentences what the generic
+oracle of :class:`~structsvm.problem.Problem` does in several numpy/scipy steps:
+the unaries x_t·W of every token, the Hamming augmentation, Viterbi decoding, the
+loss Δ_i, the sparse row δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i) (sorted unique columns,
+no zeros) and the margin w·δΦ_i. Threads running chunks of one oracle call then
+really run at once (scipy's sparse products hold the GIL).
+
+The reference the tests compare it against is the generic path: ``batch_potentials``
+→ ``augment`` → ``viterbi`` → ``joint_feature_differences`` → ``loss.batch``.
+
+Column layout (as :class:`~structsvm.features.SequenceFeatures`): emission of input
+feature j in state k at ``j * K + k``; transition a → b at ``base + a * K + b``;
+start ``base + K * K + s``; end ``base + K * K + K + s`` (``base = d * K``).
+"""
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..inference._viterbi_jit import _forward
+
+__all__ = ["chain_oracle"]
+
+
+@numba.njit(cache=True, nogil=True)
+def _entries(indptr, indices, data, y, yh, lo, hi, shift, K, base, cols, vals):
+    """Unsorted entries of δΦ of one sentence: corpus tokens lo..hi, true states
+    ``y[t]``, decoded ``yh[t - shift]``; returns their number."""
+    n = 0
+    for t in range(lo, hi):
+        a = y[t]
+        b = yh[t - shift]
+        if a != b:
+            for p in range(indptr[t], indptr[t + 1]):
+                c = indices[p] * K
+                cols[n] = c + a
+                vals[n] = data[p]
+                cols[n + 1] = c + b
+                vals[n + 1] = -data[p]
+                n += 2
+        if t > lo:
+            pa = y[t - 1]
+            pb = yh[t - 1 - shift]
+            if a != b or pa != pb:
+                cols[n] = base + pa * K + a
+                vals[n] = 1.0
+                cols[n + 1] = base + pb * K + b
+                vals[n + 1] = -1.0
+                n += 2
+    if hi > lo:
+        if y[lo] != yh[lo - shift]:
+            cols[n] = base + K * K + y[lo]
+            vals[n] = 1.0
+            cols[n + 1] = base + K * K + yh[lo - shift]
+            vals[n + 1] = -1.0
+            n += 2
+        if y[hi - 1] != yh[hi - 1 - shift]:
+            cols[n] = base + K * K + K + y[hi - 1]
+            vals[n] = 1.0
+            cols[n + 1] = base + K * K + K + yh[hi - 1 - shift]
+            vals[n + 1] = -1.0
+            n += 2
+    return n
+
+
+@numba.njit(cache=True, nogil=True)
+def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w,
+                 augment, normalize):
+    """Loss-augmented (Hamming) Viterbi oracle of the sentences ``idx``.
+
+    Parameters
+    ----------
+    indptr, indices, data : CSR arrays of the corpus's token rows (all sentences).
+    offsets : int64 array, sentence s owns token rows ``offsets[s]:offsets[s + 1]``.
+    idx : int64 array of the sentences to decode.
+    y : int64 array of the true states of every corpus token.
+    W : (d, K) emission weights; trans (K, K), start (K,), end (K,) the others.
+    w : the whole weight vector (for the margins).
+    augment : bool
+        Add the Hamming loss to the unaries (False: plain prediction).
+    normalize : bool
+        Hamming loss divided by the sentence length.
+
+    Returns
+    -------
+    yh : int64 array, the decoded states of the chunk's tokens, sentence after
+        sentence; loss, margin : float arrays (one per sentence);
+    ptr, col, val : CSR arrays of the δΦ rows (sorted unique columns, no zeros).
+    """
+    K = W.shape[1]
+    base = W.shape[0] * K
+    m = idx.shape[0]
+    max_len = 1
+    n_tok = 0
+    for k in range(m):
+        T = offsets[idx[k] + 1] - offsets[idx[k]]
+        n_tok += T
+        if T > max_len:
+            max_len = T
+    unary = np.empty((max_len, K))
+    alpha = np.empty((max_len, K))
+    back = np.empty((max_len, K), dtype=np.int64)
+    yh = np.empty(n_tok, dtype=np.int64)       # chunk tokens
+    first = np.zeros(m, dtype=np.int64)       # where sentence k starts in yh
+    loss = np.zeros(m)
+    margin = np.zeros(m)
+    bound = np.zeros(m, dtype=np.int64)
+    pos = 0
+    # pass 1: decode, count each row's entries (before merging duplicates)
+    for k in range(m):
+        lo = offsets[idx[k]]
+        hi = offsets[idx[k] + 1]
+        T = hi - lo
+        first[k] = pos
+        if T == 0:
+            continue
+        scale = 1.0 / T if normalize else 1.0
+        for t in range(T):
+            for s in range(K):
+                unary[t, s] = 0.0
+            for p in range(indptr[lo + t], indptr[lo + t + 1]):
+                v = data[p]
+                r = indices[p]
+                for s in range(K):
+                    unary[t, s] += v * W[r, s]
+            if augment:
+                for s in range(K):
+                    unary[t, s] += scale
+                unary[t, y[lo + t]] -= scale
+        _forward(unary, 0, T, trans, start, alpha, back)
+        best = alpha[T - 1, 0] + end[0]
+        arg = 0
+        for s in range(1, K):
+            v = alpha[T - 1, s] + end[s]
+            if v > best:
+                best = v
+                arg = s
+        yh[pos + T - 1] = arg
+        for t in range(T - 1, 0, -1):
+            yh[pos + t - 1] = back[t, yh[pos + t]]
+        wrong = 0
+        cnt = 0
+        for t in range(T):
+            if yh[pos + t] != y[lo + t]:
+                wrong += 1
+                cnt += 2 * (indptr[lo + t + 1] - indptr[lo + t]) + 4
+        loss[k] = wrong / T if normalize else float(wrong)
+        bound[k] = cnt + 4
+        pos += T
+    # pass 2: the rows of δΦ, columns sorted and merged
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    total = 0
+    for k in range(m):
+        total += bound[k]
+    col = np.empty(total, dtype=np.int64)
+    val = np.empty(total)
+    tc = np.empty(max(1, np.max(bound) if m else 1), dtype=np.int64)
+    tv = np.empty(tc.shape[0])
+    nnz = 0
+    for k in range(m):
+        lo = offsets[idx[k]]
+        hi = offsets[idx[k] + 1]
+        n = 0
+        if loss[k] > 0.0:
+            n = _entries(indptr, indices, data, y, yh, lo, hi, lo - first[k], K, base,
+                         tc, tv)
+        if n > 0:
+            order = np.argsort(tc[:n], kind="mergesort")
+            last = -1
+            acc = 0.0
+            for q in range(n):
+                c = tc[order[q]]
+                if c != last:
+                    if last >= 0 and acc != 0.0:
+                        col[nnz] = last
+                        val[nnz] = acc
+                        nnz += 1
+                    last = c
+                    acc = 0.0
+                acc += tv[order[q]]
+            if last >= 0 and acc != 0.0:
+                col[nnz] = last
+                val[nnz] = acc
+                nnz += 1
+        mg = 0.0
+        for q in range(ptr[k], nnz):
+            mg += val[q] * w[col[q]]
+        margin[k] = mg
+        ptr[k + 1] = nnz
+    return yh, loss, margin, ptr, col[:nnz].copy(), val[:nnz].copy()

@@ -1,0 +1,100 @@
+"""The sequence map's fused oracle (one compiled call per chunk) against the generic
+path of Problem (batch_potentials → augment → viterbi → joint_feature_differences →
+loss.batch), answer for answer."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from structsvm.features import SequenceFeatures
+from structsvm.inference import get_decoder
+from structsvm.losses import HammingLoss, ZeroOneLoss
+from structsvm.problem import Problem
+
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "fast", "."]
+
+
+def _tokens(rng, n, K=3):
+    X = [[WORDS[j] for j in rng.integers(0, len(WORDS), size=rng.integers(1, 9))]
+         for _ in range(n)]
+    Y = [[int(k) for k in rng.integers(0, K, size=len(x))] for x in X]
+    return X, Y
+
+
+def _matrices(rng, n, d=7, K=4):
+    """Real-valued (dense and sparse) token matrices, one of them a single token."""
+    X, Y = [], []
+    for i in range(n):
+        T = 1 if i == 0 else int(rng.integers(2, 8))
+        M = rng.normal(size=(T, d)) * (rng.random((T, d)) < 0.5)
+        X.append(sp.csr_matrix(M) if i % 2 else M)
+        Y.append([int(k) for k in rng.integers(0, K, size=T)])
+    return X, Y
+
+
+def _both(monkeypatch, problem, w, idx, augment):
+    fused = problem.oracle(w, idx, augment=augment)
+    with monkeypatch.context() as m:
+        m.setattr(SequenceFeatures, "has_fused_oracle", False)
+        generic = problem.oracle(w, idx, augment=augment)
+    return fused, generic
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("data", ["tokens", "matrices"])
+@pytest.mark.parametrize("normalize", [False, True])
+@pytest.mark.parametrize("augment", [True, False])
+def test_fused_oracle_equals_generic_path(monkeypatch, seed, data, normalize, augment):
+    rng = np.random.default_rng(seed)
+    X, Y = (_tokens if data == "tokens" else _matrices)(rng, 25)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    problem = Problem(Xe, Ye, fm, get_decoder("viterbi"), HammingLoss(normalize), 1.0)
+    for scale in (0.0, 0.3, 3.0):  # w = 0: ties everywhere; large w: few errors
+        w = scale * rng.normal(size=fm.n_features_)
+        for idx in (None, rng.permutation(25)[:11], np.array([3, 3, 0])):
+            fused, generic = _both(monkeypatch, problem, w, idx, augment)
+            assert len(fused.y_hat) == len(generic.y_hat)
+            for a, b in zip(fused.y_hat, generic.y_hat):
+                np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(fused.loss, generic.loss)
+            assert fused.psi.has_canonical_format
+            assert fused.psi.shape == generic.psi.shape
+            # equal up to the order in which duplicate entries are summed
+            np.testing.assert_allclose(fused.psi.toarray(), generic.psi.toarray(),
+                                       rtol=1e-13, atol=1e-14)
+            assert np.all(fused.psi.data != 0)
+            np.testing.assert_allclose(fused.margin, generic.margin, rtol=1e-12,
+                                       atol=1e-12)
+            np.testing.assert_allclose(fused.slack, generic.slack, rtol=1e-12,
+                                       atol=1e-12)
+
+
+def test_fused_oracle_margin_is_score_difference():
+    """w·δΦ_i = s(y_i) − s(ŷ_i) on the plain potentials (independent of the rows)."""
+    rng = np.random.default_rng(7)
+    X, Y = _tokens(rng, 30)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    w = rng.normal(size=fm.n_features_)
+    y_hat, loss, psi, margin = fm.fused_oracle(Xe, Ye, w, HammingLoss(),
+                                               get_decoder("viterbi"), np.arange(30))
+    batch = fm.batch_potentials(Xe, w)
+    np.testing.assert_allclose(margin, batch.score(Ye) - batch.score(y_hat), atol=1e-10)
+    np.testing.assert_array_equal(
+        loss, [np.count_nonzero(np.asarray(a) != b) for a, b in zip(Ye, y_hat)])
+
+
+def test_fused_oracle_declines_other_losses_and_decoders():
+    rng = np.random.default_rng(1)
+    X, Y = _tokens(rng, 6)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    w = np.zeros(fm.n_features_)
+
+    class MyHamming(HammingLoss):  # a subclass may change the loss: generic path
+        pass
+
+    assert fm.fused_oracle(Xe, Ye, w, MyHamming(), get_decoder("viterbi"), [0]) is None
+    assert fm.fused_oracle(Xe, Ye, w, ZeroOneLoss(), get_decoder("viterbi"), [0]) is None
+    assert fm.fused_oracle(Xe, Ye, w, HammingLoss(), get_decoder("exhaustive"),
+                           [0]) is None
