@@ -85,7 +85,8 @@ class Problem:
         ceil(m / 16))`` for a call on m examples, and the number of chunks rounded
         down to 2 or a multiple of 4; calls on fewer than 512 examples are one chunk;
         64 and 128 instead of 256 and 512 for a map with a fused oracle, whose
-        chunks cost little more than their examples).
+        chunks cost little more than their examples). A map with ``example_costs``
+        gets chunks of equal summed cost instead of equal size.
 
     Notes
     -----
@@ -233,7 +234,26 @@ class Problem:
             return [idx]
         if self.chunk_size is None:  # 2, or a multiple of 4: even loads on 2 or 4 workers
             k = 2 if k < 4 else k - k % 4
-        return np.array_split(idx, k)
+        cost = self._example_costs()
+        if cost is None:
+            return np.array_split(idx, k)
+        # equal work per chunk: cut where the running cost crosses j/k of the total
+        run = np.cumsum(cost[idx])
+        cuts = np.searchsorted(run, run[-1] * np.arange(1, k) / k, side="right")
+        for j in range(k - 1):  # no chunk empty: 1 <= cut_1 < cut_2 < ... <= m - 1
+            cuts[j] = max(cuts[j], cuts[j - 1] + 1 if j else 1)
+        for j in range(k - 2, -1, -1):
+            cuts[j] = min(cuts[j], cuts[j + 1] - 1 if j < k - 2 else m - 1)
+        return np.split(idx, cuts)
+
+    def _example_costs(self):
+        """Relative decoding cost of every example (a map's optional
+        ``example_costs(Xe)``, e.g. sentence lengths), or None: equal costs."""
+        if "cost" not in self._truth_cache:
+            f = getattr(self.feature_map, "example_costs", None)
+            self._truth_cache["cost"] = None if f is None else \
+                np.asarray(f(self.Xe), dtype=float)
+        return self._truth_cache["cost"]
 
     def _workers(self):
         if self.n_jobs == 1:

@@ -73,6 +73,24 @@ def test_chunks_depend_on_the_number_of_examples_only(m):
         assert [len(c) for c in p._chunks(idx)] == sizes
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_sequence_chunks_balance_tokens(seed):
+    """A map with example_costs (sentence lengths) gets chunks of about equal work:
+    each chunk's tokens within one sentence of total / k; order kept, none empty."""
+    p, _ = sequence_problem(seed, chunk_size=None, n=600)
+    cost = p.feature_map.example_costs(p.Xe)
+    rng = np.random.default_rng(seed)
+    for idx in (np.arange(600), rng.permutation(600)[:200], rng.permutation(600)):
+        chunks = p._chunks(idx)
+        assert len(chunks) >= 2 and all(len(c) for c in chunks)
+        assert np.array_equal(np.concatenate(chunks), idx)
+        load = np.array([cost[c].sum() for c in chunks])
+        assert np.all(np.abs(load - load.sum() / len(chunks)) <= cost[idx].max())
+        for n_jobs in (1, 2, 7):  # n_jobs plays no part
+            p.n_jobs = n_jobs
+            assert all(np.array_equal(a, b) for a, b in zip(p._chunks(idx), chunks))
+
+
 def test_chunked_sequence_sum_equals_the_one_pass_dense_sum():
     p, w = sequence_problem(0)
     whole = p.feature_map.aggregate_violation(p.Xe, p.Ye, w, p.loss)

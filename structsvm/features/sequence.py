@@ -387,6 +387,11 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
         """
         return fused_chain_oracle(self, Xe, Ye, w, loss, decoder, idx, augment)
 
+    def example_costs(self, Xe):
+        """Decoding cost of every sentence, relative (its number of tokens): the
+        parallel oracle balances its chunks by it."""
+        return np.diff(Xe.offsets)
+
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""
         W, trans, start, end = self.split_weights(w)
