@@ -59,10 +59,16 @@ def run_structsvm(name, data, **params):
     tag = time.perf_counter() - t0
     gap = model.duality_gap_ / model.objective_ if np.isfinite(model.duality_gap_) else \
         float("nan")
-    return dict(name=f"{name} [{model.learner_.name}]", f1=chunk_scores(Y_te, pred)["f1"],
+    return dict(name=f"{name} [{model.learner_.name}]", **_f1(Y_te, pred),
                 acc=token_accuracy(Y_te, pred), train=train, tag=tag,
                 note=f"C={model.C or SequenceFeatures.default_C}, {model.n_iter_} passes, "
                      f"objective {model.objective_:.4g}, rel. gap {gap:.3g}")
+
+
+def _f1(Y_te, pred):
+    """conlleval's F1 and the counts behind it (correct / predicted chunks)."""
+    s = chunk_scores(Y_te, pred)
+    return dict(f1=s["f1"], correct=int(s["n_correct"]), predicted=int(s["n_pred"]))
 
 
 def run_crfsuite(data):
@@ -78,7 +84,7 @@ def run_crfsuite(data):
     t0 = time.perf_counter()
     pred = crf.predict(F_te)
     tag = time.perf_counter() - t0
-    return dict(name="sklearn-crfsuite L-BFGS", f1=chunk_scores(Y_te, pred)["f1"],
+    return dict(name="sklearn-crfsuite L-BFGS", **_f1(Y_te, pred),
                 acc=token_accuracy(Y_te, pred), train=train, tag=tag,
                 note="c1=c2=0.1, 100 iterations; same features")
 
@@ -127,17 +133,20 @@ def main(argv=None):
                        args.isolate)
     ref = next((r for r in rows if r["name"].startswith("sklearn-crfsuite")), None)
     if args.markdown:
-        print("\n| system | chunk F1 | token acc. | train (s) | train / crfsuite | "
+        print("\n| system | chunk F1 (correct / predicted chunks) | token acc. | "
+              "train (s) | train / crfsuite | "
               "peak memory (MB) | tag (tokens/s) | notes |\n"
               "|---|---|---|---|---|---|---|---|")
     for r in rows:
         ratio = f"{r['train'] / ref['train']:.2f}" if ref else "-"
         if args.markdown:
-            print(f"| {r['name']} | {r['f1']:.4f} | {100 * r['acc']:.2f}% | "
+            print(f"| {r['name']} | {r['f1']:.5f} ({r['correct']:,} / {r['predicted']:,}) | "
+                  f"{100 * r['acc']:.2f}% | "
                   f"{r['train']:.1f} | {ratio} | {r['peak_mb']:.0f} | "
                   f"{n_tok / r['tag']:,.0f} | {r['note']} |")
         else:
-            print(f"{r['name']:<46} F1 {r['f1']:.4f}  acc {100 * r['acc']:.2f}%  train "
+            print(f"{r['name']:<46} F1 {r['f1']:.5f} ({r['correct']}/{r['predicted']})  "
+                  f"acc {100 * r['acc']:.2f}%  train "
                   f"{r['train']:7.1f}s (x{ratio} crfsuite)  peak {r['peak_mb']:.0f} MB  "
                   f"{r['note']}")
     return rows
