@@ -14,6 +14,7 @@ convention of scikit-learn's LinearSVC).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,8 +35,9 @@ class Violation:
     ----------
     idx : ndarray of int
         Example indices.
-    y_hat : list
-        Loss-augmented argmax ŷ_i (encoded).
+    y_hat : sequence
+        Loss-augmented argmax ŷ_i (encoded): a list, or a read-only sequence that
+        builds its items on access.
     loss : ndarray of shape (len(idx),)
         Δ(y_i, ŷ_i).
     psi : csr_matrix of shape (len(idx), n_features)
@@ -47,7 +49,7 @@ class Violation:
     """
 
     idx: np.ndarray
-    y_hat: list
+    y_hat: Sequence
     loss: np.ndarray
     psi: sp.csr_matrix
     margin: np.ndarray
@@ -199,7 +201,7 @@ class Problem:
             return parts[0]
         return Violation(
             idx=np.concatenate([p.idx for p in parts]),
-            y_hat=[y for p in parts for y in p.y_hat],
+            y_hat=_Joined([p.y_hat for p in parts]),
             loss=np.concatenate([p.loss for p in parts]),
             psi=sp.vstack([p.psi for p in parts], format="csr"),
             margin=np.concatenate([p.margin for p in parts]),
@@ -306,7 +308,7 @@ class Problem:
             fused = fm.fused_oracle(self.Xe, self.Ye, w, loss, self.decoder, idx, augment)
             if fused is not None:
                 y_hat, lo, psi, margin = fused
-                return Violation(idx=idx, y_hat=list(y_hat), loss=lo, psi=psi,
+                return Violation(idx=idx, y_hat=y_hat, loss=lo, psi=psi,
                                  margin=margin, slack=np.maximum(0.0, lo - margin))
         Y, batch, y_hat = self._decode(w, idx, augment)
         if self._fast_differences:
@@ -378,6 +380,27 @@ class Problem:
         if violation is None:
             violation = self.oracle(w)
         return 0.5 * float(w @ w) + self.C * float(violation.slack.sum())
+
+
+class _Joined(Sequence):
+    """The outputs of an oracle call's chunks, one sequence (indexed lazily)."""
+
+    def __init__(self, parts):
+        self.parts = parts
+        self.ends = np.cumsum([len(p) for p in parts])
+
+    def __len__(self):
+        return int(self.ends[-1]) if len(self.ends) else 0
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"output {i} out of range for {n} outputs")
+        i %= n
+        k = int(np.searchsorted(self.ends, i, side="right"))
+        return self.parts[k][i - (int(self.ends[k - 1]) if k else 0)]
 
 
 def _tree_sum(rows):

@@ -98,3 +98,28 @@ def test_fused_oracle_declines_other_losses_and_decoders():
     assert fm.fused_oracle(Xe, Ye, w, ZeroOneLoss(), get_decoder("viterbi"), [0]) is None
     assert fm.fused_oracle(Xe, Ye, w, HammingLoss(), get_decoder("exhaustive"),
                            [0]) is None
+
+
+def test_paths_of_a_chunked_call_index_like_a_list():
+    """Violation.y_hat of a fused, chunked call: lazy, but indexes like the list of
+    paths (negative indices, slices, iteration, IndexError past the end)."""
+    rng = np.random.default_rng(3)
+    X, Y = _tokens(rng, 300)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    problem = Problem(Xe, Ye, fm, get_decoder("viterbi"), HammingLoss(), 1.0)
+    w = rng.normal(size=fm.n_features_)
+    idx = rng.permutation(300)
+    assert len(problem._chunks(idx)) > 1
+    v = problem.oracle(w, idx)
+    ref = get_decoder("viterbi")(fm.batch_potentials(Xe, w, idx).augment(
+        [Ye[i] for i in idx], HammingLoss()))
+    got = list(v.y_hat)
+    assert len(v.y_hat) == len(got) == 300
+    assert all(np.array_equal(a, b) for a, b in zip(got, ref))
+    for i in (0, 1, 150, 299, -1, -300):
+        np.testing.assert_array_equal(v.y_hat[i], ref[i])
+    assert [len(p) for p in v.y_hat[10:20:3]] == [len(p) for p in ref[10:20:3]]
+    for bad in (300, -301):
+        with pytest.raises(IndexError):
+            v.y_hat[bad]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import queue
+from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -11,7 +12,7 @@ import scipy.sparse as sp
 from ..losses import HammingLoss
 
 __all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation",
-           "difference_entries", "fused_chain_oracle"]
+           "difference_entries", "fused_chain_oracle", "FlatPaths"]
 
 
 class EncodedSequences:
@@ -340,9 +341,39 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     psi = sp.csr_matrix((val, col, ptr), shape=(idx.size, fm.n_features_))
     psi.has_canonical_format = True
     lengths = Xe.offsets[idx + 1] - Xe.offsets[idx]
-    cuts = np.cumsum(lengths)[:-1]
-    yh = yh.astype(np.intp, copy=False)
-    return np.split(yh, cuts) if idx.size else [], lo, psi, margin
+    return FlatPaths(yh.astype(np.intp, copy=False), lengths), lo, psi, margin
+
+
+class FlatPaths(Sequence):
+    """State paths stored end to end: item i is a view of sentence i's states.
+
+    A read-only sequence (``len``, indexing, iteration) that creates its per-sentence
+    arrays only when asked, so an oracle call whose caller needs only losses and
+    rows pays nothing per sentence.
+
+    Parameters
+    ----------
+    flat : ndarray of int
+        The paths concatenated.
+    lengths : ndarray of int
+        Tokens of each path.
+    """
+
+    def __init__(self, flat, lengths):
+        self.flat = flat
+        self.starts = np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)])
+
+    def __len__(self):
+        return len(self.starts) - 1
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"path {i} out of range for {n} paths")
+        i %= n
+        return self.flat[self.starts[i]:self.starts[i + 1]]
 
 
 def _sparse_difference_sum(Xe, Xs, offsets, y, yh, n_states, base, n_features):
