@@ -232,15 +232,20 @@ class StructuredSVM(BaseEstimator):
             else None
         warm = self.warm_start and hasattr(self, "coef_")
         _training.check_labels(Y, type(proto).structure)
+        Xe = None
         if ckpt is not None:
             fm = ckpt[0].feature_map_
         elif warm:
             fm = self.feature_map_
         else:
             fm = clone(proto)
-            fm.fit(X, Y)
+            if hasattr(fm, "fit_encode"):  # optional: fit and encode in one pass
+                Xe = fm.fit_encode(X, Y)
+            else:
+                fm.fit(X, Y)
         decoder, loss = self._resolve_plugins(fm)
-        problem = Problem(Xe=fm.encode_inputs(X), Ye=fm.encode_outputs(Y, X),
+        problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
+                          Ye=fm.encode_outputs(Y, X),
                           feature_map=fm, decoder=decoder, loss=loss, C=self._C(fm),
                           rescaling=self.rescaling, n_jobs=self.n_jobs)
         w0 = self.coef_ if warm else np.zeros(fm.n_features_)

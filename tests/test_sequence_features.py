@@ -260,3 +260,28 @@ def test_aggregate_oracle_equals_per_sentence_oracle(seed, loss):
     np.testing.assert_allclose(slack, v.slack, atol=1e-9)
     np.testing.assert_allclose(psi, np.asarray(v.psi.sum(axis=0)).ravel(), atol=1e-12)
     assert fm.aggregate_violation(Xe, Ye, w, lo)[0] == loss_sum  # cached targets
+
+
+@pytest.mark.parametrize("features", ["pos", "chunk"])
+@pytest.mark.parametrize("min_count,n_hash", [(1, None), (12, None), (1, 997)])
+def test_fit_encode_equals_fit_then_encode(features, min_count, n_hash):
+    """The training shortcut builds the feature strings once: same vocabulary and
+    the same token rows as fit() followed by encode_inputs()."""
+    rng = np.random.default_rng(min_count)
+    X, Y = _corpus(rng, 40)
+    if features == "chunk":  # (word, POS) tokens
+        X = [[(w, "NN" if len(w) > 3 else "DT") for w in x] for x in X]
+    a = SequenceFeatures(features=features, min_count=min_count, n_hash=n_hash)
+    b = SequenceFeatures(features=features, min_count=min_count, n_hash=n_hash)
+    Xa = a.fit(X, Y).encode_inputs(X)
+    Xb = b.fit_encode(X, Y)
+    assert a.n_features_ == b.n_features_
+    if n_hash is None:
+        assert a.vocabulary_.tolist() == b.vocabulary_.tolist()
+        if min_count > 1:  # something was pruned, so the remapping is exercised
+            assert len(b.vocabulary_) < len(SequenceFeatures(features=features).fit(
+                X, Y).vocabulary_)
+    np.testing.assert_array_equal(Xa.offsets, Xb.offsets)
+    assert (Xa.X != Xb.X).nnz == 0 and Xa.X.shape == Xb.X.shape
+    np.testing.assert_array_equal(Xa.X.indptr, Xb.X.indptr)
+    np.testing.assert_array_equal(Xa.X.indices, Xb.X.indices)

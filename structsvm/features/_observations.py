@@ -246,15 +246,28 @@ class TokenFeaturizer:
     # ------------------------------------------------------------------ public
     def fit(self, sents, min_count=1):
         """Learn the vocabulary (strings seen at least ``min_count`` times)."""
-        if self.n_hash is not None:
-            return self
+        if self.n_hash is None:
+            self._fit_columns(sents, min_count)
+        return self
+
+    def _fit_columns(self, sents, min_count):
+        """Learn the vocabulary; return the sentences' columns under it and offsets."""
         grow = {}
-        cols, _ = self._gather(sents, grow)
+        cols, offsets = self._gather(sents, grow)
         counts = np.bincount(cols[cols >= 0], minlength=len(grow))
         keep = counts >= min_count
         strings = np.array(list(grow), dtype=object)
         self.vocabulary = {s: j for j, s in enumerate(strings[keep].tolist())}
-        return self
+        remap = np.full(len(grow) + 1, -1, dtype=np.int64)  # last entry: absent (-1)
+        remap[:-1][keep] = np.arange(int(keep.sum()))
+        return remap[cols], offsets
+
+    def fit_transform(self, sents, min_count=1):
+        """:meth:`fit` then :meth:`transform` of the same sentences, whose feature
+        strings are built once instead of twice."""
+        if self.n_hash is not None:
+            return self.transform(sents)
+        return self._csr(*self._fit_columns(sents, min_count))
 
     @property
     def n_columns(self):
@@ -262,7 +275,9 @@ class TokenFeaturizer:
 
     def transform(self, sents):
         """CSR of shape (n_tokens, n_columns) and the sentence offsets."""
-        cols, offsets = self._gather(sents)
+        return self._csr(*self._gather(sents))
+
+    def _csr(self, cols, offsets):
         mask = cols >= 0
         indptr = np.concatenate([[0], np.cumsum(mask.sum(axis=1))])
         X = sp.csr_matrix((np.ones(int(indptr[-1])), cols[mask], indptr),

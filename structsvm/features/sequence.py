@@ -172,6 +172,22 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Learn the tag set and the observation vocabulary from training data."""
+        self._fit(X, Y)
+        return self
+
+    def fit_encode(self, X, Y):
+        """:meth:`fit`, and :meth:`encode_inputs` of the same sentences (their feature
+        strings built once, not twice): what training needs.
+
+        Returns
+        -------
+        EncodedSequences
+            Equal to ``self.fit(X, Y).encode_inputs(X)``.
+        """
+        Xe = self._fit(X, Y, encode=True)
+        return self.encode_inputs(X) if Xe is None else Xe
+
+    def _fit(self, X, Y, encode=False):
         self._check_params()
         X, kind = self._check_inputs(X)
         Y = self._check_pairs(X, Y)
@@ -184,15 +200,20 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
                 raise ValueError(f"sentences have different feature widths {sorted(widths)}")
             self.vocabulary_ = None
             self.n_input_features_ = widths.pop()
-        else:
-            fz = TokenFeaturizer(self.features, self.n_hash).fit(X, self.min_count)
+        Xe = None
+        if kind != "matrix":
+            fz = TokenFeaturizer(self.features, self.n_hash)
+            if encode:
+                Xe = EncodedSequences(*fz.fit_transform(X, self.min_count))
+            else:
+                fz.fit(X, self.min_count)
             self.vocabulary_ = None if self.n_hash is not None else \
                 _as_label_array(list(fz.vocabulary))
             self._featurizer = fz
             self.n_input_features_ = fz.n_columns
         K = len(self.tags_)
         self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
-        return self
+        return Xe
 
     @property
     def n_states_(self):
