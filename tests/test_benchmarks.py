@@ -21,3 +21,21 @@ def test_bench_multiclass_small_slice(capsys):
     for name, row in rows.items():
         if name.startswith("structsvm"):  # certified within the default tol 5e-4
             assert -1e-6 <= (row["obj"] - ref) / ref <= 1e-3
+
+
+def test_bench_chunking_small_slice(need_data, capsys):
+    """The default call on 150 CoNLL-2000 sentences, scored on the whole test set:
+    the F1 it prints is conlleval's, consistent with the chunk counts beside it."""
+    from structsvm.corpora import load_conll2000
+    from structsvm.metrics import iob_chunks
+
+    need_data(load_conll2000)
+    rows = load("bench_chunking").main(["--systems", "default", "--max-train", "150"])
+    out = capsys.readouterr().out
+    (row,) = rows
+    assert row["name"] == "structsvm default call [dual_cd]" and row["name"] in out
+    n_true = sum(len(iob_chunks(y)) for y in load_conll2000()[3])
+    assert 0 < row["correct"] <= min(n_true, row["predicted"])
+    assert abs(row["f1"] - 2 * row["correct"] / (n_true + row["predicted"])) < 1e-12
+    assert 0.6 < row["f1"] < 0.95  # 150 sentences: clearly learnt, not yet the full F1
+    assert f"{row['f1']:.5f}" in out
