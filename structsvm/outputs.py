@@ -18,6 +18,8 @@ stores ``coef`` (and the number of swapped pairs).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 __all__ = ["Preferences", "PairLabelling", "order_coef", "output_coef", "as_preferences"]
@@ -219,3 +221,27 @@ class EncodedTree:
 
     def __repr__(self):
         return f"EncodedTree({self.n_words} words, root symbol {self.root})"
+
+
+__all__ += ["LazyOutputs"]
+
+
+class LazyOutputs(Sequence):
+    """A read-only sequence of encoded outputs whose items are built on access.
+
+    Subclasses give ``__len__`` and ``_item(i)`` (0 <= i < len); this class adds
+    negative indices, slices (a list) and the IndexError past the end, so an
+    oracle's answers index like the list of outputs without building one object per
+    example up front.
+    """
+
+    def _item(self, i):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._item(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"output {i} out of range for {n} outputs")
+        return self._item(i % n)

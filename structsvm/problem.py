@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .outputs import LazyOutputs
 from .protocols import Decoder, check_enumerable
 
 __all__ = ["Problem", "Violation", "weighted_row_sum"]
@@ -382,7 +383,7 @@ class Problem:
         return 0.5 * float(w @ w) + self.C * float(violation.slack.sum())
 
 
-class _Joined(Sequence):
+class _Joined(LazyOutputs):
     """The outputs of an oracle call's chunks, one sequence (indexed lazily)."""
 
     def __init__(self, parts):
@@ -392,13 +393,7 @@ class _Joined(Sequence):
     def __len__(self):
         return int(self.ends[-1]) if len(self.ends) else 0
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        n = len(self)
-        if not -n <= i < n:
-            raise IndexError(f"output {i} out of range for {n} outputs")
-        i %= n
+    def _item(self, i):
         k = int(np.searchsorted(self.ends, i, side="right"))
         return self.parts[k][i - (int(self.ends[k - 1]) if k else 0)]
 

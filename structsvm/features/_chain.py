@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import itertools
 import queue
-from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..losses import HammingLoss
+from ..outputs import LazyOutputs
 
 __all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation",
            "difference_entries", "fused_chain_oracle", "FlatPaths"]
@@ -233,7 +233,6 @@ class ChainPotentials:
                                self.start, self.end)
 
     def _augment_hamming(self, Y, lengths, normalize):
-        K = self.n_states
         parts = [np.asarray(y, dtype=np.intp).reshape(-1) for y in Y]
         for i, y in enumerate(parts):
             if y.size != lengths[i]:
@@ -344,7 +343,7 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     return FlatPaths(yh.astype(np.intp, copy=False), lengths), lo, psi, margin
 
 
-class FlatPaths(Sequence):
+class FlatPaths(LazyOutputs):
     """State paths stored end to end: item i is a view of sentence i's states.
 
     A read-only sequence (``len``, indexing, iteration) that creates its per-sentence
@@ -366,13 +365,7 @@ class FlatPaths(Sequence):
     def __len__(self):
         return len(self.starts) - 1
 
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        n = len(self)
-        if not -n <= i < n:
-            raise IndexError(f"path {i} out of range for {n} paths")
-        i %= n
+    def _item(self, i):
         return self.flat[self.starts[i]:self.starts[i + 1]]
 
 

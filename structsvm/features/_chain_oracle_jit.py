@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..inference._viterbi_jit import _forward
+from ..inference._viterbi_jit import _best_path, _forward
 
 __all__ = ["chain_oracle"]
 
@@ -130,16 +130,7 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
                     unary[t, s] += scale
                 unary[t, y[lo + t]] -= scale
         _forward(unary, 0, T, trans, start, alpha, back)
-        best = alpha[T - 1, 0] + end[0]
-        arg = 0
-        for s in range(1, K):
-            v = alpha[T - 1, s] + end[s]
-            if v > best:
-                best = v
-                arg = s
-        yh[pos + T - 1] = arg
-        for t in range(T - 1, 0, -1):
-            yh[pos + t - 1] = back[t, yh[pos + t]]
+        _best_path(alpha, back, T, end, yh, pos)
         wrong = 0
         cnt = 0
         for t in range(T):

@@ -45,6 +45,21 @@ def _forward(unary, lo, hi, trans, start, alpha, back):
 
 
 @numba.njit(cache=True, nogil=True)
+def _best_path(alpha, back, T, end, path, lo):
+    """path[lo:lo + T] := the best path after :func:`_forward` (ties: lowest state)."""
+    best = alpha[T - 1, 0] + end[0]
+    arg = 0
+    for k in range(1, alpha.shape[1]):
+        v = alpha[T - 1, k] + end[k]
+        if v > best:
+            best = v
+            arg = k
+    path[lo + T - 1] = arg
+    for t in range(T - 1, 0, -1):
+        path[lo + t - 1] = back[t, path[lo + t]]
+
+
+@numba.njit(cache=True, nogil=True)
 def _backward(unary, lo, hi, trans, end, beta, fwd):
     n_states = unary.shape[1]
     T = hi - lo
@@ -91,16 +106,7 @@ def viterbi_batch(unary, offsets, trans, start, end, exclude, use_exclude, path)
         if T == 0:
             continue
         _forward(unary, lo, hi, trans, start, alpha, back)
-        best = alpha[T - 1, 0] + end[0]
-        arg = 0
-        for k in range(1, n_states):
-            v = alpha[T - 1, k] + end[k]
-            if v > best:
-                best = v
-                arg = k
-        path[hi - 1] = arg
-        for t in range(T - 1, 0, -1):
-            path[lo + t - 1] = back[t, path[lo + t]]
+        _best_path(alpha, back, T, end, path, lo)
         if not use_exclude:
             continue
         same = True
