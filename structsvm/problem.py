@@ -333,6 +333,7 @@ class Problem:
         Returns ``(loss_sum, psi_sum, slack)``: Σ_i Δ_i, Σ_i ω_i δΦ_i as a 1×D CSR row
         (ω_i = 1 for margin rescaling, Δ_i for slack rescaling) and the per-example
         slacks ξ_i at ``w``. Maps with ``has_aggregate_oracle`` compute it themselves
+        when the problem's decoder is the map's default one
         (in chunks when they also have ``has_chunked_aggregate``); maps with
         ``has_difference_sum`` build Σ ω_i δΦ_i per chunk directly
         (``joint_feature_difference_sum``), the margins coming from the potentials'
@@ -341,7 +342,7 @@ class Problem:
         """
         fm = self.feature_map
         idx = np.arange(self.n_samples)
-        if self.rescaling == "margin" and getattr(type(fm), "has_aggregate_oracle", False):
+        if self.rescaling == "margin" and self._map_aggregates():
             if getattr(type(fm), "has_chunked_aggregate", False):
                 parts = self._map_chunks("_aggregate_chunk", w, idx)
             else:
@@ -356,6 +357,18 @@ class Problem:
         for p in parts:
             loss += p[0]
         return loss, _tree_sum([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+    def _map_aggregates(self):
+        """Whether the map's own 1-slack oracle applies: it has one, and decodes with
+        the map's default decoder, the one it implements (another decoder — the
+        exhaustive one, a user's — takes the generic path)."""
+        fm = type(self.feature_map)
+        if not getattr(fm, "has_aggregate_oracle", False):
+            return False
+        from .inference import get_decoder
+
+        own = get_decoder(fm.default_decoder)
+        return getattr(self.decoder, "func", None) is own.func
 
     def _aggregate_chunk(self, w, idx):
         whole = len(idx) == self.n_samples  # the map's one-pass path, dense sum

@@ -123,3 +123,31 @@ def test_paths_of_a_chunked_call_index_like_a_list():
     for bad in (300, -301):
         with pytest.raises(IndexError):
             v.y_hat[bad]
+
+
+def test_one_slack_oracle_uses_the_problems_decoder():
+    """The sequence map's own 1-slack oracle implements Viterbi; a problem with
+    another chain decoder must get that decoder's answers (it was ignored)."""
+    from structsvm.protocols import Decoder
+
+    rng = np.random.default_rng(5)
+    X, Y = _tokens(rng, 20)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+
+    def first_state(batch, exclude=None):  # a (bad) decoder: state 0 everywhere
+        return [np.zeros(hi - lo, dtype=np.intp)
+                for lo, hi in zip(batch.offsets[:-1], batch.offsets[1:])]
+
+    dec = Decoder("first_state", "chain", first_state)
+    w = rng.normal(size=fm.n_features_)
+    loss_sum, psi, slack = Problem(Xe, Ye, fm, dec, HammingLoss(), 1.0).oracle_sum(w)
+    zeros = [np.zeros(len(y), dtype=np.intp) for y in Ye]
+    assert loss_sum == sum(np.count_nonzero(np.asarray(y)) for y in Ye)
+    ref = fm.joint_features(Xe, Ye) - fm.joint_features(Xe, zeros)
+    np.testing.assert_allclose(psi.toarray().ravel(), np.asarray(ref.sum(axis=0)).ravel(),
+                               atol=1e-12)
+    # the default decoder still takes the map's own path
+    v = Problem(Xe, Ye, fm, get_decoder("viterbi"), HammingLoss(), 1.0)
+    assert v._map_aggregates() and not Problem(Xe, Ye, fm, dec, HammingLoss(),
+                                                1.0)._map_aggregates()
