@@ -13,7 +13,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["class_scores", "one_hot_differences", "attribute_differences"]
+__all__ = ["class_scores", "one_hot_differences", "attribute_differences",
+           "dense_rows_to_csr"]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -147,3 +148,28 @@ def attribute_differences(indptr, indices, data, rows, lam, y, yh, d, index_like
                     out_dat[pos] = v
                     pos += 1
     return out_ptr, out_ind, out_dat
+
+
+@numba.njit(cache=True, nogil=True)
+def dense_rows_to_csr(X, rows, index_like):
+    """CSR arrays (indptr, indices, data) of the rows ``rows`` of dense ``X``, zeros
+    left out (what ``scipy.sparse.csr_matrix(X[rows])`` stores)."""
+    m, d = rows.shape[0], X.shape[1]
+    ptr = np.zeros(m + 1, dtype=index_like.dtype)
+    for k in range(m):
+        n = 0
+        for j in range(d):
+            if X[rows[k], j] != 0.0:
+                n += 1
+        ptr[k + 1] = ptr[k] + n
+    ind = np.empty(ptr[m], dtype=index_like.dtype)
+    dat = np.empty(ptr[m])
+    for k in range(m):
+        pos = ptr[k]
+        for j in range(d):
+            v = X[rows[k], j]
+            if v != 0.0:
+                ind[pos] = j
+                dat[pos] = v
+                pos += 1
+    return ptr, ind, dat

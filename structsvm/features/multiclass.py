@@ -206,23 +206,27 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
         return Xe if idx is None else Xe[np.asarray(idx, dtype=np.intp)]
 
     def _csr_rows(self, Xe, idx):
-        """(canonical CSR, row numbers) of the examples ``idx``, without copying a
-        sparse ``Xe`` in canonical form (as :meth:`encode_inputs` returns it)."""
+        """(canonical CSR, row numbers) of the examples ``idx``: a sparse ``Xe`` in
+        canonical form (as :meth:`encode_inputs` returns it) is used as it is, the
+        chosen rows of a dense one are converted by a compiled pass."""
+        n = Xe.shape[0]
+        rows = np.arange(n) if idx is None else np.asarray(idx, dtype=np.intp).reshape(-1)
+        if rows.size and (rows.min() < -n or rows.max() >= n):
+            raise IndexError(f"idx out of range for {n} examples")
+        rows = np.where(rows < 0, rows + n, rows)
         if sp.issparse(Xe):
             # the same object when already CSR: scipy caches its canonical-format check
             Xs = Xe if Xe.format == "csr" else sp.csr_matrix(Xe)
             if not Xs.has_canonical_format:
                 Xs = Xs.copy()
                 Xs.sum_duplicates()
-            n = Xs.shape[0]
-            if idx is None:
-                return Xs, np.arange(n)
-            rows = np.asarray(idx, dtype=np.intp).reshape(-1)
-            if rows.size and (rows.min() < -n or rows.max() >= n):
-                raise IndexError(f"idx out of range for {n} examples")
-            return Xs, np.where(rows < 0, rows + n, rows)
-        Xs = sp.csr_matrix(np.asarray(self._rows(Xe, idx), dtype=float))
-        return Xs, np.arange(Xs.shape[0])
+            return Xs, rows
+        X = np.ascontiguousarray(Xe, dtype=float)
+        small = X.size < np.iinfo(np.int32).max
+        ptr, ind, dat = jit.dense_rows_to_csr(X, rows, np.empty(0, np.int32 if small
+                                                                else np.int64))
+        return sp.csr_matrix((dat, ind, ptr), shape=(len(rows), X.shape[1])), \
+            np.arange(len(rows))
 
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) = Λ(y_i) ⊗ φ(x_i)."""
