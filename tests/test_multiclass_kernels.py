@@ -201,3 +201,23 @@ def test_fit_on_a_sparse_matrix_equals_fit_on_its_rows():
                       C=1.0, tol=1e-6)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.predict(X) == b.predict([X[i] for i in range(40)])
+
+
+def test_augment_tables_are_kept_per_loss():
+    from structsvm.losses import CallableLoss, HammingLoss, ZeroOneLoss
+
+    rng = np.random.default_rng(11)
+    X, y = _data(rng, 30, 6, 4, sparse=True)
+    fm = MulticlassFeatures().fit(X, list(y))
+    Xe = fm.encode_inputs(X)
+    w = rng.normal(size=fm.n_features_)
+    losses = [ZeroOneLoss(), CallableLoss(lambda a, b: abs(a - b) / 3), HammingLoss()]
+    for _ in range(2):  # the second round reads the kept tables
+        for loss in losses:
+            batch = fm.batch_potentials(Xe, w, np.arange(10, 30))
+            got = batch.augment(y[10:30], loss).scores
+            ref = batch.scores + np.array([[loss(a, k) for k in range(4)] for a in y[10:30]])
+            np.testing.assert_array_equal(got, ref)
+            # a batch of one example shares the tables
+            one = batch[3].augment([y[13]], loss).scores
+            np.testing.assert_array_equal(one, ref[3:4])

@@ -1,6 +1,7 @@
 """Multiclass joint feature map Φ(x, y) = φ(x) ⊗ Λ(y), one-hot or class attributes."""
 from __future__ import annotations
 
+import weakref
 from typing import ClassVar
 
 import numpy as np
@@ -21,19 +22,24 @@ class MulticlassPotentials:
     Parameters
     ----------
     scores : ndarray of shape (n_samples, n_classes)
+    loss_tables : weakref.WeakKeyDictionary, optional
+        Where :meth:`augment` keeps the table Δ(c, k) of each loss it has seen (the
+        fitted map passes its own: the table is then built once per training run,
+        not once per batch).
     """
 
     structure: ClassVar[str] = "multiclass"
     enumerable: ClassVar[bool] = True
 
-    def __init__(self, scores):
+    def __init__(self, scores, loss_tables=None):
         self.scores = np.asarray(scores, dtype=float)
+        self.loss_tables = loss_tables
 
     def __len__(self):
         return self.scores.shape[0]
 
     def __getitem__(self, i):
-        return MulticlassPotentials(self.scores[i:i + 1])
+        return MulticlassPotentials(self.scores[i:i + 1], self.loss_tables)
 
     def score(self, y):
         """Score of class ``y`` (one example) or of ``Y[i]`` for every example."""
@@ -56,14 +62,28 @@ class MulticlassPotentials:
         """Scores plus Δ(y_i, k) for every class k (any loss: the table is small)."""
         n, k = self.scores.shape
         Y = np.asarray(Y, dtype=np.intp).reshape(n)
-        # Δ(y, ·) depends on y only: one row per class, then index by Y
+        table = self._loss_table(loss, k)
+        return MulticlassPotentials(self.scores + table[Y], self.loss_tables)
+
+    def _loss_table(self, loss, k):
+        # Δ(y, ·) depends on y only: one row per class (the table is k × k)
+        cache = self.loss_tables
+        try:
+            table = None if cache is None else cache.get(loss)
+        except TypeError:  # a loss that cannot be weakly referenced or hashed
+            cache, table = None, None
+        if table is not None and table.shape == (k, k):
+            return table
         if loss.decomposable:
             rows = [np.asarray(loss.part_losses(c, k), dtype=float).reshape(k)
                     for c in range(k)]
         else:
             rows = [[loss(c, j) for j in range(k)] for c in range(k)]
-        table = np.asarray(rows, dtype=float)[Y]
-        return MulticlassPotentials(self.scores + table.reshape(n, k))
+        table = np.asarray(rows, dtype=float).reshape(k, k)
+        table.setflags(write=False)
+        if cache is not None:
+            cache[loss] = table
+        return table
 
 
 class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
@@ -332,7 +352,10 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
             scores = np.asarray(self._rows(Xe, idx) @ W.T)
         if self.lambda_ is not None:
             scores = scores @ self.lambda_.T
-        return MulticlassPotentials(scores)
+        tables = self.__dict__.get("_loss_tables")
+        if tables is None:  # Δ tables of the losses this fitted map has augmented with
+            tables = self._loss_tables = weakref.WeakKeyDictionary()
+        return MulticlassPotentials(scores, tables)
 
     def joint_feature(self, x, y):
         """Φ(x, y) as a dense vector of length ``n_features_`` (raw x and label y)."""
