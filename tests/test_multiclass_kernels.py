@@ -221,3 +221,18 @@ def test_augment_tables_are_kept_per_loss():
             # a batch of one example shares the tables
             one = batch[3].augment([y[13]], loss).scores
             np.testing.assert_array_equal(one, ref[3:4])
+
+
+def test_fitted_map_with_loss_tables_can_be_copied():
+    import copy  # deepcopy goes through __getstate__, as joblib's process workers do
+
+    rng = np.random.default_rng(5)
+    X, y = _data(rng, 20, 5, 3, sparse=True)
+    fm = MulticlassFeatures().fit(X, list(y))
+    Xe = fm.encode_inputs(X)
+    w = rng.normal(size=fm.n_features_)
+    fm.batch_potentials(Xe, w).augment(y, get_loss("zero_one"))  # fills the cache
+    for other in (copy.deepcopy(fm),):
+        np.testing.assert_array_equal(
+            other.batch_potentials(Xe, w).augment(y, get_loss("zero_one")).scores,
+            fm.batch_potentials(Xe, w).augment(y, get_loss("zero_one")).scores)

@@ -157,6 +157,13 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
         self.classes = classes
         self.bias = bias
 
+    def __getstate__(self):
+        # the Δ-table cache holds weak references: a copy (or a worker process)
+        # rebuilds it on first use
+        state = dict(super().__getstate__())
+        state.pop("_loss_tables", None)
+        return state
+
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Learn the output space and the input dimension from training data."""
