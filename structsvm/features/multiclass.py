@@ -127,6 +127,11 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     Λ(y)ᵀ W φ(x) = w·Φ(x, y); with one-hot Λ row k of W is class k's weight vector
     (``StructuredSVM.coef_`` reshaped).
 
+    The oracle's rows δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i) = φ(x_i) ⊗ (Λ(y_i) − Λ(ŷ_i))
+    are built directly (:meth:`joint_feature_differences`, one compiled pass), and
+    the class scores Λ W φ(x_i) of a batch by a compiled product that reads each
+    weight the batch needs once.
+
     References
     ----------
     K. Crammer, Y. Singer. On the algorithmic implementation of multiclass
