@@ -20,7 +20,7 @@ import scipy.sparse as sp
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
-    "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence",
+    "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -295,7 +295,7 @@ def as_sequence(X, name):
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of samples, got a string")
     if sp.issparse(X):
-        return [X[i] for i in range(X.shape[0])]
+        return SparseRows(X)
     if isinstance(X, np.ndarray):
         return list(X) if X.ndim > 0 else _raise(TypeError(
             f"{name} must be a sequence of samples, got a 0-d array"))
@@ -310,3 +310,37 @@ def as_sequence(X, name):
 
 def _raise(exc):
     raise exc
+
+
+class SparseRows(Sequence):
+    """The rows of a sparse matrix as a sequence, without splitting the matrix.
+
+    ``rows[i]`` is ``matrix[i]`` (a one-row sparse matrix), a slice is again a
+    :class:`SparseRows`; maps that take a matrix read ``rows.matrix`` in one piece.
+
+    Parameters
+    ----------
+    matrix : sparse matrix or array of shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> rows = SparseRows(sp.identity(3, format="csr"))
+    >>> len(rows), rows[1].toarray().tolist()
+    (3, [[0.0, 1.0, 0.0]])
+    """
+
+    __slots__ = ("matrix",)
+
+    def __init__(self, matrix):
+        self.matrix = matrix
+
+    def __len__(self):
+        return self.matrix.shape[0]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return SparseRows(self.matrix[i])
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"row {i} out of range for {len(self)} samples")
+        return self.matrix[i]

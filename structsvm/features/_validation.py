@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..protocols import as_sequence
+from ..protocols import SparseRows, as_sequence
 
 __all__ = ["check_matrix", "check_finite", "label_index", "check_training_inputs",
            "inputs_with_bias"]
@@ -25,6 +25,8 @@ def check_matrix(X, name="X"):
     Accepts a 2-D array, a sparse matrix, or a sequence of 1-D vectors (dense or
     sparse rows). Errors name the offending sample.
     """
+    if isinstance(X, SparseRows):  # a matrix the estimator passed on undivided
+        X = X.matrix
     if sp.issparse(X):
         M = sp.csr_matrix(X, dtype=float)
         if M.ndim != 2:

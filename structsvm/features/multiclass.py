@@ -1,6 +1,7 @@
 """Multiclass joint feature map Φ(x, y) = φ(x) ⊗ Λ(y), one-hot or class attributes."""
 from __future__ import annotations
 
+import weakref
 from typing import ClassVar
 
 import numpy as np
@@ -8,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
+from . import _multiclass_jit as jit
 from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_training_inputs, inputs_with_bias, label_index
 
@@ -20,19 +22,24 @@ class MulticlassPotentials:
     Parameters
     ----------
     scores : ndarray of shape (n_samples, n_classes)
+    loss_tables : weakref.WeakKeyDictionary, optional
+        Where :meth:`augment` keeps the table Δ(c, k) of each loss it has seen (the
+        fitted map passes its own: the table is then built once per training run,
+        not once per batch).
     """
 
     structure: ClassVar[str] = "multiclass"
     enumerable: ClassVar[bool] = True
 
-    def __init__(self, scores):
+    def __init__(self, scores, loss_tables=None):
         self.scores = np.asarray(scores, dtype=float)
+        self.loss_tables = loss_tables
 
     def __len__(self):
         return self.scores.shape[0]
 
     def __getitem__(self, i):
-        return MulticlassPotentials(self.scores[i:i + 1])
+        return MulticlassPotentials(self.scores[i:i + 1], self.loss_tables)
 
     def score(self, y):
         """Score of class ``y`` (one example) or of ``Y[i]`` for every example."""
@@ -55,14 +62,28 @@ class MulticlassPotentials:
         """Scores plus Δ(y_i, k) for every class k (any loss: the table is small)."""
         n, k = self.scores.shape
         Y = np.asarray(Y, dtype=np.intp).reshape(n)
-        # Δ(y, ·) depends on y only: one row per class, then index by Y
+        table = self._loss_table(loss, k)
+        return MulticlassPotentials(self.scores + table[Y], self.loss_tables)
+
+    def _loss_table(self, loss, k):
+        # Δ(y, ·) depends on y only: one row per class (the table is k × k)
+        cache = self.loss_tables
+        try:
+            table = None if cache is None else cache.get(loss)
+        except TypeError:  # a loss that cannot be weakly referenced or hashed
+            cache, table = None, None
+        if table is not None and table.shape == (k, k):
+            return table
         if loss.decomposable:
             rows = [np.asarray(loss.part_losses(c, k), dtype=float).reshape(k)
                     for c in range(k)]
         else:
             rows = [[loss(c, j) for j in range(k)] for c in range(k)]
-        table = np.asarray(rows, dtype=float)[Y]
-        return MulticlassPotentials(self.scores + table.reshape(n, k))
+        table = np.asarray(rows, dtype=float).reshape(k, k)
+        table.setflags(write=False)
+        if cache is not None:
+            cache[loss] = table
+        return table
 
 
 class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
@@ -106,6 +127,11 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     Λ(y)ᵀ W φ(x) = w·Φ(x, y); with one-hot Λ row k of W is class k's weight vector
     (``StructuredSVM.coef_`` reshaped).
 
+    The oracle's rows δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i) = φ(x_i) ⊗ (Λ(y_i) − Λ(ŷ_i))
+    are built directly (:meth:`joint_feature_differences`, one compiled pass), and
+    the class scores Λ W φ(x_i) of a batch by a compiled product that reads each
+    weight the batch needs once.
+
     References
     ----------
     K. Crammer, Y. Singer. On the algorithmic implementation of multiclass
@@ -129,11 +155,19 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     # optimum, so it matches liblinear's Crammer-Singer objective to 1e-3 with margin
     default_tol: ClassVar[float] = 5e-4
     has_difference_sum: ClassVar[bool] = True
+    has_feature_differences: ClassVar[bool] = True
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
         self.attributes = attributes
         self.classes = classes
         self.bias = bias
+
+    def __getstate__(self):
+        # the Δ-table cache holds weak references: a copy (or a worker process)
+        # rebuilds it on first use
+        state = dict(super().__getstate__())
+        state.pop("_loss_tables", None)
+        return state
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
@@ -172,8 +206,16 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
-        """φ(x) for every sample: CSR if any input is sparse, else a dense array."""
-        return inputs_with_bias(X, self.n_input_features_, self.bias)
+        """φ(x) for every sample: CSR if any input is sparse, else a dense array.
+
+        A CSR result has sorted, unique column indices per row (a canonical copy is
+        made when the input's are not), as the compiled kernels expect.
+        """
+        Xm = inputs_with_bias(X, self.n_input_features_, self.bias)
+        if sp.issparse(Xm) and not Xm.has_canonical_format:
+            Xm = Xm.copy()  # never reorder the caller's arrays
+            Xm.sum_duplicates()
+        return Xm
 
     def encode_outputs(self, Y, X=None):
         """Labels to class indices; an unknown label raises a ValueError naming the sample."""
@@ -195,6 +237,29 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     def _rows(self, Xe, idx):
         return Xe if idx is None else Xe[np.asarray(idx, dtype=np.intp)]
 
+    def _csr_rows(self, Xe, idx):
+        """(canonical CSR, row numbers) of the examples ``idx``: a sparse ``Xe`` in
+        canonical form (as :meth:`encode_inputs` returns it) is used as it is, the
+        chosen rows of a dense one are converted by a compiled pass."""
+        n = Xe.shape[0]
+        rows = np.arange(n) if idx is None else np.asarray(idx, dtype=np.intp).reshape(-1)
+        if rows.size and (rows.min() < -n or rows.max() >= n):
+            raise IndexError(f"idx out of range for {n} examples")
+        rows = np.where(rows < 0, rows + n, rows)
+        if sp.issparse(Xe):
+            # the same object when already CSR: scipy caches its canonical-format check
+            Xs = Xe if Xe.format == "csr" else sp.csr_matrix(Xe)
+            if not Xs.has_canonical_format:
+                Xs = Xs.copy()
+                Xs.sum_duplicates()
+            return Xs, rows
+        X = np.ascontiguousarray(Xe, dtype=float)
+        small = X.size < np.iinfo(np.int32).max
+        ptr, ind, dat = jit.dense_rows_to_csr(X, rows, np.empty(0, np.int32 if small
+                                                                else np.int64))
+        return sp.csr_matrix((dat, ind, ptr), shape=(len(rows), X.shape[1])), \
+            np.arange(len(rows))
+
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) = Λ(y_i) ⊗ φ(x_i)."""
         Xs = sp.csr_matrix(self._rows(Xe, idx))
@@ -210,6 +275,56 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
         lam = self.lambda_[y]
         blocks = [sp.diags(lam[:, a]) @ Xs for a in range(lam.shape[1])]
         return sp.hstack(blocks, format="csr")
+
+    def joint_feature_differences(self, Xe, Ye, Ye_hat, idx=None):
+        """CSR whose row i is δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i), built directly.
+
+        Parameters
+        ----------
+        Xe : ndarray or csr_matrix
+            Encoded inputs (:meth:`encode_inputs`).
+        Ye, Ye_hat : array-like of int
+            True and predicted class indices of the examples ``idx``.
+        idx : array-like of int, optional
+            Rows of ``Xe`` (all by default).
+
+        Returns
+        -------
+        csr_matrix of shape (len(idx), n_features_)
+            Sorted column indices, no stored zeros: with one-hot Λ row i holds x_i in
+            block y_i and −x_i in block ŷ_i (empty when ŷ_i = y_i); with attributes,
+            (Λ(y_i)_a − Λ(ŷ_i)_a) x_i in block a. Equal, entry for entry, to
+            ``joint_features(Xe, Ye, idx) − joint_features(Xe, Ye_hat, idx)`` with
+            zeros eliminated (one compiled pass, no sparse arithmetic).
+
+        Raises
+        ------
+        ValueError
+            When ``Ye`` or ``Ye_hat`` does not have one entry per example.
+        """
+        Xs, rows = self._csr_rows(Xe, idx)
+        y = np.asarray(Ye, dtype=np.intp).reshape(-1)
+        yh = np.asarray(Ye_hat, dtype=np.intp).reshape(-1)
+        if len(y) != len(rows) or len(yh) != len(rows):
+            raise ValueError(f"{len(rows)} inputs but {len(y)} and {len(yh)} outputs")
+        K = len(self.classes_)
+        for name, v in (("Ye", y), ("Ye_hat", yh)):
+            if v.size and (v.min() < 0 or v.max() >= K):
+                raise ValueError(f"{name} holds a class index outside [0, {K})")
+        d = self.n_input_features_
+        width = 2 if self.lambda_ is None else self.lambda_.shape[1]
+        bound = width * int(np.sum(Xs.indptr[rows + 1] - Xs.indptr[rows]))
+        small = max(bound, self.n_features_) < np.iinfo(np.int32).max
+        like = np.empty(0, dtype=np.int32 if small else np.int64)
+        if self.lambda_ is None:
+            ptr, ind, dat = jit.one_hot_differences(Xs.indptr, Xs.indices, Xs.data, rows,
+                                                    y, yh, d, like)
+        else:
+            ptr, ind, dat = jit.attribute_differences(Xs.indptr, Xs.indices, Xs.data, rows,
+                                                      self.lambda_, y, yh, d, like)
+        out = sp.csr_matrix((dat, ind, ptr), shape=(len(rows), self.n_features_))
+        out.has_canonical_format = True  # sorted within each row, no duplicates
+        return out
 
     def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
         """Σ_i ω_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) as a dense vector (one sparse product).
@@ -240,10 +355,19 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`MulticlassPotentials` of the examples ``idx`` (all by default): one product."""
         W = self._weights(w)
-        scores = np.asarray(self._rows(Xe, idx) @ W.T)
+        if sp.issparse(Xe):  # compiled: scipy would copy W.T (all of w) on every call
+            Xs, rows = self._csr_rows(Xe, idx)
+            scores = np.empty((len(rows), W.shape[0]))
+            jit.class_scores(Xs.indptr, Xs.indices, Xs.data, rows, np.ascontiguousarray(W),
+                             scores)
+        else:
+            scores = np.asarray(self._rows(Xe, idx) @ W.T)
         if self.lambda_ is not None:
             scores = scores @ self.lambda_.T
-        return MulticlassPotentials(scores)
+        tables = self.__dict__.get("_loss_tables")
+        if tables is None:  # Δ tables of the losses this fitted map has augmented with
+            tables = self._loss_tables = weakref.WeakKeyDictionary()
+        return MulticlassPotentials(scores, tables)
 
     def joint_feature(self, x, y):
         """Φ(x, y) as a dense vector of length ``n_features_`` (raw x and label y)."""
