@@ -12,8 +12,9 @@ the "down" slot (smallest g among those with α > 0) to the "up" slot (largest g
 
     t = min( (g_up − g_down) / ‖ψ_up − ψ_down‖²,  α_down ),
 
-the exact maximiser of the dual along that direction; then w += t (ψ_up − ψ_down)
-and g_s −= t (G_s,up − G_s,down). Repeated until g_up − g_down ≤ eps.
+the exact maximiser of the dual along that direction; then g_s −= t (G_s,up −
+G_s,down). Repeated until g_up − g_down ≤ eps; w then moves once, by
+Σ_s (α_s − α_s⁰) ψ_s over the slots whose α changed.
 
 Plain-Python references of these kernels are in ``tests/test_dual_cd.py``.
 """
@@ -61,18 +62,37 @@ def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, ep
     block's duality gap restricted to its cached outputs.
     """
     S = slot.shape[1]
-    gmax, a_sum, ag = 0.0, 0.0, 0.0
     for s in range(S):
         r = slot[i, s]
         if r < 0:
             g[s] = 0.0
             continue
         g[s] = loss[i, s] - row_dot_dense(p_ind, p_dat, p_start[r], p_len[r], w)
+    return block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C,
+                       eps, max_steps, g)
+
+
+@numba.njit(cache=True, nogil=True)
+def block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
+                max_steps, g):
+    """:func:`block_smo` with ``g`` already holding g_s = Δ_s − w·ψ_s of the occupied
+    slots (a caller that has just computed them, as :func:`insert_rows`)."""
+    S = slot.shape[1]
+    gmax, a_sum, ag = 0.0, 0.0, 0.0
+    for s in range(S):
+        if slot[i, s] < 0:
+            continue
         if g[s] > gmax:
             gmax = g[s]
         a_sum += alpha[i, s]
         ag += alpha[i, s] * g[s]
     gap = C * gmax - ag
+    # w moves once per changed slot after the steps, by (α_s − α_s⁰) ψ_s: the steps
+    # themselves only need g, which the Gram matrix updates
+    moved = False
+    a0 = np.empty(S)
+    for s in range(S):
+        a0[s] = alpha[i, s]
     for _ in range(max_steps):
         a_null = C - a_sum
         # up: largest g (null = −1 with g = 0); down: smallest g with mass
@@ -100,16 +120,13 @@ def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, ep
         t = cap if q <= 1e-300 else min((g_up - g_dn) / q, cap)
         if t <= 0.0:
             break
+        moved = True
         if up >= 0:
             alpha[i, up] += t
-            r = slot[i, up]
-            _scatter(w, p_ind, p_dat, p_start[r], p_len[r], t)
         if dn >= 0:
             alpha[i, dn] -= t
             if alpha[i, dn] < 1e-14 * C:
                 alpha[i, dn] = 0.0
-            r = slot[i, dn]
-            _scatter(w, p_ind, p_dat, p_start[r], p_len[r], -t)
         a_sum = 0.0
         for s in range(S):
             if slot[i, s] < 0:
@@ -121,6 +138,11 @@ def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, ep
             if dn >= 0:
                 d -= gram[i, s, dn]
             g[s] -= t * d
+    if moved:
+        for s in range(S):
+            r = slot[i, s]
+            if r >= 0 and alpha[i, s] != a0[s]:
+                _scatter(w, p_ind, p_dat, p_start[r], p_len[r], alpha[i, s] - a0[s])
     return gap
 
 
@@ -149,10 +171,12 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
         for s in range(S):
             q = slot[i, s]
             if q < 0:
+                g[s] = 0.0
                 if free < 0:
                     free = s
                 continue
             gs = loss[i, s] - row_dot_dense(p_ind, p_dat, p_start[q], p_len[q], w)
+            g[s] = gs
             ag += alpha[i, s] * gs
             if gs > best:
                 best = gs
@@ -160,6 +184,7 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
         if g_new <= best + eps * (1.0 + abs(g_new)) or free < 0:
             continue
         taken += 1
+        g[free] = g_new  # w has not moved: these g are the block's (block_steps)
         slot[i, free] = r
         alpha[i, free] = 0.0
         loss[i, free] = new_loss[k]
@@ -173,8 +198,8 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
             gram[i, s, free] = d
         gram[i, free, free] = row_dot_row(p_ind, p_dat, p_start[r], p_len[r], p_start[r],
                                           p_len[r])
-        block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                  max_steps, g)
+        block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
+                    max_steps, g)
         used, drop = 0, -1
         for s in range(S):
             if slot[i, s] < 0:
