@@ -86,9 +86,9 @@ class Problem:
     chunk_size : int or None
         Examples per chunk of an oracle call, at least (None: ``max(256,
         ceil(m / 16))`` for a call on m examples, and the number of chunks rounded
-        down to 2 or a multiple of 4; calls on fewer than 512 examples are one chunk;
-        64 and 128 instead of 256 and 512 for a map with a fused oracle, whose
-        chunks cost little more than their examples). A map with ``example_costs``
+        down to 2 or a multiple of 4; calls on fewer than 512 examples are one
+        chunk: smaller chunks on 2 threads measured slower than one batch, see
+        docs/scaling.md). A map with ``example_costs``
         gets chunks of equal summed cost instead of equal size.
 
     Notes
@@ -227,11 +227,7 @@ class Problem:
     def _chunks(self, idx):
         """Chunks of ``idx``: their boundaries depend on ``len(idx)`` only."""
         m = len(idx)
-        # a fused (one compiled call) oracle pays little per chunk: smaller chunks,
-        # so that the small batches of dual_cd's sweeps split too
-        lo = MIN_CHUNK // 4 if getattr(type(self.feature_map), "has_fused_oracle",
-                                       False) else MIN_CHUNK
-        size = self.chunk_size or max(lo, -(-m // MAX_CHUNKS))
+        size = self.chunk_size or max(MIN_CHUNK, -(-m // MAX_CHUNKS))
         k = m // size
         if k < 2:
             return [idx]

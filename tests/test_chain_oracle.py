@@ -104,12 +104,13 @@ def test_paths_of_a_chunked_call_index_like_a_list():
     """Violation.y_hat of a fused, chunked call: lazy, but indexes like the list of
     paths (negative indices, slices, iteration, IndexError past the end)."""
     rng = np.random.default_rng(3)
-    X, Y = _tokens(rng, 300)
+    X, Y = _tokens(rng, 600)
     fm = SequenceFeatures().fit(X, Y)
     Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
     problem = Problem(Xe, Ye, fm, get_decoder("viterbi"), HammingLoss(), 1.0)
     w = rng.normal(size=fm.n_features_)
-    idx = rng.permutation(300)
+    idx = rng.permutation(600)[:300]
+    problem.chunk_size = 64
     assert len(problem._chunks(idx)) > 1
     v = problem.oracle(w, idx)
     ref = get_decoder("viterbi")(fm.batch_potentials(Xe, w, idx).augment(

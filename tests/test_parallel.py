@@ -77,7 +77,7 @@ def test_chunks_depend_on_the_number_of_examples_only(m):
 def test_sequence_chunks_balance_tokens(seed):
     """A map with example_costs (sentence lengths) gets chunks of about equal work:
     each chunk's tokens within one sentence of total / k; order kept, none empty."""
-    p, _ = sequence_problem(seed, chunk_size=None, n=600)
+    p, _ = sequence_problem(seed, chunk_size=64, n=600)
     cost = p.feature_map.example_costs(p.Xe)
     rng = np.random.default_rng(seed)
     for idx in (np.arange(600), rng.permutation(600)[:200], rng.permutation(600)):
