@@ -194,7 +194,7 @@ class Problem:
         -------
         Violation
         """
-        idx = np.arange(self.n_samples) if idx is None else np.asarray(idx, dtype=np.intp)
+        idx = np.arange(self.n_samples) if idx is None else self._check_idx(idx)
         if not self._fast_differences:
             self.truth_features()  # built once here, not by concurrent chunks
         parts = self._map_chunks("_oracle_chunk", w, idx, augment)
@@ -207,6 +207,18 @@ class Problem:
             psi=sp.vstack([p.psi for p in parts], format="csr"),
             margin=np.concatenate([p.margin for p in parts]),
             slack=np.concatenate([p.slack for p in parts]))
+
+    def _check_idx(self, idx):
+        """Example indices as intp in [0, n) (negatives count from the end, as in
+        numpy); an IndexError names the first one out of range (compiled kernels
+        behind the oracle do not check bounds)."""
+        idx = np.asarray(idx, dtype=np.intp).reshape(-1)
+        n = self.n_samples
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError(f"oracle: example index {int(idx[bad][0])} out of range "
+                             f"for {n} examples")
+        return np.where(idx < 0, idx + n, idx)
 
     def _decode(self, w, idx, augment=True):
         """(true outputs, potentials, ŷ) of examples ``idx``: loss-augmented or plain."""

@@ -152,3 +152,21 @@ def test_one_slack_oracle_uses_the_problems_decoder():
     v = Problem(Xe, Ye, fm, get_decoder("viterbi"), HammingLoss(), 1.0)
     assert v._map_aggregates() and not Problem(Xe, Ye, fm, dec, HammingLoss(),
                                                 1.0)._map_aggregates()
+
+
+def test_oracle_refuses_indices_out_of_range():
+    """The fused kernel does not check bounds: Problem.oracle does, for every map
+    (an out-of-range index crashed the process before); negatives count from the end."""
+    rng = np.random.default_rng(2)
+    X, Y = _tokens(rng, 5)
+    fm = SequenceFeatures().fit(X, Y)
+    Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
+    problem = Problem(Xe, Ye, fm, get_decoder("viterbi"), HammingLoss(), 1.0)
+    w = rng.normal(size=fm.n_features_)
+    for bad in ([5], [0, -6], [2, 99]):
+        with pytest.raises(IndexError, match=r"example index (5|-6|99) out of range for 5"):
+            problem.oracle(w, bad)
+    neg, pos = problem.oracle(w, [-1, -5]), problem.oracle(w, [4, 0])
+    np.testing.assert_array_equal(neg.idx, [4, 0])
+    np.testing.assert_array_equal(neg.loss, pos.loss)
+    assert len(problem.oracle(w, np.array([], dtype=int)).y_hat) == 0
