@@ -170,3 +170,6 @@ def test_oracle_refuses_indices_out_of_range():
     np.testing.assert_array_equal(neg.idx, [4, 0])
     np.testing.assert_array_equal(neg.loss, pos.loss)
     assert len(problem.oracle(w, np.array([], dtype=int)).y_hat) == 0
+    for bad in ([5], [-1]):  # the map's own public method checks too
+        with pytest.raises(IndexError, match="sentence index -?[0-9]+ out of range"):
+            fm.fused_oracle(Xe, Ye, w, HammingLoss(), get_decoder("viterbi"), bad)

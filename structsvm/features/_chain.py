@@ -332,6 +332,9 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     W, trans, start, end = fm.split_weights(w)
     X = Xe.X
     idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= len(Xe)):  # the kernel trusts idx
+        bad = idx[(idx < 0) | (idx >= len(Xe))][0]
+        raise IndexError(f"sentence index {bad} out of range for {len(Xe)} sentences")
     yh, lo, margin, ptr, col, val = chain_oracle(
         X.indptr, X.indices, np.asarray(X.data, dtype=float), Xe.offsets, idx, y_all,
         np.ascontiguousarray(W), np.ascontiguousarray(trans), np.ascontiguousarray(start),
