@@ -266,6 +266,12 @@ class Problem:
                 np.asarray(f(self.Xe), dtype=float)
         return self._truth_cache["cost"]
 
+    @property
+    def n_workers(self):
+        """Workers the oracle may use: 1 for ``n_jobs=1``, else joblib's
+        ``effective_n_jobs`` (which honours an enclosing ``parallel_config``)."""
+        return self._workers()
+
     def _workers(self):
         if self.n_jobs == 1:
             return 1

@@ -155,7 +155,7 @@ def test_parallel_multiclass_oracles_are_identical_to_serial(backend, rescaling)
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("learner", ["one_slack", "n_slack"])
+@pytest.mark.parametrize("learner", ["one_slack", "n_slack", "dual_cd"])
 def test_parallel_fit_gives_the_serial_model(backend, learner, monkeypatch):
     monkeypatch.setattr(problem_module, "MIN_CHUNK", 16)
     X, Y = sequences(4, n=100)

@@ -26,7 +26,8 @@ DEFAULT_LEARNERS = {None: "dual_cd", "multiclass": "dual_cd", "tree": "dual_cd",
 #: oracle batches per pass (QC: 8.6 s instead of 14.9 s CPU, same passes). Since the
 #: multiclass scores gather only the columns a batch uses, 1, 2 and 4 batches measure
 #: alike on QC and digits (docs/learners.md); 2 stays.
-DEFAULT_PARAMS = {"multiclass": {"n_batches": 2}, "tree": {"n_batches": 2}}
+DEFAULT_PARAMS = {"multiclass": {"n_batches": 2}, "tree": {"n_batches": 2},
+                  "chain": {"n_batches": 16, "inner_passes": 0}}
 
 
 def make_default_learner(structure):
