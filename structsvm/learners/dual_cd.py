@@ -376,6 +376,8 @@ class _Lookahead:
         if problem.n_workers > 1:
             from concurrent.futures import ThreadPoolExecutor
 
+            # the workers of multi-chunk calls, under this thread's joblib config
+            problem.start_workers()
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="structsvm-oracle")
 
     def reset(self, w):
