@@ -35,14 +35,17 @@ def solve_subproblem(B, q, C, na, D, beta_new):
 
     ``D`` is scratch (length ≥ na); the solution is written to ``beta_new[:na]``.
     """
-    for a in range(na):
-        D[a] = B[a]
-    D[0] += q * C
-    Ds = np.sort(D[:na])  # increasing: the r-th largest is Ds[na - 1 - r]
-    total = Ds[na - 1] - q * C
+    for a in range(na):  # D sorted decreasingly (insertion sort: na is small)
+        v = B[a] + (q * C if a == 0 else 0.0)
+        b = a
+        while b > 0 and D[b - 1] < v:
+            D[b] = D[b - 1]
+            b -= 1
+        D[b] = v
+    total = D[0] - q * C
     r = 1
-    while r < na and total < r * Ds[na - 1 - r]:
-        total += Ds[na - 1 - r]
+    while r < na and total < r * D[r]:
+        total += D[r]
         r += 1
     theta = total / r
     for a in range(na):

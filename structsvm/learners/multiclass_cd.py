@@ -47,7 +47,10 @@ from . import _multiclass_cd_jit as jit
 __all__ = ["MulticlassDualCD", "multiclass_cd_refusal"]
 
 _CERTIFY_EVERY = 50  # a certification at least every this many passes
-_UNSHRINK_EVERY = 10  # every this many passes one over every example and class
+# a dense X with fewer non-zeros than this fraction is read as CSR (12 bytes per stored
+# entry against 8 per dense one: no more memory, and shorter rows; digits: 0.06 s vs 0.07)
+_DENSE_AS_CSR = 2 / 3
+_UNSHRINK_EVERY = 5  # every this many passes one over every example and class
 
 
 def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
@@ -292,7 +295,8 @@ class MulticlassDualCD(BaseEstimator):
 
 def _as_rows(Xe):
     """((indptr, indices, data), dense) of the encoded inputs, without copying a
-    canonical CSR matrix or a C-contiguous float array."""
+    canonical CSR matrix or a C-contiguous float array (a dense one that is mostly
+    zeros is converted to CSR: its rows are then shorter)."""
     if sp.issparse(Xe):
         Xs = Xe if Xe.format == "csr" else sp.csr_matrix(Xe)
         if not Xs.has_canonical_format:
@@ -302,6 +306,8 @@ def _as_rows(Xe):
                 np.asarray(Xs.data, dtype=float)), False
     A = np.ascontiguousarray(Xe, dtype=float)
     n, d = A.shape
+    if np.count_nonzero(A) < _DENSE_AS_CSR * A.size:  # many zeros: rows as CSR are shorter
+        return _as_rows(sp.csr_matrix(A))
     return (np.arange(n + 1, dtype=np.int64) * d, np.zeros(1, dtype=np.int32),
             A.ravel()), True
 
@@ -326,10 +332,11 @@ def _vertex(y, table, C):
 def _start(state, Y, C, K):
     """β to start from: the previous fit's, when it is feasible for these labels."""
     n = len(Y)
-    if isinstance(state, dict) and isinstance(state.get("beta"), np.ndarray):
+    old_C = state.get("C") if isinstance(state, dict) else None
+    if isinstance(old_C, float) and old_C > 0 and isinstance(state.get("beta"), np.ndarray):
         beta = state["beta"]
         if beta.shape == (n, K) and np.array_equal(state.get("labels"), Y):
-            beta = beta * (C / float(state["C"]))
+            beta = beta * (C / old_C)
             beta[np.arange(n), Y] = 0.0
             own = -beta.sum(axis=1)  # β_iy_i = Σ_{k≠y_i} α_ik
             if np.all(beta <= 0) and np.all(own <= C * (1 + 1e-12)):
