@@ -117,8 +117,9 @@ def test_sweep_kernel_equals_python_reference(dense, shrink, seed):
     sqn = (X * X).sum(axis=1)
     st = {}
     for name in ("jit", "ref"):
-        st[name] = dict(WT=np.zeros((d, K)), beta=np.zeros((n, K)), cls=cls0.copy(),
-                        n_act=np.full(n, K, dtype=np.int64), gaps=np.zeros(n))
+        st[name] = dict(WT=np.zeros((d, K)), beta=np.zeros((n, K)),
+                        cls=cls0.astype(np.int32), n_act=np.full(n, K, dtype=np.int32),
+                        gaps=np.zeros(n))
     rng = np.random.default_rng(seed)
     live = np.flatnonzero(sqn > 0)
     for _ in range(4):
@@ -145,9 +146,18 @@ def test_sweep_kernel_equals_python_reference(dense, shrink, seed):
     jit.weights_from_beta(indptr, ind, data, dense, beta, WT)
     np.testing.assert_allclose(WT, X.T @ beta, atol=1e-12)
     np.testing.assert_allclose(st["jit"]["WT"], WT, atol=1e-10)
-    S = np.empty((n, K))
-    jit.class_scores(indptr, ind, data, dense, WT, S)
-    np.testing.assert_allclose(S, X @ WT, atol=1e-12)
+    # the certification's primal terms, from all class scores computed in numpy
+    gaps = np.empty(n)
+    slack = jit.primal_terms(indptr, ind, data, dense, WT, Y, table, beta, C, gaps)
+    S = X @ WT
+    G = table[Y] + S
+    xi = np.maximum(0.0, (G - S[np.arange(n), Y][:, None]).max(axis=1))
+    assert slack == pytest.approx(xi.sum(), rel=1e-12, abs=1e-12)
+    np.testing.assert_allclose(gaps, C * (G.max(axis=1) - G[np.arange(n), Y])
+                               + (beta * G).sum(axis=1), rtol=1e-10, atol=1e-12)
+    dual = -(beta * table[Y]).sum() - 0.5 * (WT * WT).sum()  # Δ(y, y) = 0 here
+    assert gaps.sum() == pytest.approx(0.5 * (WT * WT).sum() + C * xi.sum() - dual,
+                                       rel=1e-9)
 
 
 # ----------------------------------------------------------------------- the optimum
@@ -276,7 +286,8 @@ def test_refuses_class_attributes_naming_the_learners_that_can():
 
 def test_refuses_slack_rescaling_with_another_loss():
     X, Y, _ = problem(11)
-    with pytest.raises(ValueError, match="slack rescaling .* zero-one loss"):
+    with pytest.raises(ValueError, match="slack rescaling .* zero-one loss.*Learners that "
+                                         "can: dual_cd, n_slack, one_slack, pegasos"):
         structsvm.fit(X, Y, learner="multiclass_cd", loss=distance, rescaling="slack")
 
 

@@ -155,15 +155,30 @@ def weights_from_beta(indptr, indices, data, dense, beta, WT):
 
 
 @numba.njit(cache=True, nogil=True)
-def class_scores(indptr, indices, data, dense, WT, S):
-    """S[i, k] = w_k·x_i for every example and class."""
+def primal_terms(indptr, indices, data, dense, WT, Y, table, beta, C, gaps):
+    """Σ_i ξ_i at w = WT (ξ_i = max_k G_ik − s_iy_i, G_ik = Δ(y_i, k) + w_k·x_i: every
+    class score, row by row) and the exact block gaps
+    gaps[i] = C (max_k G_ik − G_iy_i) + Σ_k β_ik G_ik, whose sum is P(w) − D(β)."""
     K = WT.shape[1]
-    for i in range(S.shape[0]):
+    s = np.empty(K)
+    total = 0.0
+    for i in range(beta.shape[0]):
         for k in range(K):
-            S[i, k] = 0.0
+            s[k] = 0.0
         p0, p1 = indptr[i], indptr[i + 1]
         for p in range(p0, p1):
             j = p - p0 if dense else indices[p]
             xv = data[p]
             for k in range(K):
-                S[i, k] += xv * WT[j, k]
+                s[k] += xv * WT[j, k]
+        y = Y[i]
+        maxG = -np.inf
+        bg = 0.0
+        for k in range(K):
+            g = table[y, k] + s[k]
+            if g > maxG:
+                maxG = g
+            bg += beta[i, k] * g
+        total += maxG - s[y]
+        gaps[i] = C * (maxG - table[y, y] - s[y]) + bg
+    return total

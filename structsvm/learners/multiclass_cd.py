@@ -211,7 +211,9 @@ class MulticlassDualCD(BaseEstimator):
         if why is not None:
             from . import LEARNERS
 
-            others = sorted(n for n in LEARNERS if n != self.name)
+            # the general learners solve any structure (frank_wolfe: margin rescaling)
+            others = sorted(n for n in LEARNERS if n != self.name and not (
+                n == "frank_wolfe" and problem.rescaling != "margin"))
             raise ValueError(f"learner={self.name!r} cannot solve this problem: {why}. "
                              f"Learners that can: {', '.join(others)}")
         rng = check_random_state(0 if random_state is None else random_state)
@@ -231,17 +233,16 @@ class MulticlassDualCD(BaseEstimator):
             beta[zero] = _vertex(Y[zero], table, C)
         WT = np.zeros((d, K))
         jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
-        cls = np.tile(np.arange(K, dtype=np.int64), (n, 1))
+        cls = np.tile(np.arange(K, dtype=np.int32), (n, 1))
         cls[np.arange(n), Y] = 0
         cls[:, 0] = Y  # the own class first, always active
-        n_act = np.full(n, K, dtype=np.int64)
+        n_act = np.full(n, K, dtype=np.int32)
         active = np.flatnonzero(~zero)
         gaps = np.zeros(n)
         const = C * float(table[Y, Y].sum())
         shrink = bool(self.shrinking)
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
         passes = certs = last = 0
-        S = np.empty((n, K))
         dual = const - float(np.sum(beta * table[Y])) - 0.5 * float(np.dot(WT.ravel(),
                                                                            WT.ravel()))
         full = True  # the next pass sees every example and class
@@ -266,10 +267,10 @@ class MulticlassDualCD(BaseEstimator):
             # certification: w exactly from β, every class score at that w
             certs, last = certs + 1, passes
             jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
-            jit.class_scores(indptr, indices, data, dense, WT, S)
-            G = table[Y] + S
+            slack = jit.primal_terms(indptr, indices, data, dense, WT, Y, table, beta, C,
+                                     gaps)  # the exact block gaps go to ``gaps``
             wsq = float(np.dot(WT.ravel(), WT.ravel()))
-            primal = 0.5 * wsq + C * float(np.sum(G.max(axis=1) - S[np.arange(n), Y]))
+            primal = 0.5 * wsq + C * slack
             dual = const - float(np.sum(beta * table[Y])) - 0.5 * wsq
             gap = max(0.0, primal - dual)
             curve.append(primal)
@@ -282,7 +283,6 @@ class MulticlassDualCD(BaseEstimator):
                 break
             if passes >= max_iter:
                 break
-            gaps[:] = C * (G.max(axis=1) - G[np.arange(n), Y]) + np.sum(beta * G, axis=1)
             full = True
         w = np.ascontiguousarray(WT.T).ravel()  # class-major: w[k * d + j]
         return LearnerResult(
