@@ -38,12 +38,15 @@ class StructuredSVM(BaseEstimator):
         Task loss Δ; None uses the feature map's default (zero-one for classes,
         Hamming for sequences). A callable ``f(y_true, y_pred)`` gets raw outputs.
     learner : str, learner object or None, default=None
-        "dual_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos" or "perceptron",
-        or a configured learner (e.g. ``OneSlackCuttingPlane(solver="osqp")``;
-        grid-searchable as ``learner__solver``). None picks the learner for the
-        feature map's structure (:data:`structsvm.learners.DEFAULT_LEARNERS`:
-        "dual_cd" for classes, taxonomies and chains, "one_slack" for rankings; the
-        measurements are in docs/learners.md), or "one_slack" when ``constraints``,
+        "dual_cd", "multiclass_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos"
+        or "perceptron", or a configured learner (e.g.
+        ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
+        ``learner__solver``). None picks the learner for the feature map's structure
+        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "dual_cd" for classes,
+        taxonomies and chains, "one_slack" for rankings; plain one-hot
+        ``MulticlassFeatures`` problems get "multiclass_cd",
+        :data:`structsvm.learners.SPECIALISED_DEFAULTS`; the measurements are in
+        docs/learners.md), or "one_slack" when ``constraints``,
         ``checkpoint`` or ``resume`` are given (they need the cutting plane);
         ``learner_`` names the one that ran.
     C : float, default=None
