@@ -363,3 +363,13 @@ def test_warm_start_on_other_labels_starts_afresh():
     est.fit(X, Y2)
     ref, _ = full_primal_qp(est.feature_map_, X, Y2, labels, zero_one, 1.0)
     assert est.converged_ and est.objective_ == pytest.approx(ref, rel=1e-7)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_bias_column_and_a_class_without_examples(sparse):
+    X, Y, labels = problem(18, n=30, k=3, sparse=sparse)
+    fm = MulticlassFeatures(bias=1.0, classes=labels + ["z"])  # "z": no training example
+    model = structsvm.fit(X, Y, feature_map=fm, C=2.0, tol=1e-9, max_iter=20000)
+    assert model.learner_.name == "multiclass_cd"
+    ref, _ = full_primal_qp(model.feature_map_, X, Y, labels + ["z"], zero_one, 2.0)
+    assert model.converged_ and model.objective_ == pytest.approx(ref, rel=1e-7)
