@@ -63,7 +63,8 @@ class StructuredSVM(BaseEstimator):
         the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
     max_iter : int, default=None
         Rounds (cutting plane, default 1000), oracle passes (dual_cd 200,
-        frank_wolfe 50) or epochs (pegasos 50, perceptron 20).
+        frank_wolfe 50), passes (multiclass_cd 10000) or epochs (pegasos 50,
+        perceptron 20).
     rescaling : {"margin", "slack"}, default="margin"
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
