@@ -38,12 +38,15 @@ class StructuredSVM(BaseEstimator):
         Task loss Δ; None uses the feature map's default (zero-one for classes,
         Hamming for sequences). A callable ``f(y_true, y_pred)`` gets raw outputs.
     learner : str, learner object or None, default=None
-        "dual_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos" or "perceptron",
-        or a configured learner (e.g. ``OneSlackCuttingPlane(solver="osqp")``;
-        grid-searchable as ``learner__solver``). None picks the learner for the
-        feature map's structure (:data:`structsvm.learners.DEFAULT_LEARNERS`:
-        "dual_cd" for classes, taxonomies and chains, "one_slack" for rankings; the
-        measurements are in docs/learners.md), or "one_slack" when ``constraints``,
+        "dual_cd", "multiclass_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos"
+        or "perceptron", or a configured learner (e.g.
+        ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
+        ``learner__solver``). None picks the learner for the feature map's structure
+        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "dual_cd" for classes,
+        taxonomies and chains, "one_slack" for rankings; plain one-hot
+        ``MulticlassFeatures`` problems get "multiclass_cd",
+        :data:`structsvm.learners.SPECIALISED_DEFAULTS`; the measurements are in
+        docs/learners.md), or "one_slack" when ``constraints``,
         ``checkpoint`` or ``resume`` are given (they need the cutting plane);
         ``learner_`` names the one that ran.
     C : float, default=None
@@ -60,7 +63,8 @@ class StructuredSVM(BaseEstimator):
         the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
     max_iter : int, default=None
         Rounds (cutting plane, default 1000), oracle passes (dual_cd 200,
-        frank_wolfe 50) or epochs (pegasos 50, perceptron 20).
+        frank_wolfe 50), passes (multiclass_cd 10000) or epochs (pegasos 50,
+        perceptron 20).
     rescaling : {"margin", "slack"}, default="margin"
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
@@ -244,6 +248,10 @@ class StructuredSVM(BaseEstimator):
             else:
                 fm.fit(X, Y)
         decoder, loss = self._resolve_plugins(fm)
+        if self.learner is None:  # the map is fitted now: a specialised default may apply
+            learner = self._resolve_learner(
+                fm, checkpointing=checkpoint is not None or resume is not None,
+                plugins=(fm, decoder, loss, self.rescaling))
         problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
                           Ye=fm.encode_outputs(Y, X),
                           feature_map=fm, decoder=decoder, loss=loss, C=self._C(fm),
@@ -305,15 +313,17 @@ class StructuredSVM(BaseEstimator):
         keep = self.warm_start or "light_state" not in result.extra
         self.learner_state_ = result.extra.get("state" if keep else "light_state")
         if not result.converged and learner.name in ("one_slack", "n_slack", "dual_cd",
-                                                     "frank_wolfe"):
+                                                     "multiclass_cd", "frank_wolfe"):
             warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                           f"with duality gap {result.duality_gap:.3g} "
                           f"(objective {result.objective:.6g}); increase max_iter or tol",
                           ConvergenceWarning, stacklevel=2)
         return self
 
-    def _resolve_learner(self, fm, *, checkpointing=False):
-        """The configured learner, or the default one for the map's structure.
+    def _resolve_learner(self, fm, *, checkpointing=False, plugins=None):
+        """The configured learner, or the default one for the map's structure (and
+        the fitted ``plugins`` = (map, decoder, loss, rescaling), when known: a
+        specialised learner that accepts them comes first).
 
         With ``learner=None``, constraints on w and checkpoints need a learner that
         honours them: the 1-slack cutting plane is chosen then.
@@ -321,7 +331,7 @@ class StructuredSVM(BaseEstimator):
         if self.learner is None:
             if self.constraints is not None or checkpointing:
                 return get_learner("one_slack")
-            return make_default_learner(type(fm).structure)
+            return make_default_learner(type(fm).structure, plugins)
         return get_learner(self.learner)
 
     def _C(self, fm):

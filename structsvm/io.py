@@ -389,7 +389,8 @@ def _build(meta, arrays, path):
     fm.load_fitted_state({k: decode(v, f"feature_map_.{k}") for k, v in state.items()})
     model.feature_map_ = fm
     model.decoder_, model.loss_ = model._resolve_plugins(fm)
-    model.learner_ = model._resolve_learner(fm)  # learner=None: the structure's default
+    model.learner_ = model._resolve_learner(  # learner=None: the structure's default
+        fm, plugins=(fm, model.decoder_, model.loss_, model.rescaling))
     coef = decode(meta["coef"], "coef")
     if not isinstance(coef, np.ndarray) or coef.dtype.kind not in "iuf":
         raise ModelFileError(f"{path}: coef is not a numeric array")

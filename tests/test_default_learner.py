@@ -6,7 +6,8 @@ from sklearn.base import clone
 import structsvm
 from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
                                 TaxonomyFeatures)
-from structsvm.learners import DEFAULT_LEARNERS, LEARNERS, default_learner
+from structsvm.learners import (DEFAULT_LEARNERS, LEARNERS, SPECIALISED_DEFAULTS,
+                                default_learner)
 
 
 def _multiclass():
@@ -46,7 +47,8 @@ def test_default_resolves_to_the_documented_learner(structure):
     assert type(fm).structure == structure
     assert default_learner(structure) == expected == DEFAULT_LEARNERS[structure]
     model = structsvm.fit(X, Y, feature_map=fm)
-    assert model.learner_.name == expected
+    # a plain one-hot multiclass problem gets the specialised learner
+    assert model.learner_.name == SPECIALISED_DEFAULTS.get(structure, expected)
     assert model.get_params()["learner"] is None
     assert clone(model).get_params()["learner"] is None
 

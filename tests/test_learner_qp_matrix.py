@@ -62,6 +62,25 @@ def _cells():
                                        id=f"{learner}-{case}-{rescaling}-C{C}")
 
 
+def _refusal(learner, case, rescaling):
+    """Why a specialised learner (one with a ``refusal`` check, e.g. multiclass_cd for
+    one-hot multiclass problems) does not solve this case, or None."""
+    from sklearn.base import clone
+
+    refusal = getattr(LEARNERS[learner], "refusal", None)
+    if refusal is None:
+        return None
+    est = structsvm.StructuredSVM(**case.fit_params())
+    fm = clone(case.feature_map).fit(case.X, case.Y)
+    return refusal(fm, *est._resolve_plugins(fm), rescaling)
+
+
+def _check_refused(case, learner, C, rescaling):
+    """A specialised learner refuses what it does not solve, naming those that can."""
+    with pytest.raises(ValueError, match="cannot solve this problem.*Learners that can"):
+        _fit(case, learner, C, rescaling, max_iter=2)
+
+
 def _fit(case, learner, C, rescaling, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -78,6 +97,8 @@ def test_learner_matches_full_primal_qp(learner, case_name, rescaling, C):
         with pytest.raises((StructureMismatchError, ValueError), match="rescaling"):
             _fit(case, learner, C, "slack", max_iter=2)
         return
+    if _refusal(learner, case, rescaling) is not None:
+        return _check_refused(case, learner, C, rescaling)
     params, accuracy = SETTINGS.get(learner, DEFAULT_SETTING)
     try:
         model = _fit(case, learner, C, rescaling, **params)
@@ -168,6 +189,8 @@ def _max_iter_cells():
 def test_objective_describes_coef_after_max_iter(learner, case_name):
     """Stopped by max_iter (far from the optimum), objective_ is still f(coef_)."""
     case = get_case(case_name)
+    if _refusal(learner, case, "margin") is not None:
+        return _check_refused(case, learner, 1.0, "margin")
     model = _fit(case, learner, 1.0, "margin", max_iter=2, tol=0.0, random_state=0)
     f = constraints(case_name).objective(model.coef_, 1.0)
     assert model.n_iter_ <= 2

@@ -2,15 +2,17 @@
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
 from .frank_wolfe import FrankWolfe
+from .multiclass_cd import MulticlassDualCD
 from .pegasos import Pegasos
 from .perceptron import Perceptron
 
-__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "FrankWolfe", "Pegasos",
-           "Perceptron", "LEARNERS", "DEFAULT_LEARNERS", "DEFAULT_PARAMS", "default_learner",
+__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "MulticlassDualCD",
+           "FrankWolfe", "Pegasos", "Perceptron", "LEARNERS", "DEFAULT_LEARNERS",
+           "SPECIALISED_DEFAULTS", "DEFAULT_PARAMS", "default_learner",
            "make_default_learner", "get_learner"]
 
 LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
-                                      FrankWolfe, Pegasos, Perceptron)}
+                                      MulticlassDualCD, FrankWolfe, Pegasos, Perceptron)}
 
 
 #: The learner ``StructuredSVM(learner=None)`` runs, per output structure (the
@@ -18,6 +20,12 @@ LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, 
 #: The measurements behind each choice: docs/learners.md.
 DEFAULT_LEARNERS = {None: "dual_cd", "multiclass": "dual_cd", "tree": "dual_cd",
                     "chain": "dual_cd", "ranking": "one_slack"}
+
+#: Specialised learners the default prefers for a structure when the problem is one
+#: they solve (their ``refusal(feature_map, decoder, loss, rescaling)`` is None):
+#: plain one-hot multiclass problems get the sequential dual method of Crammer-Singer
+#: SVMs; class-attribute maps, other decoders or losses keep ``DEFAULT_LEARNERS``.
+SPECIALISED_DEFAULTS = {"multiclass": "multiclass_cd"}
 
 
 #: Parameters of the default learner per structure, where measurements preferred
@@ -30,20 +38,36 @@ DEFAULT_PARAMS = {"multiclass": {"n_batches": 2}, "tree": {"n_batches": 2},
                   "chain": {"n_batches": 16, "inner_passes": 0}}
 
 
-def make_default_learner(structure):
-    """The configured default learner for a feature map's ``structure``."""
-    learner = get_learner(default_learner(structure))
+def make_default_learner(structure, plugins=None):
+    """The configured default learner for a feature map's ``structure`` (and, when
+    given, the fitted ``plugins``: see :func:`default_learner`)."""
+    name = default_learner(structure, plugins)
+    learner = get_learner(name)
+    if name != DEFAULT_LEARNERS.get(structure, DEFAULT_LEARNERS[None]):
+        return learner  # a specialised learner, at its own defaults
     return learner.set_params(**DEFAULT_PARAMS.get(structure, {}))
 
 
-def default_learner(structure):
+def default_learner(structure, plugins=None):
     """Name of the default learner for a feature map's ``structure``.
+
+    Parameters
+    ----------
+    structure : str or None
+    plugins : tuple, optional
+        ``(feature_map, decoder, loss, rescaling)`` of the problem, the map fitted:
+        then the structure's specialised learner (:data:`SPECIALISED_DEFAULTS`) is
+        chosen when it accepts them.
 
     Examples
     --------
     >>> default_learner("chain"), default_learner("ranking")
     ('dual_cd', 'one_slack')
     """
+    special = SPECIALISED_DEFAULTS.get(structure)
+    if plugins is not None and special is not None and \
+            LEARNERS[special].refusal(*plugins) is None:
+        return special
     return DEFAULT_LEARNERS.get(structure, DEFAULT_LEARNERS[None])
 
 
