@@ -126,10 +126,14 @@ def test_lookahead_weights_follow_w_exactly(monkeypatch):
 
     monkeypatch.setattr(module._Lookahead, "catch_up", checked)
     X, Y, _, fm = sequences(7, n=40, T=4)
-    # cache_size=2: outputs are dropped and merged all the time
-    structsvm.fit(X, Y, feature_map=fm, C=5.0, tol=1e-9, max_iter=12,
+    # cache_size=2: outputs are dropped and merged all the time; n_jobs=2: the
+    # threaded lookahead (serially the oracle reads w itself, no copy)
+    params = dict(feature_map=fm, C=5.0, tol=1e-9, max_iter=12,
                   learner=DualCD(cache_size=2, n_batches=5, inner_passes=0))
+    got = structsvm.fit(X, Y, n_jobs=2, **params)
     assert len(checks) > 20 and all(checks)
+    ref = structsvm.fit(X, Y, n_jobs=1, **params)
+    assert np.array_equal(got.coef_, ref.coef_)
 
 
 @pytest.mark.parametrize("kind", sorted(PROBLEMS))

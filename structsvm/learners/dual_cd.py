@@ -238,6 +238,7 @@ class DualCD(BaseEstimator):
             self._offer(problem, st, problem.oracle(w0), w, 0)
         est = np.full(n, np.inf)           # per-example block gaps, as last seen
         ahead = _Lookahead(problem, D)
+        st.merged = [] if ahead.threaded else None
         try:
             result = self._loop(problem, st, w, est, ahead, rng, max_iter, tol, callback)
         finally:
@@ -306,15 +307,16 @@ class DualCD(BaseEstimator):
         gaps = np.zeros(n)
         p, C = st.pool, float(problem.C)
         ahead.reset(w)
-        pending, before = ahead.submit(batches[0]), None
+        pending, before = ahead.submit(batches[0], w), None
         for b, batch in enumerate(batches):
             v = pending.result()
             if b + 1 < len(batches):
                 if before is not None:  # ahead.w ← w (after batch b − 1)
                     ahead.catch_up(st, w, *before)
-                pending = ahead.submit(batches[b + 1])
-            before = (st.slot.copy(), st.alpha.copy())
-            st.merged.clear()
+                pending = ahead.submit(batches[b + 1], w)
+            if ahead.threaded:
+                before = (st.slot.copy(), st.alpha.copy())
+                st.merged.clear()
             est[batch] = self._offer(problem, st, v, w, it)
             if slices[b].size:
                 jit.cached_pass(slices[b], w, p.ind, p.dat, p.start, p.len, st.slot,
@@ -339,7 +341,8 @@ class DualCD(BaseEstimator):
         k = np.flatnonzero(merges[:, 0] >= 0)
         if k.size:  # rows of merged slots: convex combinations of two cached rows
             st.slot[ex[k], merges[k, 0]] = p.append(p.rows(merges[k, 1:], coefs[k]))
-            st.merged.append(merges[k, 1:].ravel())
+            if st.merged is not None:  # a lookahead thread catches up from these
+                st.merged.append(merges[k, 1:].ravel())
         return est
 
     def _inner(self, st, w, C, gap, rng):
@@ -364,14 +367,16 @@ class DualCD(BaseEstimator):
 class _Lookahead:
     """Oracle calls on a background thread, one batch ahead (or at once, serially).
 
-    Holds the copy ``w`` of the weights that the oracle reads; the learner's own w
-    moves meanwhile. Threaded when the problem has more than one worker (the numba
-    oracles release the GIL), else each call runs when submitted.
+    Threaded when the problem has more than one worker (the numba oracles release
+    the GIL): the oracle then reads a copy ``w`` of the weights, kept equal to the
+    learner's w at each submission, while the learner's own w moves. Serially each
+    call runs when submitted, on the learner's w itself, which at that moment holds
+    exactly the same values (no copy, no catching up).
     """
 
     def __init__(self, problem, n_features):
         self.problem = problem
-        self.w = np.zeros(n_features)
+        self.w = None
         self._thread = None
         if problem.n_workers > 1:
             from concurrent.futures import ThreadPoolExecutor
@@ -379,9 +384,15 @@ class _Lookahead:
             # the workers of multi-chunk calls, under this thread's joblib config
             problem.start_workers()
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="structsvm-oracle")
+            self.w = np.zeros(n_features)
+
+    @property
+    def threaded(self):
+        return self._thread is not None
 
     def reset(self, w):
-        np.copyto(self.w, w)
+        if self.threaded:
+            np.copyto(self.w, w)
 
     def catch_up(self, st, w, slot0, alpha0):
         """Make ``self.w`` equal to w again, given that it was at (slot0, alpha0).
@@ -399,9 +410,10 @@ class _Lookahead:
         p = st.pool
         jit.copy_rows(self.w, w, p.ind, p.start, p.len, rows)
 
-    def submit(self, idx):
+    def submit(self, idx, w):
+        """The oracle on examples ``idx`` at the current weights ``w``."""
         if self._thread is None:
-            return _Done(self.problem.oracle(self.w, idx))
+            return _Done(self.problem.oracle(w, idx))
         return self._thread.submit(self.problem.oracle, self.w, idx)
 
     def close(self):
@@ -432,7 +444,7 @@ class _State:
         self.stamp = np.zeros((n, S), dtype=np.int64)
         self.D = D
         self.steps = 4 * S
-        self.merged = []  # pool rows merged away since the last Lookahead.catch_up
+        self.merged = None  # (threaded lookahead) rows merged away since its catch_up
 
     def weights(self):
         p = self.pool
