@@ -303,22 +303,6 @@ class Problem:
             weakref.finalize(self, self._pool.close)
         return self._pool
 
-    def start_workers(self):
-        """Start the oracle's workers now, in the calling thread, if a call on all
-        examples would use them.
-
-        joblib's backend configuration (``parallel_config``) belongs to the thread
-        that sets it: a learner that calls the oracle from a thread of its own
-        starts the workers first, from the thread where the user configured them,
-        so that its calls run on the backend the user chose. Returns whether workers
-        were started (or already running).
-        """
-        if self._pool is None:
-            if self._workers() == 1 or len(self._chunks(np.arange(self.n_samples))) == 1:
-                return False
-            self._open_pool().open()
-        return True
-
     def worker_copy(self):
         """The copy of this problem a worker in another process receives (once): the
         encoded data and plugins, serial, without caches or pool."""

@@ -111,31 +111,6 @@ def test_sweeps_alone_equal_full_qp(kind):
     assert ref * (1 - 1e-7) <= model.objective_ <= ref * (1 + 1e-6)
 
 
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_lookahead_weights_follow_w_exactly(monkeypatch):
-    """The copy of w the oracle reads, one batch behind, equals w bit for bit after
-    every catch-up (so the schedule is exactly "decode at w before batch b")."""
-    from structsvm.learners import dual_cd as module
-
-    checks = []
-    real = module._Lookahead.catch_up
-
-    def checked(self, st, w, slot0, alpha0):
-        real(self, st, w, slot0, alpha0)
-        checks.append(np.array_equal(self.w, w))
-
-    monkeypatch.setattr(module._Lookahead, "catch_up", checked)
-    X, Y, _, fm = sequences(7, n=40, T=4)
-    # cache_size=2: outputs are dropped and merged all the time; n_jobs=2: the
-    # threaded lookahead (serially the oracle reads w itself, no copy)
-    params = dict(feature_map=fm, C=5.0, tol=1e-9, max_iter=12,
-                  learner=DualCD(cache_size=2, n_batches=5, inner_passes=0))
-    got = structsvm.fit(X, Y, n_jobs=2, **params)
-    assert len(checks) > 20 and all(checks)
-    ref = structsvm.fit(X, Y, n_jobs=1, **params)
-    assert np.array_equal(got.coef_, ref.coef_)
-
-
 @pytest.mark.parametrize("kind", sorted(PROBLEMS))
 def test_certified_gap_bounds_suboptimality_at_every_stop(kind):
     X, Y, outputs, fm = PROBLEMS[kind](3)

@@ -1,6 +1,5 @@
 """The parallel oracle: chunks on threads and processes give exactly the serial results."""
 import gc
-import threading
 
 import joblib
 import numpy as np
@@ -167,31 +166,6 @@ def test_parallel_fit_gives_the_serial_model(backend, learner, monkeypatch):
         got = structsvm.fit(X, Y, n_jobs=2, **params)
     assert np.array_equal(got.coef_, ref.coef_)
     assert got.n_iter_ == ref.n_iter_ and got.objective_ == ref.objective_
-
-
-def test_dual_cd_lookahead_decodes_on_the_configured_backend(monkeypatch):
-    """dual_cd decodes its sweep batches on a thread of its own; joblib's config is
-    per thread, so the workers must be started where the user configured them: here
-    loky processes, although the batches (multi-chunk) are sent from that thread."""
-    from structsvm.learners import DualCD
-
-    p, _ = sequence_problem(9, n_jobs=2, chunk_size=16, n=120)
-    ref, _ = sequence_problem(9, n_jobs=1, chunk_size=16, n=120)
-    callers = []
-    real = _parallel.ChunkPool.map
-
-    def map_(self, *args, **kwargs):
-        callers.append(threading.current_thread().name)
-        return real(self, *args, **kwargs)
-
-    monkeypatch.setattr(_parallel.ChunkPool, "map", map_)
-    learner = DualCD(n_batches=2, inner_passes=0)  # batches of 60: 3 chunks each
-    with joblib.parallel_config(backend="loky"), p:
-        got = learner.solve(p, np.zeros(p.n_features), max_iter=4, tol=1e-12)
-        assert p._pool.in_process is False  # processes, as configured
-    assert any(name.startswith("structsvm-oracle") for name in callers)
-    want = learner.solve(ref, np.zeros(ref.n_features), max_iter=4, tol=1e-12)
-    assert np.array_equal(got.w, want.w) and got.objective == want.objective
 
 
 # ------------------------------------------------------------------ the pool

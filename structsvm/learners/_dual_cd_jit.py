@@ -301,12 +301,3 @@ def compact_pool(p_ind, p_dat, p_start, p_len, slot, new_ind, new_dat, new_start
             nr += 1
     return pos, nr
 
-
-@numba.njit(cache=True, nogil=True)
-def copy_rows(dst, src, p_ind, p_start, p_len, rows):
-    """dst[j] = src[j] for every column j of the pool rows ``rows``."""
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        for j in range(p_start[r], p_start[r] + p_len[r]):
-            c = p_ind[j]
-            dst[c] = src[c]

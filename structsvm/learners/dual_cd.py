@@ -12,17 +12,14 @@ sparse rows ψ_i(y), losses Δ_i(y), dual variables α_iy and the block's Gram m
 Training alternates
 
 1. a sweep: the examples in random order, in ``n_batches`` batches; each batch is
-   decoded by ONE batched oracle call, and every answer more violated (at the
-   current w) than everything its example has cached joins the cache, the example's
-   block being re-optimised at once; then the blocks of a 1/``n_batches`` slice of
-   the examples with cached outputs are re-optimised over their caches (so a sweep
-   also makes one pass over the cached outputs). Batch b + 1 is decoded at w as it
-   was before batch b was offered — one batch behind — so that, with more than one
-   worker, its decoding overlaps batch b's block steps on another core; the schedule
-   does not depend on the number of workers (serially, b + 1 is decoded first), so
-   neither does the model. The block gaps seen on the way, C·max(0, max_y g_iy) −
-   Σ_y α_iy g_iy with g_iy = Δ_i(y) − w·ψ_i(y), give a (stale) estimate of the
-   duality gap;
+   decoded by ONE batched oracle call at the current w, and every answer more
+   violated than everything its example has cached joins the cache, the example's
+   block being re-optimised at once (so later batches see the updated w); then the
+   blocks of a 1/``n_batches`` slice of the examples with cached outputs are
+   re-optimised over their caches (so a sweep also makes one pass over the cached
+   outputs, spread between its oracle calls). The block gaps seen on the way,
+   C·max(0, max_y g_iy) − Σ_y α_iy g_iy with g_iy = Δ_i(y) − w·ψ_i(y), give a
+   (stale) estimate of the duality gap;
 2. up to ``inner_passes`` passes over the cached outputs only (no oracle): per
    example, exact pairwise coordinate steps between the outputs with the largest and
    smallest g_iy,
@@ -160,13 +157,11 @@ class DualCD(BaseEstimator):
         exact two-output line search (the cache "off").
     n_batches : int, default=8
         Oracle calls per sweep (each decodes n / n_batches examples in one batch at
-        the w of one batch before: fresher answers than one call for all; with
-        ``n_jobs`` > 1 each call overlaps the previous batch's block steps).
+        the then current w: fresher answers than one call for all).
     inner_passes : int, default=10
         At most this many passes over the cached outputs between two oracle passes,
-        besides the one a sweep makes between its batches (0: only that one; the
-        default for sequences, where it lets the oracle and the steps overlap
-        almost entirely, see docs/scaling.md).
+        besides the one a sweep makes between its batches (0: only that one, the
+        default for sequences, measured in docs/learners.md).
     inner_tol : float, default=0.1
         Cached passes stop when the gap over cached outputs is below ``inner_tol`` ×
         the last certified duality gap (the cache is then worth less than a new
@@ -237,15 +232,9 @@ class DualCD(BaseEstimator):
         if np.any(w0 != 0):
             self._offer(problem, st, problem.oracle(w0), w, 0)
         est = np.full(n, np.inf)           # per-example block gaps, as last seen
-        ahead = _Lookahead(problem, D)
-        st.merged = [] if ahead.threaded else None
-        try:
-            result = self._loop(problem, st, w, est, ahead, rng, max_iter, tol, callback)
-        finally:
-            ahead.close()
-        return result
+        return self._loop(problem, st, w, est, rng, max_iter, tol, callback)
 
-    def _loop(self, problem, st, w, est, ahead, rng, max_iter, tol, callback):
+    def _loop(self, problem, st, w, est, rng, max_iter, tol, callback):
         n, C = problem.n_samples, float(problem.C)
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
         passes = inner = last = 0
@@ -272,7 +261,7 @@ class DualCD(BaseEstimator):
                 est[v.idx] = self._offer(problem, st, v, w, passes)
                 certify, last = False, passes
             else:
-                self._sweep(problem, st, w, ahead, rng, est, passes + 1)
+                self._sweep(problem, st, w, rng, est, passes + 1)
                 passes += 1
                 wsq = float(w @ w)
                 dual = float(np.sum(st.alpha * st.loss)) - 0.5 * wsq
@@ -290,15 +279,9 @@ class DualCD(BaseEstimator):
                        cached_outputs=float((st.slot >= 0).sum() / max(n, 1))))
 
     # ------------------------------------------------------------------ steps
-    def _sweep(self, problem, st, w, ahead, rng, est, it):
-        """The oracle on batches of examples, one batch ahead of the block steps.
-
-        Batch b + 1 is decoded at w as it was before batch b's answers were offered
-        (a copy, ``ahead.w``, kept in step with w by the rows whose α changed), so on
-        two cores the decoding of b + 1 overlaps the block steps of b. The schedule is
-        the same serially (where b + 1 is decoded first, then b offered): the
-        floating-point operations, hence the model, do not depend on ``n_jobs``.
-        """
+    def _sweep(self, problem, st, w, rng, est, it):
+        """The oracle on batches of examples at the current w, each followed by block
+        steps over a 1/n_batches slice of the examples with cached outputs."""
         n = st.slot.shape[0]
         batches = np.array_split(rng.permutation(n), min(n, int(self.n_batches)))
         cached = np.flatnonzero((st.slot >= 0).any(axis=1))
@@ -306,21 +289,11 @@ class DualCD(BaseEstimator):
         slices = np.array_split(cached, len(batches))
         gaps = np.zeros(n)
         p, C = st.pool, float(problem.C)
-        ahead.reset(w)
-        pending, before = ahead.submit(batches[0], w), None
-        for b, batch in enumerate(batches):
-            v = pending.result()
-            if b + 1 < len(batches):
-                if before is not None:  # ahead.w ← w (after batch b − 1)
-                    ahead.catch_up(st, w, *before)
-                pending = ahead.submit(batches[b + 1], w)
-            if ahead.threaded:
-                before = (st.slot.copy(), st.alpha.copy())
-                st.merged.clear()
-            est[batch] = self._offer(problem, st, v, w, it)
-            if slices[b].size:
-                jit.cached_pass(slices[b], w, p.ind, p.dat, p.start, p.len, st.slot,
-                                st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps)
+        for batch, part in zip(batches, slices):
+            est[batch] = self._offer(problem, st, problem.oracle(w, batch), w, it)
+            if part.size:
+                jit.cached_pass(part, w, p.ind, p.dat, p.start, p.len, st.slot, st.alpha,
+                                st.loss, st.gram, C, _EPS, st.steps, gaps)
 
     def _offer(self, problem, st, v, w, it):
         """Offer an oracle answer to the caches (block steps); returns block gaps."""
@@ -341,8 +314,6 @@ class DualCD(BaseEstimator):
         k = np.flatnonzero(merges[:, 0] >= 0)
         if k.size:  # rows of merged slots: convex combinations of two cached rows
             st.slot[ex[k], merges[k, 0]] = p.append(p.rows(merges[k, 1:], coefs[k]))
-            if st.merged is not None:  # a lookahead thread catches up from these
-                st.merged.append(merges[k, 1:].ravel())
         return est
 
     def _inner(self, st, w, C, gap, rng):
@@ -364,74 +335,6 @@ class DualCD(BaseEstimator):
         return int(self.inner_passes)
 
 
-class _Lookahead:
-    """Oracle calls on a background thread, one batch ahead (or at once, serially).
-
-    Threaded when the problem has more than one worker (the numba oracles release
-    the GIL): the oracle then reads a copy ``w`` of the weights, kept equal to the
-    learner's w at each submission, while the learner's own w moves. Serially each
-    call runs when submitted, on the learner's w itself, which at that moment holds
-    exactly the same values (no copy, no catching up).
-    """
-
-    def __init__(self, problem, n_features):
-        self.problem = problem
-        self.w = None
-        self._thread = None
-        if problem.n_workers > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            # the workers of multi-chunk calls, under this thread's joblib config
-            problem.start_workers()
-            self._thread = ThreadPoolExecutor(1, thread_name_prefix="structsvm-oracle")
-            self.w = np.zeros(n_features)
-
-    @property
-    def threaded(self):
-        return self._thread is not None
-
-    def reset(self, w):
-        if self.threaded:
-            np.copyto(self.w, w)
-
-    def catch_up(self, st, w, slot0, alpha0):
-        """Make ``self.w`` equal to w again, given that it was at (slot0, alpha0).
-
-        w moves only in block steps, by (Δα) ψ over rows whose α changed; such a row
-        is in the slot table before or after (an output is dropped only with α = 0,
-        and only in the call that inserts into its example's cache, which precedes
-        any later step on that example), or it was merged into another row (recorded
-        in ``st.merged``). Copying w under all of them restores equality exactly.
-        """
-        changed = (st.slot != slot0) | (st.alpha != alpha0)
-        rows = np.concatenate([slot0[changed], st.slot[changed]] + st.merged)
-        rows = np.unique(rows[rows >= 0])
-        st.merged.clear()
-        p = st.pool
-        jit.copy_rows(self.w, w, p.ind, p.start, p.len, rows)
-
-    def submit(self, idx, w):
-        """The oracle on examples ``idx`` at the current weights ``w``."""
-        if self._thread is None:
-            return _Done(self.problem.oracle(w, idx))
-        return self._thread.submit(self.problem.oracle, self.w, idx)
-
-    def close(self):
-        if self._thread is not None:
-            self._thread.shutdown(wait=True)
-            self._thread = None
-
-
-class _Done:
-    """A finished call (serial :class:`_Lookahead`)."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def result(self):
-        return self.value
-
-
 class _State:
     """Caches of all examples (see :mod:`._dual_cd_jit` for the layout)."""
 
@@ -444,7 +347,6 @@ class _State:
         self.stamp = np.zeros((n, S), dtype=np.int64)
         self.D = D
         self.steps = 4 * S
-        self.merged = None  # (threaded lookahead) rows merged away since its catch_up
 
     def weights(self):
         p = self.pool
