@@ -20,7 +20,7 @@ their own class only likewise.
 
 Training stops on the certified relative duality gap: after a pass whose block gaps
 (as seen during the pass) sum to ≤ ``tol`` × the estimated primal, and at least every
-10 passes, w is recomputed exactly as Xᵀβ, all class scores at that w give the exact
+50 passes, w is recomputed exactly as Xᵀβ, all class scores at that w give the exact
 primal P(w) = ½‖w‖² + C Σ_i ξ_i(w), and training stops when P(w) − D(β) ≤ tol × P(w);
 otherwise every shrunk class and example becomes active again.
 
