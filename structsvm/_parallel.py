@@ -234,12 +234,6 @@ class ChunkPool:
         self._parallel.__enter__()
         self._prime()
 
-    def open(self):
-        """Start the workers now (in this thread, under its joblib configuration);
-        a no-op when they run. Otherwise the first :meth:`map` starts them."""
-        if self._parallel is None:
-            self._open()
-
     def close(self):
         """Release the workers (the joblib context); safe to call twice."""
         parallel, self._parallel = self._parallel, None
@@ -288,7 +282,8 @@ class ChunkPool:
         """
         from joblib import delayed
 
-        self.open()
+        if self._parallel is None:
+            self._open()
         seeds = chunk_seeds(seed, len(chunks))
         if self.in_process:
             groups = [[k] for k in range(len(chunks))]

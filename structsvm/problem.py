@@ -266,12 +266,6 @@ class Problem:
                 np.asarray(f(self.Xe), dtype=float)
         return self._truth_cache["cost"]
 
-    @property
-    def n_workers(self):
-        """Workers the oracle may use: 1 for ``n_jobs=1``, else joblib's
-        ``effective_n_jobs`` (which honours an enclosing ``parallel_config``)."""
-        return self._workers()
-
     def _workers(self):
         if self.n_jobs == 1:
             return 1
@@ -292,16 +286,13 @@ class Problem:
         if len(chunks) == 1 or self._workers() == 1:
             func = getattr(self, method)
             return [func(w, c, *args) for c in chunks]
-        return self._open_pool().map(method, w, chunks, args)
-
-    def _open_pool(self):
         if self._pool is None:
             from ._parallel import ChunkPool
 
             self._pool = ChunkPool(self, self.n_jobs,
                                    prefer="processes" if self._python_bound() else "threads")
             weakref.finalize(self, self._pool.close)
-        return self._pool
+        return self._pool.map(method, w, chunks, args)
 
     def worker_copy(self):
         """The copy of this problem a worker in another process receives (once): the

@@ -300,4 +300,3 @@ def compact_pool(p_ind, p_dat, p_start, p_len, slot, new_ind, new_dat, new_start
             pos += ln
             nr += 1
     return pos, nr
-

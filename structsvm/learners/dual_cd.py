@@ -225,17 +225,13 @@ class DualCD(BaseEstimator):
         self._check()
         rng = check_random_state(0 if random_state is None else random_state)
         max_iter = 200 if max_iter is None else int(max_iter)
-        n, D = problem.n_samples, problem.n_features
+        n, C, D = problem.n_samples, float(problem.C), problem.n_features
         st = _State(n, int(self.cache_size) + 1, D)
         w = np.zeros(D)
         w0 = np.asarray(w0, dtype=float)
         if np.any(w0 != 0):
             self._offer(problem, st, problem.oracle(w0), w, 0)
         est = np.full(n, np.inf)           # per-example block gaps, as last seen
-        return self._loop(problem, st, w, est, rng, max_iter, tol, callback)
-
-    def _loop(self, problem, st, w, est, rng, max_iter, tol, callback):
-        n, C = problem.n_samples, float(problem.C)
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
         passes = inner = last = 0
         certify = False
