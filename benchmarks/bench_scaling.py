@@ -12,9 +12,9 @@ or ``processes`` (n_jobs=N, ``joblib.parallel_config(backend="loky")``), and rep
 - fit: wall time of the whole fit (feature extraction and encoding included);
 - rounds: the learner's ``n_iter_``; s/round = fit / rounds;
 - oracle in fit: time inside ``Problem.oracle`` / ``Problem.oracle_sum``
-  (loss-augmented decoding) during the fit, summed over calls — with n_jobs > 1 the
-  default learner decodes on a second thread while it steps, so this time overlaps
-  the rest and is no measure of the oracle's speed;
+  (loss-augmented decoding) during the fit, summed over calls (the default learner
+  decodes its sweep batches of n/16 sentences one chunk each: below 512 sentences
+  they run on the learner's thread, in every mode);
 - oracle pass: the oracle on its own, one call on all training sentences at the
   trained w (median of 7 after a warm-up), on the fit's workers;
 - speedups over the serial run of the same size: the oracle pass and the fit;
@@ -27,12 +27,18 @@ the same model (the chunk layout does not depend on n_jobs), so the oracle and f
 speedups compare identical work. Record ``uptime`` with the figures: on a busy
 machine two workers do not get two cores.
 
+With ``--repeats R`` every size runs R rounds of all modes, alternating (serial,
+threads, processes, serial, ...), and a summary gives per mode the median fit time,
+the median oracle pass and the medians of the per-round speedups over that round's
+serial run: on a machine whose single-thread speed drifts (here, the same serial
+pass takes 65-135 ms from one minute to the next) one pair proves little.
+
 Usage::
 
     NLTK_DATA=.../nltk_data python benchmarks/bench_scaling.py \\
         [--fractions 0.1,0.25,0.5,0.75,1] [--sentences 1500] [--n-jobs 2] \\
         [--modes serial,threads,processes] [--max-iter N] [--plot docs/img/scaling.png]
-        [--save rows.jsonl]                 # then --load rows.jsonl re-prints / re-plots
+        [--repeats R] [--save rows.jsonl]   # then --load rows.jsonl re-prints / re-plots
     python benchmarks/bench_scaling.py --quick      # 600 sentences, 5 rounds: a smoke run
 """
 from __future__ import annotations
@@ -162,9 +168,9 @@ def markdown(rows):
             "| oracle pass (ms) | oracle speedup | fit speedup | peak RSS (MB) | workers' "
             "peak (MB) | same model |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
-    serial = {r["n"]: r for r in rows if r["mode"] == "serial"}
+    serial = {(r["n"], r.get("rep", 0)): r for r in rows if r["mode"] == "serial"}
     for r in rows:
-        s = serial.get(r["n"])
+        s = serial.get((r["n"], r.get("rep", 0)))  # the serial run of the same repeat
         sp_o = f"{s['oracle_pass'] / r['oracle_pass']:.2f}x" if s else "-"
         sp_f = f"{s['fit'] / r['fit']:.2f}x" if s else "-"
         same = "-" if not s else ("yes" if s["coef_sha"] == r["coef_sha"] else "NO")
@@ -175,6 +181,38 @@ def markdown(rows):
                      f"{r['rounds']} | {r['fit'] / max(r['rounds'], 1):.3f} | "
                      f"{r['oracle']:.1f} | {1e3 * r['oracle_pass']:.1f} | {sp_o} | {sp_f} | "
                      f"{r['rss_mb']:.0f} | {wk} | {same} |")
+    return "\n".join(lines)
+
+
+def summary(rows):
+    """Per size and mode: medians over repeats, speedups paired with the same
+    repeat's serial run."""
+    head = ("| sentences | mode | repeats | fit (s), median | oracle pass (ms), median | "
+            "oracle speedup, median (each) | fit speedup, median (each) | same model |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    serial = {(r["n"], r.get("rep", 0)): r for r in rows if r["mode"] == "serial"}
+    for n in sorted({r["n"] for r in rows}):
+        for mode in MODES:
+            rs = [r for r in rows if r["n"] == n and r["mode"] == mode]
+            if not rs:
+                continue
+            pairs = [(serial[(n, r.get("rep", 0))], r) for r in rs
+                     if (n, r.get("rep", 0)) in serial]
+            so = [s["oracle_pass"] / r["oracle_pass"] for s, r in pairs]
+            sf = [s["fit"] / r["fit"] for s, r in pairs]
+
+            def fmt(v):
+                if not v or mode == "serial":
+                    return "-"
+                return (f"{statistics.median(v):.2f}x ("
+                        + ", ".join(f"{x:.2f}" for x in v) + ")")
+            same = all(s["coef_sha"] == r["coef_sha"] for s, r in pairs)
+            label = mode if mode == "serial" else f"{mode} ({rs[0]['n_jobs']})"
+            lines.append(
+                f"| {n:,} | {label} | {len(rs)} | "
+                f"{statistics.median(r['fit'] for r in rs):.2f} | "
+                f"{1e3 * statistics.median(r['oracle_pass'] for r in rs):.1f} | "
+                f"{fmt(so)} | {fmt(sf)} | {'yes' if same else 'NO'} |")
     return "\n".join(lines)
 
 
@@ -222,6 +260,8 @@ def main(argv=None):
                     help="absolute sizes too (comma-separated; '' for none)")
     ap.add_argument("--n-jobs", type=int, default=2)
     ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="rounds of all modes per size, alternating (medians reported)")
     ap.add_argument("--max-iter", type=int, default=None,
                     help="cap the learner's rounds (default: the estimator's)")
     ap.add_argument("--plot", default=None, help="save the figure here (.png)")
@@ -241,6 +281,8 @@ def main(argv=None):
         with open(args.load) as f:
             rows = [json.loads(line) for line in f if line.strip()]
         print(markdown(rows))
+        if any(r.get("rep", 0) for r in rows):
+            print("\n" + summary(rows))
         if args.plot:
             plot(rows, args.plot, args.note)
         return rows
@@ -261,8 +303,10 @@ def main(argv=None):
           flush=True)
     rows = []
     for n in sizes:
-        for mode in modes:
+        for rep, mode in ((rep, mode) for rep in range(max(1, args.repeats))
+                          for mode in modes):
             r = run_row(dict(n=n, mode=mode, n_jobs=args.n_jobs, max_iter=args.max_iter))
+            r["rep"] = rep
             rows.append(r)
             if args.save:
                 with open(args.save, "a") as f:
@@ -272,6 +316,8 @@ def main(argv=None):
                   flush=True)
     print(f"# learner {rows[0]['learner']}; uptime at the end: {_uptime()}\n")
     print(markdown(rows))
+    if args.repeats > 1:
+        print("\n" + summary(rows))
     if args.plot:
         plot(rows, args.plot, args.note or f"load at the end: {_uptime().split('load')[-1]}")
         print(f"\n# figure: {args.plot}")

@@ -282,3 +282,32 @@ def test_bench_scaling_smoke(need_data, capsys):
     assert "| sentences | tokens | mode |" in out and "| 600 |" in out and "uptime" in out
     assert [(r["mode"], r["n_jobs"], r["rounds"]) for r in rows] == [("threads", 2, 2)]
     assert 0 < rows[0]["oracle"] < rows[0]["fit"] and rows[0]["rss_mb"] > 0
+
+
+def test_bench_scaling_summary_pairs_each_repeat_with_its_serial_run():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scaling.py"
+    spec = importlib.util.spec_from_file_location("bench_scaling", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    def row(mode, rep, fit, oracle, sha="a"):
+        return dict(n=100, mode=mode, rep=rep, n_jobs=1 if mode == "serial" else 2,
+                    fit=fit, oracle_pass=oracle, coef_sha=sha)
+
+    # repeat 0: serial 6 s / 0.12 s, threads 4 s / 0.06 s (1.5x, 2x);
+    # repeat 1: serial 3 s / 0.06 s, threads 3 s / 0.06 s (1x, 1x);
+    # repeat 2: serial 5 s / 0.10 s, threads 4 s / 0.08 s (1.25x, 1.25x)
+    rows = [row("serial", 0, 6, 0.12), row("threads", 0, 4, 0.06),
+            row("serial", 1, 3, 0.06), row("threads", 1, 3, 0.06),
+            row("serial", 2, 5, 0.10), row("threads", 2, 4, 0.08, sha="b")]
+    lines = bench.summary(rows).splitlines()
+    serial = next(x for x in lines if "| serial |" in x)
+    threads = next(x for x in lines if "| threads (2) |" in x)
+    assert "| 3 | 5.00 | 100.0 | - | - | yes |" in serial
+    # medians of the ratios within each repeat (the ratio of the medians would be
+    # 0.100 / 0.060 = 1.67x for the oracle)
+    assert "| 3 | 4.00 | 60.0 | 1.25x (2.00, 1.00, 1.25) | 1.25x (1.50, 1.00, 1.25) | NO |" \
+        in threads
