@@ -122,6 +122,9 @@ def test_chunk_features_take_word_tag_pairs():
         assert s in vocab, s
     with pytest.raises(TypeError, match=r"Sentence 1, token 0: expected a \(word, tag\)"):
         fm.encode_inputs([[("a", "DT")], ["the"]])
+    # an unhashable token (a list, not a tuple) is named by its place too
+    with pytest.raises(TypeError, match=r"Sentence 1, token 1: expected a \(word, tag\)"):
+        fm.encode_inputs([[("a", "DT")], [("b", "NN"), ["the", "DT"]]])
 
 
 def test_min_count_hashing_and_unseen_words():
