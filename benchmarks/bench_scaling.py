@@ -123,6 +123,7 @@ def run_child(spec):
         model = structsvm.fit(X, Y, feature_map=SequenceFeatures(features="chunk"),
                               decoder="viterbi", n_jobs=n_jobs, **params)
     fit = time.perf_counter() - t0
+    oracle_in_fit, oracle_calls = clock["t"], clock["calls"]  # (the passes below are not)
     stop.set()
     sampler.join()
     # the oracle on its own: full passes over the training sentences at the model's w
@@ -140,9 +141,9 @@ def run_child(spec):
                 problem.oracle(w)
                 passes.append(time.perf_counter() - t1)
     return dict(n=spec["n"], tokens=sum(len(x) for x in X), mode=mode, n_jobs=n_jobs,
-                fit=fit, rounds=int(model.n_iter_), oracle=clock["t"],
+                fit=fit, rounds=int(model.n_iter_), oracle=oracle_in_fit,
                 oracle_pass=statistics.median(passes[1:]),
-                oracle_calls=clock["calls"], learner=model.learner_.name,
+                oracle_calls=oracle_calls, learner=model.learner_.name,
                 objective=float(model.objective_), n_features=int(model.coef_.size),
                 rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 workers_mb=workers[0] if workers else float("nan"),
