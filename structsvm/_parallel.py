@@ -28,6 +28,14 @@ operations of a serial run: the results are identical, whatever the number of
 workers. A caller that needs random numbers in a chunk gets one seed per chunk
 (spawned from one ``numpy.random.SeedSequence`` by chunk index), so those too do not
 depend on which worker ran what.
+
+When the priming tasks show that the workers are the threads of a
+``multiprocessing.pool.ThreadPool`` in this process — joblib's threading backend,
+the default here — the chunks go to a ``concurrent.futures.ThreadPoolExecutor`` of
+as many threads instead, which hands back each result as it is done: joblib's
+``Parallel`` looks for finished tasks every 10 ms, which on an oracle call of a few
+tens of milliseconds is a large share. Other backends (loky, Dask — also with
+``processes=False`` —, Ray) keep receiving the tasks through joblib.
 """
 from __future__ import annotations
 
@@ -140,8 +148,12 @@ def _restore_handle(token, payload):
 
 
 def _prime(handle):
-    """Receive the data (by unpickling ``handle``); report where this ran."""
-    return os.getpid(), handle.resolve() is not None
+    """Receive the data (by unpickling ``handle``); report where this ran: the
+    process, and whether on a thread of a ``multiprocessing.pool.ThreadPool``."""
+    from multiprocessing.dummy import DummyProcess
+
+    handle.resolve()
+    return os.getpid(), isinstance(threading.current_thread(), DummyProcess)
 
 
 def _run_group(handle, method, w, chunks, args, seeds):
@@ -207,6 +219,9 @@ class ChunkPool:
         Process ids of the workers that ran priming tasks.
     in_process : bool or None
         Whether the workers share this process (threads), once known.
+    direct : bool or None
+        Whether the chunks go to this pool's own threads (the workers were those of
+        joblib's threading backend), once known.
     """
 
     def __init__(self, owner, n_jobs, prefer="threads"):
@@ -217,7 +232,9 @@ class ChunkPool:
         self.shipments = 0
         self.workers = set()
         self.in_process = None
+        self.direct = None
         self._parallel = None
+        self._threads = None  # the executor of direct mode
         self._n_workers = 1
         self._weights = None       # shared weights file (workers in other processes)
         self.weights_by_value = 0  # tasks that carried w itself (workers on other hosts)
@@ -237,7 +254,10 @@ class ChunkPool:
     def close(self):
         """Release the workers (the joblib context); safe to call twice."""
         parallel, self._parallel = self._parallel, None
+        threads, self._threads = self._threads, None
         _LOCAL.pop(self.token, None)
+        if threads is not None:
+            threads.shutdown(wait=True)
         if parallel is not None:
             parallel.__exit__(None, None, None)
         weights, self._weights = self._weights, None
@@ -251,6 +271,12 @@ class ChunkPool:
         seen = self._parallel(delayed(_prime)(handle) for _ in range(self._n_workers))
         pids = {pid for pid, _ in seen}
         self.in_process = pids == {os.getpid()}
+        self.direct = self.in_process and all(pooled for _, pooled in seen)
+        if self.direct:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._threads = ThreadPoolExecutor(self._n_workers,
+                                               thread_name_prefix="structsvm-chunks")
         if not self.in_process:
             self.shipments += self._n_workers
         self.workers |= pids
@@ -285,6 +311,12 @@ class ChunkPool:
         if self._parallel is None:
             self._open()
         seeds = chunk_seeds(seed, len(chunks))
+        if self.direct and self.in_process:  # this process's threads, without joblib
+            handle = _Handle(self.token)
+            tasks = [self._threads.submit(_run_group, handle, method, w, [chunk], args,
+                                          None if seeds is None else [seeds[k]])
+                     for k, chunk in enumerate(chunks)]
+            return [r for t in tasks for r in t.result()]
         if self.in_process:
             groups = [[k] for k in range(len(chunks))]
         else:  # one task per worker: the weights travel once per worker

@@ -212,6 +212,42 @@ def test_threads_share_the_problem_and_nothing_is_shipped():
         assert p._pool.in_process is True and p._pool.shipments == 0
 
 
+@pytest.mark.parametrize("backend, direct", [(None, True), ("threading", True),
+                                             ("loky", False)])
+def test_threading_backend_chunks_go_to_the_pools_own_threads(backend, direct,
+                                                              monkeypatch):
+    """joblib's threading workers are replaced by an executor of as many threads
+    (no 10 ms result polling); other backends keep getting the tasks. Either way the
+    serial answers, chunk by chunk, in order."""
+    import contextlib
+    import threading
+
+    ran = []
+    real = _parallel._run_group
+
+    def run_group(*args):
+        ran.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(_parallel, "_run_group", run_group)
+    p, w = sequence_problem(14, n_jobs=2)
+    ref, _ = sequence_problem(14)
+    ctx = contextlib.nullcontext() if backend is None else \
+        joblib.parallel_config(backend=backend)
+    with ctx, p:
+        got = p.oracle(w)
+        pool = p._pool
+        assert pool.direct is direct and pool.in_process is direct
+        assert (pool._threads is not None) is direct
+        if direct:  # every chunk on the executor's threads
+            assert len(ran) == len(p._chunks(np.arange(p.n_samples))) > 1
+            assert all(name.startswith("structsvm-chunks") for name in ran)
+    assert pool._threads is None and pool._parallel is None  # closed with the problem
+    want = ref.oracle(w)
+    assert same_rows(got.psi, want.psi) and np.array_equal(got.loss, want.loss)
+    assert np.array_equal(got.margin, want.margin) and np.array_equal(got.idx, want.idx)
+
+
 def test_a_dropped_problem_releases_its_pool():
     p, w = sequence_problem(7, n_jobs=2)
     p.oracle_sum(w)
