@@ -81,8 +81,14 @@ def test_viterbi_on_map_equals_exhaustive():
 TAGS = ["DT", "NN", "VBZ", "RB", "NNP", "CD", "JJ"]
 
 
-@pytest.mark.parametrize("name", ["pos", "chunk", "word"])
-def test_observation_rows_match_slow_reference(name):
+def _ragged(w):  # an extractor whose tuples differ in length (the map pads them)
+    return ("w=" + w,) if len(w) < 3 else ("w=" + w, "s=" + w[-2:], None)
+
+
+@pytest.mark.parametrize("name", ["pos", "chunk", "word", "ragged"])
+def test_observation_rows_match_slow_reference(name, monkeypatch):
+    monkeypatch.setitem(FEATURE_SETS, "ragged", ("str", (
+        (0, _ragged), (-1, _ragged), (2, _ragged), ((-1, 0, 1), str.lower))))
     rng = np.random.default_rng(1)
     X, Y = _corpus(rng, 12)
     if name == "chunk":  # (word, tag) pairs; a word may carry several tags
@@ -289,55 +295,3 @@ def test_fit_encode_equals_fit_then_encode(features, min_count, n_hash):
     np.testing.assert_array_equal(Xa.X.indptr, Xb.X.indptr)
     np.testing.assert_array_equal(Xa.X.indices, Xb.X.indices)
 
-
-def _reference_strings(sent, t, roles):
-    """Feature strings of token t by the definition, one token at a time."""
-    out = []
-    for off, fn in roles:
-        if isinstance(off, tuple):
-            atoms = [fn(sent[t + o]) if 0 <= t + o < len(sent)
-                     else ("<BOS>" if t + o < 0 else "<EOS>") for o in off]
-            out.append(",".join(f"{o:+d}" for o in off) + "|" + "&".join(atoms))
-        elif 0 <= t + off < len(sent):
-            out += [f"{off:+d}|{f}" for f in fn(sent[t + off]) if f is not None]
-        else:
-            out.append(f"{off:+d}|<{'BOS' if off < 0 else 'EOS'}>")
-    return out
-
-
-def _ragged(w):  # an extractor whose tuples differ in length (padded by the featurizer)
-    return ("w=" + w,) if len(w) < 3 else ("w=" + w, "s=" + w[-2:], None)
-
-
-@pytest.mark.parametrize("name", ["chunk", "pos", "ragged"])
-def test_token_features_match_the_definition_token_by_token(name, monkeypatch):
-    """The type-table featurizer gives every token exactly the strings the roles
-    define (vocabulary built by first sight of each string), also when a role's
-    extractor returns tuples of different lengths."""
-    from structsvm.features import _observations as obs
-
-    monkeypatch.setitem(obs.FEATURE_SETS, "ragged", ("str", (
-        (0, _ragged), (-1, _ragged), (2, _ragged), ((-1, 0, 1), lambda w: w.lower()))))
-    rng = np.random.default_rng(3)
-    words = ["The", "cat", "sat", "on", "a", "mat", "X-1", "dogs", "ran", "UP", "to"]
-    tags = ["DT", "NN", "VBD", "IN"]
-    sents = []
-    for _ in range(40):
-        ws = [words[i] for i in rng.integers(0, len(words), size=rng.integers(1, 9))]
-        sents.append([(w, tags[i]) for w, i in zip(ws, rng.integers(0, 4, len(ws)))]
-                     if name == "chunk" else ws)
-    tf = obs.TokenFeaturizer(name)
-    M, offsets = tf.fit_transform(sents[:30])
-    T, t_offsets = tf.transform(sents[30:])
-    roles = obs.FEATURE_SETS[name][1]
-    want = [set(_reference_strings(s, t, roles)) for s in sents for t in range(len(s))]
-    assert set(tf.vocabulary) == set().union(*want[:M.shape[0]])
-    names = {j: s for s, j in tf.vocabulary.items()}
-    for rows, ref in ((M, want[:M.shape[0]]), (T, want[M.shape[0]:])):
-        assert rows.shape[0] == len(ref)
-        for i, expected in enumerate(ref):
-            got = rows[i]
-            assert set(got.data) <= {1.0}
-            assert {names[j] for j in got.indices} == expected & set(tf.vocabulary)
-    assert list(offsets) == list(np.cumsum([0] + [len(s) for s in sents[:30]]))
-    assert list(t_offsets) == list(np.cumsum([0] + [len(s) for s in sents[30:]]))
