@@ -201,3 +201,18 @@ def test_new_homes_import_cleanly():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_import_does_not_load_nltk():
+    """NLTK (~0.6 s to import) is loaded by the tree, parsing and tagger code that
+    needs it, not by ``import structsvm`` (the command line and sequence models
+    start faster); the tree helpers still work once it is loaded."""
+    code = ("import sys, structsvm\n"
+            "assert 'nltk' not in sys.modules, 'import structsvm loaded nltk'\n"
+            "from structsvm.features._trees import clean_tree\n"
+            "from nltk import Tree\n"
+            "t = clean_tree(Tree('ROOT', [Tree('NP-SBJ', [Tree('DT', ['the'])])]))\n"
+            "assert str(t) == '(NP (DT the))', str(t)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]

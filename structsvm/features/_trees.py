@@ -16,13 +16,22 @@ a word) and ``symbol`` a string:
 """
 from __future__ import annotations
 
-from nltk import Tree
+import functools
 
 __all__ = ["clean_tree", "clean_label", "binarize", "unbinarize", "tree_words",
            "is_intermediate", "JOIN", "FACTOR"]
 
 JOIN = "+"
 FACTOR = "|"
+
+
+@functools.cache
+def _tree():
+    """``nltk.Tree``, imported on first use: ``import structsvm`` does not load NLTK
+    (about 0.6 s), which only the tree and parsing code needs."""
+    from nltk import Tree
+
+    return Tree
 
 
 def clean_label(label):
@@ -50,16 +59,16 @@ def clean_tree(tree):
     or ``ROOT``/``TOP`` wrapper with one child, and merges a node into its only
     child when both have the same label (``(NP (NP ...))`` -> ``(NP ...)``).
     """
-    if not isinstance(tree, Tree):
+    if not isinstance(tree, _tree()):
         raise TypeError(f"expected an nltk.Tree, got {type(tree).__name__}")
     while tree.label() in ("", "ROOT", "TOP") and len(tree) == 1 and \
-            isinstance(tree[0], Tree):
+            isinstance(tree[0], _tree()):
         tree = tree[0]
     return _clean(tree)
 
 
 def _clean(t):
-    if not isinstance(t, Tree):
+    if not isinstance(t, _tree()):
         return t
     label = str(t.label())
     if label == "-NONE-":
@@ -68,14 +77,14 @@ def _clean(t):
     if not kids:
         return None
     label = clean_label(label)
-    if len(kids) == 1 and isinstance(kids[0], Tree) and kids[0].label() == label \
+    if len(kids) == 1 and isinstance(kids[0], _tree()) and kids[0].label() == label \
             and not _is_preterminal(kids[0]):
         return kids[0]
-    return Tree(label, kids)
+    return _tree()(label, kids)
 
 
 def _is_preterminal(t):
-    return isinstance(t, Tree) and len(t) == 1 and not isinstance(t[0], Tree)
+    return isinstance(t, _tree()) and len(t) == 1 and not isinstance(t[0], _tree())
 
 
 def tree_words(tree):
@@ -110,14 +119,14 @@ def binarize(tree, markov=0):
 
 def _chain(t):
     labels = [str(t.label())]
-    while len(t) == 1 and isinstance(t[0], Tree):
+    while len(t) == 1 and isinstance(t[0], _tree()):
         t = t[0]
         labels.append(str(t.label()))
     return labels, t
 
 
 def _n_words(t):
-    return 1 if not isinstance(t, Tree) else sum(_n_words(c) for c in t)
+    return 1 if not isinstance(t, _tree()) else sum(_n_words(c) for c in t)
 
 
 def _bin(t, start, out, markov):
@@ -126,7 +135,7 @@ def _bin(t, start, out, markov):
     if len(bottom) == 1:  # a preterminal: (TAG word)
         out.append((start, start + 1, -1, symbol))
         return start + 1
-    if any(not isinstance(c, Tree) for c in bottom):
+    if any(not isinstance(c, _tree()) for c in bottom):
         raise ValueError(f"node {bottom.label()!r} mixes words and constituents")
     return _factor(list(bottom), symbol, labels[-1], start, out, markov, [])
 
@@ -161,9 +170,9 @@ def unbinarize(nodes, words):
 
 def _wrap(symbol, children):
     labels = symbol.split(JOIN)
-    node = Tree(labels[-1], children)
+    node = _tree()(labels[-1], children)
     for lab in reversed(labels[:-1]):
-        node = Tree(lab, [node])
+        node = _tree()(lab, [node])
     return node
 
 
