@@ -79,3 +79,19 @@ def test_bad_learner_name_fails_before_fitting():
     X, Y, fm = _multiclass()
     with pytest.raises(ValueError, match="Unknown learner 'sgd'"):
         structsvm.fit(X, Y, feature_map=fm, learner="sgd")
+
+
+def test_the_guide_lists_every_learner_and_marks_exactly_the_defaults():
+    """docs/guide.md's learner table: one row per registered learner, "(default"
+    on exactly the learners ``learner=None`` can pick (it once still called the
+    1-slack cutting plane the default of everything)."""
+    import pathlib
+    import re
+
+    guide = pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide.md"
+    rows = re.findall(r'^\| `"(\w+)"`( \(default[^|]*)?\s*\|', guide.read_text(),
+                      flags=re.MULTILINE)
+    names = [name for name, _ in rows]
+    assert sorted(names) == sorted(LEARNERS), names
+    marked = {name for name, default in rows if default}
+    assert marked == set(DEFAULT_LEARNERS.values()) | set(SPECIALISED_DEFAULTS.values())
