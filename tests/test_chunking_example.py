@@ -14,16 +14,25 @@ def _load_example():
     return mod
 
 
-def test_example_on_conll_slice(need_data, capsys):
+def test_example_default_call_on_conll_slice(need_data, capsys):
     need_data(load_conll2000)
-    model, scores = _load_example().main(["--n-train", "200", "--n-test", "50",
-                                          "--learner", "one_slack", "--epochs", "30"])
+    model, scores = _load_example().main(["--n-train", "200", "--n-test", "50"])
     out = capsys.readouterr().out
     assert "chunks: precision" in out and "Chunked: He/PRP/" in out and "NP " in out
-    assert 0.8 < scores["f1"] <= 1.0 and model.n_iter_ <= 30
+    assert model.learner_.name == "dual_cd" and model.converged_  # the default call
+    assert 0.8 < scores["f1"] <= 1.0
+
+
+def test_example_one_slack_on_conll_slice(need_data, capsys):
+    need_data(load_conll2000)
+    model, scores = _load_example().main(["--n-train", "200", "--n-test", "50",
+                                          "--learner", "one_slack", "--max-iter", "30"])
+    assert model.learner_.name == "one_slack" and model.n_iter_ <= 30
+    assert 0.8 < scores["f1"] <= 1.0
 
 
 def test_example_pegasos_runs_its_epochs(need_data, capsys):
     need_data(load_conll2000)
-    model, _ = _load_example().main(["--n-train", "100", "--n-test", "20", "--epochs", "2"])
+    model, _ = _load_example().main(["--n-train", "100", "--n-test", "20",
+                                     "--learner", "pegasos", "--epochs", "2"])
     assert model.n_iter_ == 2 and "Chunked:" in capsys.readouterr().out
