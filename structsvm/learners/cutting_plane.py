@@ -1,4 +1,4 @@
-"""Cutting-plane working-set learners: 1-slack (default) and n-slack.
+"""Cutting-plane working-set learners: 1-slack (the default for rankings) and n-slack.
 
 Both minimise the structural-SVM primal
 
