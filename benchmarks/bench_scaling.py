@@ -13,7 +13,7 @@ or ``processes`` (n_jobs=N, ``joblib.parallel_config(backend="loky")``), and rep
 - rounds: the learner's ``n_iter_``; s/round = fit / rounds;
 - oracle in fit: time inside ``Problem.oracle`` / ``Problem.oracle_sum``
   (loss-augmented decoding) during the fit, summed over calls (the default learner
-  decodes its sweep batches of n/16 sentences one chunk each: below 512 sentences
+  decodes its sweep batches of n/16 sentences one chunk each: below 256 sentences
   they run on the learner's thread, in every mode);
 - oracle pass: the oracle on its own, one call on all training sentences at the
   trained w (median of 7 after a warm-up), on the fit's workers;

@@ -59,7 +59,7 @@ class Violation:
 
 # --------------------------------------------------------------------------- problem
 #: examples per chunk at least, and chunks per oracle call at most (see Problem)
-MIN_CHUNK = 256
+MIN_CHUNK = 128
 MAX_CHUNKS = 16
 
 
@@ -84,11 +84,11 @@ class Problem:
         processes, "dask", "ray"), or decoding runs in Python (slack rescaling, a
         loss that does not decompose, enumeration), where processes are preferred.
     chunk_size : int or None
-        Examples per chunk of an oracle call, at least (None: ``max(256,
+        Examples per chunk of an oracle call, at least (None: ``max(128,
         ceil(m / 16))`` for a call on m examples, and the number of chunks rounded
-        down to 2 or a multiple of 4; calls on fewer than 512 examples are one
-        chunk: smaller chunks on 2 threads measured slower than one batch, see
-        docs/scaling.md). A map with ``example_costs``
+        down to 2 or a multiple of 4; calls on fewer than 256 examples are one
+        chunk: smaller chunks on 2 threads measured no faster than one batch inside
+        a fit, see docs/scaling.md). A map with ``example_costs``
         gets chunks of equal summed cost instead of equal size.
 
     Notes

@@ -1,7 +1,7 @@
 """``fit(n_jobs=2)`` gives the model of ``n_jobs=1``, for every feature map and learner.
 
 The oracle splits examples into chunks of at least ``structsvm.problem.MIN_CHUNK``
-examples (256 by default; the chunk boundaries depend on the number of examples only,
+examples (128 by default; the chunk boundaries depend on the number of examples only,
 never on n_jobs); the tests lower it to 16 so that the 80 examples here are split and
 the parallel path is really taken (the full-data oracle calls of every learner: the
 1-slack and n-slack rounds, the per-epoch evaluations of the stochastic learners and
