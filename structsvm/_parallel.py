@@ -287,6 +287,13 @@ class ChunkPool:
             raise RuntimeError("the pool's owner is gone")
         return owner.worker_copy()
 
+    def is_in_process(self):
+        """Whether the workers are threads of this process (opens the pool to find
+        out: joblib's active backend decides)."""
+        if self._parallel is None:
+            self._open()
+        return bool(self.in_process)
+
     # ------------------------------------------------------------------ the map
     def map(self, method, w, chunks, args=(), seed=None):
         """Results of every chunk, in chunk order.

@@ -61,6 +61,9 @@ class Violation:
 #: examples per chunk at least, and chunks per oracle call at most (see Problem)
 MIN_CHUNK = 128
 MAX_CHUNKS = 16
+#: calls on fewer examples run in the calling thread when the workers are in other
+#: processes (loky, a cluster): each call ships the weights to them
+MIN_REMOTE = 512
 
 
 @dataclass(eq=False)
@@ -280,19 +283,24 @@ class Problem:
 
     def _map_chunks(self, method, w, idx, *args):
         """``getattr(self, method)(w, chunk, *args)`` for every chunk of ``idx``, in
-        chunk order: in this thread when there is one chunk or one worker, else on
-        the pool (created on first use, kept across rounds)."""
+        chunk order: in this thread when there is one chunk or one worker, or when
+        the workers are in other processes and the call has fewer than
+        ``MIN_REMOTE`` examples (the weights would travel for little work); else
+        on the pool (created on first use, kept across rounds). The chunks are the
+        same wherever they run, so are the results."""
         chunks = self._chunks(idx)
-        if len(chunks) == 1 or self._workers() == 1:
-            func = getattr(self, method)
-            return [func(w, c, *args) for c in chunks]
-        if self._pool is None:
-            from ._parallel import ChunkPool
+        if len(chunks) > 1 and self._workers() > 1:
+            if self._pool is None:
+                from ._parallel import ChunkPool
 
-            self._pool = ChunkPool(self, self.n_jobs,
-                                   prefer="processes" if self._python_bound() else "threads")
-            weakref.finalize(self, self._pool.close)
-        return self._pool.map(method, w, chunks, args)
+                self._pool = ChunkPool(
+                    self, self.n_jobs,
+                    prefer="processes" if self._python_bound() else "threads")
+                weakref.finalize(self, self._pool.close)
+            if self._pool.is_in_process() or len(idx) >= MIN_REMOTE:
+                return self._pool.map(method, w, chunks, args)
+        func = getattr(self, method)
+        return [func(w, c, *args) for c in chunks]
 
     def worker_copy(self):
         """The copy of this problem a worker in another process receives (once): the

@@ -26,6 +26,13 @@ def data(seed=0, n=80, d=5, K=3):
     return X, Y
 
 
+@pytest.fixture(autouse=True)
+def every_split_call_goes_to_the_workers(monkeypatch):
+    """These problems are small: let every multi-chunk call reach the workers, also
+    those in other processes (which otherwise get calls of >= MIN_REMOTE examples)."""
+    monkeypatch.setattr(problem_module, "MIN_REMOTE", 0)
+
+
 PARAMS = dict(feature_map=SequenceFeatures(), decoder="viterbi", C=1.0, max_iter=6)
 
 

@@ -103,6 +103,7 @@ def test_two_jobs_fit_the_same_model_as_one(map_name, learner, monkeypatch):
         return
     monkeypatch.setattr(joblib, "Parallel", CountingParallel)
     monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 16)
+    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)  # processes too
     params = dict(PARAMS.get(learner, dict(max_iter=5)), C=1.0, tol=1e-6, random_state=0,
                   feature_map=fm, learner=learner)
     with warnings.catch_warnings():

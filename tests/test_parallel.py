@@ -17,6 +17,13 @@ from structsvm.problem import Problem
 BACKENDS = ["threading", "loky"]
 
 
+@pytest.fixture(autouse=True)
+def every_split_call_goes_to_the_workers(monkeypatch):
+    """These problems are small: let every multi-chunk call reach the workers, also
+    those in other processes (which otherwise get calls of >= MIN_REMOTE examples)."""
+    monkeypatch.setattr(problem_module, "MIN_REMOTE", 0)
+
+
 def sequences(seed, n=120, d=6, K=3):
     """Random real-valued token features (sums are not exact in floating point)."""
     rng = np.random.default_rng(seed)
@@ -347,3 +354,30 @@ def test_bench_scaling_summary_pairs_each_repeat_with_its_serial_run():
     # 0.100 / 0.060 = 1.67x for the oracle)
     assert "| 3 | 4.00 | 60.0 | 1.25x (2.00, 1.00, 1.25) | 1.25x (1.50, 1.00, 1.25) | NO |" \
         in threads
+
+
+def test_small_calls_stay_here_when_the_workers_are_other_processes(monkeypatch):
+    """With workers in other processes, a call on fewer than MIN_REMOTE examples
+    runs its chunks in this thread (the weights would travel for little work); a
+    larger call goes to the workers. Same chunks either way, so the same answers."""
+    monkeypatch.setattr(problem_module, "MIN_REMOTE", 100)
+    p, w = sequence_problem(6, n_jobs=2)  # 120 examples, chunks of 16
+    ref = sequence_problem(6)[0]
+    sent = []
+    real_map = _parallel.ChunkPool.map
+    monkeypatch.setattr(_parallel.ChunkPool, "map",
+                        lambda self, *a, **k: sent.append(1) or real_map(self, *a, **k))
+    small = np.arange(0, 120, 2)  # 60 examples: 3 chunks
+    with joblib.parallel_config(backend="loky"), p:
+        got = p.oracle(w, small)
+        assert p._pool.in_process is False and not sent
+        assert p._pool._weights is None  # no weights were published
+        assert same_rows(got.psi, ref.oracle(w, small).psi)
+        assert np.array_equal(got.loss, ref.oracle(w, small).loss)
+        full = p.oracle(w)  # 120 examples >= 100: on the workers
+        assert sent and p._pool._weights is not None
+        assert same_rows(full.psi, ref.oracle(w).psi)
+    with joblib.parallel_config(backend="threading"), sequence_problem(6, n_jobs=2)[0] as q:
+        sent.clear()
+        q.oracle(w, small)  # threads of this process: any split call is shared
+        assert sent and q._pool.in_process
