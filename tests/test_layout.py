@@ -154,6 +154,14 @@ def test_decoders_import_no_feature_map(name):
     assert not any("features" in d for d in deps), f"{name} imports {deps}"
 
 
+def _run_fresh(code):
+    """Run ``code`` in a fresh interpreter (nothing imported yet); fail with its
+    standard error."""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
     mods = [m for m in all_modules() if m not in SHIMS and m != "structsvm.__main__"]
@@ -162,9 +170,7 @@ def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
             "warnings.filterwarnings('ignore', category=DeprecationWarning, "
             "module='(?!structsvm)')\n"
             f"for m in {mods!r}:\n    importlib.import_module(m)\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
+    _run_fresh(code)
 
 
 @pytest.mark.parametrize("old", sorted(SHIMS))
@@ -198,9 +204,7 @@ def test_new_homes_import_cleanly():
             "module='(?!structsvm)')\n"
             "import structsvm.svm, structsvm.kernels, structsvm.model_selection, "
             "structsvm.losses, structsvm.protocols, structsvm.problem\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
+    _run_fresh(code)
 
 
 def test_import_does_not_load_nltk():
@@ -213,6 +217,4 @@ def test_import_does_not_load_nltk():
             "from nltk import Tree\n"
             "t = clean_tree(Tree('ROOT', [Tree('NP-SBJ', [Tree('DT', ['the'])])]))\n"
             "assert str(t) == '(NP (DT the))', str(t)\n")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=300)
-    assert run.returncode == 0, run.stderr[-3000:]
+    _run_fresh(code)
