@@ -74,6 +74,9 @@ class StructuredSVM(BaseEstimator):
         cluster or Ray inside ``joblib.parallel_config(backend="loky" | "dask" |
         "ray")``. None means 1 unless an enclosing ``joblib.parallel_config`` sets
         ``n_jobs``. The model does not depend on it (see docs/scaling.md).
+        ``multiclass_cd`` (the default for plain multiclass problems) never calls
+        the oracle and runs in one thread whatever ``n_jobs``; so do oracle calls
+        on fewer than 256 examples (Pegasos' mini-batches, small sweep batches).
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
