@@ -286,10 +286,14 @@ class Problem:
         chunk order: in this thread when there is one chunk or one worker, or when
         the workers are in other processes and the call has fewer than
         ``MIN_REMOTE`` examples (the weights would travel for little work); else
-        on the pool (created on first use, kept across rounds). The chunks are the
-        same wherever they run, so are the results."""
+        on the pool (created on first use, kept across rounds). A problem with
+        fewer than ``MIN_REMOTE`` examples opens no pool: which backend joblib would
+        give is known only once the pool is open, and workers in other processes
+        would never be used. The chunks are the same wherever they run, so are the
+        results."""
         chunks = self._chunks(idx)
-        if len(chunks) > 1 and self._workers() > 1:
+        if (len(chunks) > 1 and self._workers() > 1
+                and (self._pool is not None or self.n_samples >= MIN_REMOTE)):
             if self._pool is None:
                 from ._parallel import ChunkPool
 

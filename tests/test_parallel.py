@@ -381,3 +381,16 @@ def test_small_calls_stay_here_when_the_workers_are_other_processes(monkeypatch)
         sent.clear()
         q.oracle(w, small)  # threads of this process: any split call is shared
         assert sent and q._pool.in_process
+
+
+def test_a_problem_smaller_than_min_remote_opens_no_pool(monkeypatch):
+    """Fewer examples than MIN_REMOTE: no call would ever reach workers in other
+    processes, so no pool is opened (no workers started, no data shipped) even for
+    a call that is split in chunks; the answers are the serial ones."""
+    monkeypatch.setattr(problem_module, "MIN_REMOTE", 121)
+    p, w = sequence_problem(7, n_jobs=2)  # 120 examples, chunks of 16
+    ref = sequence_problem(7)[0].oracle(w)
+    with joblib.parallel_config(backend="loky"), p:
+        got = p.oracle(w)
+        assert p._pool is None
+    assert same_rows(got.psi, ref.psi) and np.array_equal(got.loss, ref.loss)
