@@ -95,3 +95,19 @@ def test_the_guide_lists_every_learner_and_marks_exactly_the_defaults():
     assert sorted(names) == sorted(LEARNERS), names
     marked = {name for name, default in rows if default}
     assert marked == set(DEFAULT_LEARNERS.values()) | set(SPECIALISED_DEFAULTS.values())
+
+
+def test_the_guide_names_every_registered_decoder_and_loss():
+    """docs/guide.md's plugins table names every decoder and loss a user can pass
+    by name (it once stopped at the first wave's)."""
+    import pathlib
+
+    from structsvm.inference import DECODERS, get_decoder
+    from structsvm.losses import LOSSES
+
+    get_decoder("viterbi")  # loads the built-in decoders
+    guide = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text()
+    row = {line.split("|")[1].strip(): line for line in guide.splitlines()
+           if line.startswith("| decoder |") or line.startswith("| loss |")}
+    assert all(f'"{name}"' in row["decoder"] for name in DECODERS), sorted(DECODERS)
+    assert all(f'"{name}"' in row["loss"] for name in LOSSES), sorted(LOSSES)
