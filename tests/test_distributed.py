@@ -38,7 +38,7 @@ PARAMS = dict(feature_map=SequenceFeatures(), decoder="viterbi", C=1.0, max_iter
 
 @pytest.fixture
 def small_chunks(monkeypatch):
-    monkeypatch.setattr(problem_module, "MIN_CHUNK", 16)  # 5 chunks of 80 examples
+    monkeypatch.setattr(problem_module, "MIN_CHUNK", 8)  # 80 examples: 4 chunks of 20
 
 
 def test_dask_cluster_trains_the_serial_model(small_chunks):

@@ -131,14 +131,17 @@ def test_sparse_inputs_give_the_same_model_as_dense():
     assert dense.predict(X) == sparse.predict([sp.csr_matrix(x) for x in X])
 
 
-def test_parallel_oracle_equals_serial():
+def test_parallel_oracle_equals_serial(monkeypatch):
+    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)  # a pool for 200 examples
     X, Y, _ = random_multiclass(9, n=200)
     fm = MulticlassFeatures().fit(X, Y)
     args = (fm.encode_inputs(X), fm.encode_outputs(Y), fm, get_decoder("argmax"),
             get_loss("zero_one"), 1.0)
     w = np.random.default_rng(0).normal(size=fm.n_features_)
     serial = Problem(*args).oracle(w)
-    parallel = Problem(*args, n_jobs=2).oracle(w)
+    par = Problem(*args, n_jobs=2, chunk_size=50)  # 4 chunks on 2 workers
+    parallel = par.oracle(w)
+    assert par._pool is not None
     np.testing.assert_array_equal(serial.y_hat, parallel.y_hat)
     np.testing.assert_allclose(serial.slack, parallel.slack)
     np.testing.assert_allclose(serial.psi.toarray(), parallel.psi.toarray())

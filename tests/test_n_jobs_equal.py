@@ -18,7 +18,7 @@ from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFea
                                 TaxonomyFeatures)
 from structsvm.learners import LEARNERS
 
-N = 80  # with MIN_CHUNK = 16: four chunks of 20 examples
+N = 80  # with MIN_CHUNK = 8: four chunks of 20 examples
 
 
 def _multiclass(rng):
@@ -102,7 +102,7 @@ def test_two_jobs_fit_the_same_model_as_one(map_name, learner, monkeypatch):
             structsvm.fit(X, Y, feature_map=fm, learner=learner, max_iter=2)
         return
     monkeypatch.setattr(joblib, "Parallel", CountingParallel)
-    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 16)
+    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 8)  # N = 80: 4 chunks of 20
     monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)  # processes too
     params = dict(PARAMS.get(learner, dict(max_iter=5)), C=1.0, tol=1e-6, random_state=0,
                   feature_map=fm, learner=learner)

@@ -44,12 +44,14 @@ def test_oracle_sum_equals_summed_rows(seed, rescaling, sparse, attributes):
 
 
 def test_parallel_oracle_sum_equals_serial(monkeypatch):
-    # 300 examples are one chunk at the default MIN_CHUNK (256); 50 per chunk splits them
-    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 50)
+    # MIN_CHUNK 25: 300 examples in 4 chunks; MIN_REMOTE 0: a pool for a small problem
+    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 25)
+    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)
     p, w = problem(3, n=300)
     assert len(p._chunks(np.arange(300))) > 1  # the chunked path is really taken
     p.n_jobs = 2
     a = p.oracle_sum(w)
+    assert p._pool is not None  # ... on the workers
     p.n_jobs = 1
     b = p.oracle_sum(w)
     assert a[0] == b[0]

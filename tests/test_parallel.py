@@ -60,7 +60,19 @@ def same_rows(a, b):
 
 
 # ------------------------------------------------------------------ chunk layout
-@pytest.mark.parametrize("m", [1, 100, 511, 512, 1000, 8936, 100_000])
+@pytest.mark.parametrize("m, k", [(255, 1), (256, 2), (300, 2), (511, 2), (558, 2),
+                                  (1023, 2), (1024, 4), (1500, 4), (4468, 12),
+                                  (8936, 12), (100_000, 16)])
+def test_chunk_counts(m, k):
+    # 256-511 examples: two chunks (dual_cd's sweep batches on 4,096-8,191
+    # sentences decode on 2 threads); above, chunks of at least 256, so a serial run
+    # does not pay for more chunks than 2 or 4 workers need
+    p, _ = multiclass_problem(0)
+    p.chunk_size = None
+    assert len(p._chunks(np.arange(m))) == k
+
+
+@pytest.mark.parametrize("m", [1, 100, 300, 511, 512, 1000, 8936, 100_000])
 def test_chunks_depend_on_the_number_of_examples_only(m):
     p, _ = multiclass_problem(0)
     p.chunk_size = None
@@ -164,7 +176,7 @@ def test_parallel_multiclass_oracles_are_identical_to_serial(backend, rescaling)
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("learner", ["one_slack", "n_slack", "dual_cd"])
 def test_parallel_fit_gives_the_serial_model(backend, learner, monkeypatch):
-    monkeypatch.setattr(problem_module, "MIN_CHUNK", 16)
+    monkeypatch.setattr(problem_module, "MIN_CHUNK", 8)  # 100 examples: 4 chunks
     X, Y = sequences(4, n=100)
     params = dict(feature_map=SequenceFeatures(), decoder="viterbi", learner=learner,
                   C=1.0, max_iter=8)

@@ -294,4 +294,3 @@ def test_fit_encode_equals_fit_then_encode(features, min_count, n_hash):
     assert (Xa.X != Xb.X).nnz == 0 and Xa.X.shape == Xb.X.shape
     np.testing.assert_array_equal(Xa.X.indptr, Xb.X.indptr)
     np.testing.assert_array_equal(Xa.X.indices, Xb.X.indices)
-

@@ -11,8 +11,8 @@ trigrams, word bigrams.
 Because a role's strings depend only on the token types at its offsets, they are
 computed once per distinct token type (and per distinct k-tuple of atoms) and
 gathered for all positions with numpy; the 211k tokens of CoNLL-2000 are encoded in
-about 0.4 s (2 s with learning the vocabulary). A user function ``f(sentence, t) -> iterable of str`` is the
-general (slower, per-token) alternative.
+about 0.4 s (2 s with learning the vocabulary). A user function
+``f(sentence, t) -> iterable of str`` is the general (slower, per-token) alternative.
 
 Strings are mapped to columns by a vocabulary learned in ``fit`` (``min_count``) or
 by hashing (MurmurHash3, stable across runs and machines).
