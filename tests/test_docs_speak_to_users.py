@@ -53,7 +53,11 @@ RULES = [
                               r"\(was\s|\bnow\b[^.\n]{0,60}\(was\b|"
                               r"\buntil (?:this|that|the last) (?:session|stop|wave)\b|"
                               r"\b(?:the\s+)?(?:old|previous|former)\s+defaults?\b|"
-                              r"\bused to be\b|\buncommitted\b"),
+                              r"\bused to be\b|\buncommitted\b|\bearlier runs?\b|"
+                              r"\bthe same (?:day|afternoon|morning|evening|hour)\b|"
+                              r"\bwhen the default \w+ was\b"),
+    ("commit hash", r"(?<![\w/#.-])(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,12}"
+                    r"(?![\w-])"),
     ("release", r"\b(?:since|until|as of|before|after|from|in)\s+(?:v|version\s+|"
                 r"release\s+)?0\.\d+(?:\.\d+)?(?![\d.])(?!\s*(?:s\b|%|x\b|×|ms\b|"
                 r"seconds?|of\b|and\b|or\b|to\b|\d|[-–,)/·*]))|"
@@ -165,8 +169,10 @@ FLAGGED = [
     "after the faster feature strings", "it was 0.26x", "0.23 (was 0.26)",
     "now 1.2 s (was 3.4 s)", "before the sparse change", "since 0.2",
     "moved in 0.1", "the 0.2 release", "the old default", "kept for a release",
-    "in this branch", "after the merge of the learners", "commit 9dcb550 of the "
-    "`parsing` branch", "another engineer's uncommitted learner edits",
+    "in this branch", "after the merge of the learners", "at f9ac1b7 (before both",
+    "An earlier run at load 9-11", "Two earlier runs the same hour",
+    "commit 9dcb550 of the `parsing` branch",
+    "another engineer's uncommitted learner edits",
 ]
 NOT_FLAGGED = [
     "`structsvm data fetch conll2000` downloads it", "$STRUCTSVM_DATA points there",
@@ -178,6 +184,8 @@ NOT_FLAGGED = [
     "color #fff", "the first 100 rounds", "step 3 of the algorithm",
     "Release the workers.", "the branch it belongs to", "the two are merged into one",
     "columns sorted and merged", "rows of merged slots", "the lead shrinks to 1.08",
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "the colour #a0b1c2", "1e-3 and 5e-4",
 ]
 
 
