@@ -690,6 +690,9 @@ def _learner_checks(unit, off, sentence, defaults_at, findings):
         names = _learners(m.group("l") or m.group("l2"))[0]
         structs = _structs(m.group("f") or "")
         claims.append((m.start(), names, structs or "context"))
+    for m in re.finditer(rf"\b(?:trained|trains|train|runs|solved)\s+by\s+default\s+with\s+"
+                         rf"[^.;]{{0,60}}?[`'\"(]*(?P<l>{lw})\b", sentence):
+        claims.append((m.start(), _learners(m.group("l"))[0], "context"))
     if unit.header is not None:
         cells = [c.strip() for c in unit.text.strip("|").split("|")]
         for j, head in enumerate(unit.header):
@@ -981,6 +984,7 @@ FLAGGED = [
     ("docs/guide.md", "`pegasos` is the default learner for rankings."),
     ("docs/guide.md", "`one_slack` (default: sequences, rankings) solves a QP."),
     ("docs/guide.md", "With learner=None it runs dual_cd for rankings."),
+    ("docs/guide.md", "Rankings are trained by default with `dual_cd`."),
     ("docs/guide.md", "`max_iter` counts rounds (cutting plane, default 100)."),
     ("docs/guide.md", "The default `cache_size=3` keeps three outputs."),
     ("docs/tutorials/pos_tagging.md", "The default call stops at a relative duality gap "
@@ -998,6 +1002,8 @@ NOT_FLAGGED = [
     ("docs/guide.md", "`dual_cd` (default: sequences, taxonomies, parse trees, graphs)."),
     ("docs/guide.md", "`multiclass_cd`, the default learner of plain multiclass problems."),
     ("docs/guide.md", "`max_iter` counts passes (dual_cd 200, frank_wolfe 50)."),
+    ("README.md", "# multiclass (Crammer-Singer): trained by default with the\n"
+                  "# multiclass dual coordinate descent (\"multiclass_cd\")"),
     ("docs/guide.md", "The default `cache_size=10`; `cache_size=0` restores the plain "
                       "algorithm."),
     ("docs/guide.md", "Pass C=3 to override the default."),
