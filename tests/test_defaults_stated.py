@@ -256,7 +256,7 @@ ENTITY = re.compile("|".join(
     + [rf"(?P<peer>\b(?:{PEERS})\b)"]
     + [rf"(?P<learner_{i}>\b(?:{pat})\b)" for i, (pat, _) in enumerate(
         sorted(LEARNER_WORDS, key=lambda t: len(t[0]), reverse=True))]
-    + [rf"(?P<struct_{i}>(?<![\w-])(?:{pat})(?![\w-]))" for i, (_, pat)
+    + [rf"(?P<struct_{i}>(?<![\w-])(?i:{pat})(?![\w-]))" for i, (_, pat)
        in enumerate(STRUCT_WORDS)]))
 _LEARNERS_SORTED = sorted(LEARNER_WORDS, key=lambda t: len(t[0]), reverse=True)
 
