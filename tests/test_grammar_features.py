@@ -7,7 +7,7 @@ from nltk import Tree
 
 import structsvm
 from structsvm.features import GrammarFeatures
-from structsvm.features._trees import binarize, clean_tree, unbinarize
+from structsvm.features._grammar_trees import binarize, clean_tree, unbinarize
 from structsvm.metrics import bracket_scores
 
 LABELS = ["S", "NP", "VP", "PP", "ADJP"]

@@ -1,4 +1,4 @@
-"""Locating data sets on disk (loaders never download).
+"""Locating data sets on disk (loaders never download); shared by every loader.
 
 Every loader looks for its files in this order and takes the first folder that has
 them:

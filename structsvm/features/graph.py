@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
-from ._graph import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
+from ._graph_encoding import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
                      parse_graph)
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique

@@ -8,9 +8,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
-from ._chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
+from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
                      difference_entries, fused_chain_oracle)
-from ._observations import FEATURE_SETS, TokenFeaturizer
+from ._sequence_observations import FEATURE_SETS, TokenFeaturizer
 from ._sequence_jit import scatter_differences
 from ._names import FeatureNamesMixin
 from ._validation import label_index

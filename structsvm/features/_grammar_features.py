@@ -153,8 +153,8 @@ class TokenValues:
         return self._triu[n]
 
     def encode(self, words, tags):
-        """:class:`~structsvm.features._grammar.EncodedSentences` of raw sentences."""
-        from ._grammar import EncodedSentences
+        """:class:`~structsvm.features._grammar_encoding.EncodedSentences` of raw sentences."""
+        from ._grammar_encoding import EncodedSentences
 
         vals, pad_off, lengths = self._padded(words, tags)
         word_off = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
