@@ -58,6 +58,29 @@ def clean_tree(tree):
     empty by that, strips function tags (:func:`clean_label`), drops an unlabelled
     or ``ROOT``/``TOP`` wrapper with one child, and merges a node into its only
     child when both have the same label (``(NP (NP ...))`` -> ``(NP ...)``).
+
+    Parameters
+    ----------
+    tree : nltk.Tree
+        A treebank tree, e.g. one of ``nltk.corpus.treebank.parsed_sents()``.
+
+    Returns
+    -------
+    nltk.Tree or None
+        A new tree (``tree`` is not modified); None when only empty elements remain.
+
+    Raises
+    ------
+    TypeError
+        When ``tree`` is not an ``nltk.Tree``.
+
+    Examples
+    --------
+    >>> from nltk import Tree
+    >>> from structsvm.features.grammar import clean_tree
+    >>> print(clean_tree(Tree.fromstring(
+    ...     "(ROOT (S (NP-SBJ (-NONE- *)) (VP (VB go))))")))
+    (S (VP (VB go)))
     """
     if not isinstance(tree, _tree()):
         raise TypeError(f"expected an nltk.Tree, got {type(tree).__name__}")

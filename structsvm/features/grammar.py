@@ -11,12 +11,12 @@ from ..losses import spans as _spans  # noqa: F401  (registers loss "spans")
 from ..outputs import EncodedTree
 from ..protocols import as_sequence
 from ._grammar_encoding import (EncodedSentences, Grammar, GrammarPotentials, batch_scores,
-                       span_rows)
-from ._grammar_jit import scatter_nodes
+                                span_rows)
 from ._grammar_features import KINDS, LEAF_TEMPLATES, SPAN_TEMPLATES, TokenValues
+from ._grammar_jit import scatter_nodes
 from ._grammar_trees import binarize, clean_tree, is_intermediate, tree_words, unbinarize
 
-__all__ = ["GrammarFeatures", "GrammarPotentials", "clean_tree"]
+__all__ = ["GrammarFeatures", "GrammarPotentials", "Grammar", "clean_tree"]
 
 
 class GrammarFeatures(BaseEstimator):

@@ -9,11 +9,11 @@ from sklearn.base import BaseEstimator
 
 from ..losses import tree as _tree_losses  # noqa: F401  (registers loss "tree_distance")
 from ..protocols import as_sequence
-from ._taxonomy_tree import Tree, build_tree
 from ._names import FeatureNamesMixin, input_feature_names
+from ._taxonomy_tree import Tree, build_tree
 from ._validation import check_training_inputs, inputs_with_bias
 
-__all__ = ["TaxonomyFeatures", "TreePotentials"]
+__all__ = ["TaxonomyFeatures", "TreePotentials", "Tree", "build_tree"]
 
 
 class TreePotentials:
