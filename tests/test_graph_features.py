@@ -205,8 +205,9 @@ def test_lp_decoder_trains():
 
 def test_planted_partition_beats_linear_svc():
     """The default call with decoder='max_product' beats a per-node LinearSVC on the
-    issue's planted-partition graphs by >= 5 accuracy points (mean over seeds; the LP
-    decoder's figure is in benchmarks/bench_graphs.py, its LPs take minutes)."""
+    planted-partition graphs of examples/collective.py by >= 5 accuracy points (mean
+    over seeds; the LP decoder's figure is in benchmarks/bench_graphs.py, its LPs take
+    minutes)."""
     ex = _example("collective")
     gains = []
     for seed in range(3):
