@@ -48,7 +48,7 @@ def pegasos_order(n_samples, n_iter, sampling, random_state):
 def epochs(est):
     """The number of epochs ``est`` runs: ``max_iter``, or the deprecated ``n_iter``.
 
-    ``n_iter`` is a deprecated alias of ``max_iter`` (the name used everywhere else in
+    ``n_iter`` was the epoch count's name until 0.2 (``max_iter`` everywhere else in
     structsvm and scikit-learn); passing it still works, with a DeprecationWarning.
     """
     name, value = "max_iter", est.max_iter

@@ -65,7 +65,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         ``classes_`` (default: one-hot; see :func:`structsvm.kernels.taxonomy_embedding`).
 
     n_iter : int, optional
-        Deprecated alias of ``max_iter``; warns when given.
+        Deprecated alias of ``max_iter`` (its name until 0.2); warns when given.
 
     Attributes
     ----------

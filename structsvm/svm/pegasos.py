@@ -213,7 +213,7 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
         "auto" is implicit for ``loss="exp"`` and explicit otherwise.
     random_state : int, RandomState instance or None, default=None
     n_iter : int, optional
-        Deprecated alias of ``max_iter``; warns when given.
+        Deprecated alias of ``max_iter`` (its name until 0.2); warns when given.
     tol : float or None, default=5e-5
         Stop when the objective F of the model that would be returned has changed by
         at most ``tol`` (relative) over the last ``n_iter_no_change`` epochs (its
