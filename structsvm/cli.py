@@ -183,7 +183,7 @@ def _unknown(names):
 
 def _data_list(args):
     from .corpora import manifest as mf
-    from .corpora._paths import corpora_dir, nltk_search_path
+    from .corpora import corpora_dir, nltk_search_path
 
     infos = mf.load_manifest()
     corpora = corpora_dir()

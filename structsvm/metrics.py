@@ -352,7 +352,7 @@ def tree_distance(Y_true, Y_pred, tree=None, sep=None, normalize=False):
     >>> tree_distance(["comp.sys.mac", "rec.autos"], ["comp.sys.ibm", "rec.autos"], sep=".")
     1.0
     """
-    from .features._tree import build_tree
+    from .features.taxonomy import build_tree
     from .losses.tree import TreeDistanceLoss
 
     if len(Y_true) != len(Y_pred):
@@ -498,7 +498,7 @@ def bracket_scores(Y_true, Y_pred, *, count_root=False):
     """
     from nltk import Tree
 
-    from .features._trees import clean_tree
+    from .features.grammar import clean_tree
 
     Y_true, Y_pred = list(Y_true), list(Y_pred)
     if len(Y_true) != len(Y_pred):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from structsvm.features import GrammarPotentials
-from structsvm.features._grammar import Grammar
+from structsvm.features.grammar import Grammar
 from structsvm.inference import get_decoder
 from structsvm.inference._cky_jit import cky_reference
 from structsvm.inference.cky import cky

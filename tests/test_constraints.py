@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
+from structsvm.features import (GrammarFeatures, GraphFeatures, MulticlassFeatures,
+                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
 from structsvm.learners import NSlackCuttingPlane, OneSlackCuttingPlane
 
 
@@ -175,6 +175,12 @@ def test_constraint_function_errors_name_the_problem():
 
 
 # ------------------------------------------------------------------ feature names
+def _tree(text):
+    from nltk import Tree
+
+    return Tree.fromstring(text)
+
+
 def _tree_data():
     rng = np.random.default_rng(5)
     X = list(rng.normal(size=(6, 2)))
@@ -190,6 +196,9 @@ def _tree_data():
     lambda: (SequenceFeatures(features="word"), *sequence_data(7)[:2]),
     lambda: (SequenceFeatures(), *sequence_data(7)[:2]),
     lambda: (RankingFeatures(), [np.eye(3)[:, :2], np.ones((2, 2))], [[2, 1, 0], [1, 0]]),
+    lambda: (GrammarFeatures(), [["a", "b"], ["b"]], [_tree("(S (X a) (Y b))"), _tree("(Y b)")]),
+    lambda: (GraphFeatures(directed=("c",)),
+             [(np.eye(3), {"c": np.array([[0, 1]]), "s": np.array([[1, 2]])})], [[0, 1, 1]]),
 ])
 def test_feature_names_name_every_dimension_once(make):
     fm, X, Y = make()

@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from structsvm.corpora import (load_mini_newsgroups, load_mq2008, load_qc,
                                load_svm_rank_example3, read_svm_rank, write_svm_rank)
-from structsvm.features._tree import build_tree
+from structsvm.features.taxonomy import build_tree
 
 
 def test_svm_rank_round_trip(tmp_path):
@@ -32,7 +32,7 @@ def test_svm_rank_missing_qid_names_the_line(tmp_path):
 
 def test_svm_rank_example3(need_data):
     train, test = need_data(load_svm_rank_example3)
-    # queries and grades: shared/data/README.md §7
+    # queries and grades: the data folder's README.md §7
     assert [len(y) for y in train.Y] == [4, 4, 4] and train.qids.tolist() == [1, 2, 3]
     assert test.qids.tolist() == [4] and test.X[0].shape == (4, 5)
     assert train.Y[0].tolist() == [3, 2, 1, 1]
@@ -41,7 +41,7 @@ def test_svm_rank_example3(need_data):
 def test_mq2008_fold1_matches_the_published_counts(need_data):
     fold = need_data(load_mq2008, 1)
     # per-subset documents and queries (S1-S3 train fold 1, S5 its test):
-    # shared/data/README.md §6 (verified counts table)
+    # the data folder's README.md §6 (verified counts table)
     assert [len(p.X) for p in fold] == [471, 157, 156]
     assert sum(len(y) for y in fold.train.Y) == 2933 + 3635 + 3062
     assert sum(len(y) for y in fold.test.Y) == 2874
@@ -55,7 +55,7 @@ def test_mq2008_fold1_matches_the_published_counts(need_data):
 
 def test_qc_is_a_two_level_taxonomy(need_data):
     qc = need_data(load_qc)
-    # 5,452 / 500 questions, 6 coarse and 50 fine labels: shared/data/README.md §3
+    # 5,452 / 500 questions, 6 coarse and 50 fine labels: the data folder's README.md §3
     assert len(qc.train_questions) == 5452 and len(qc.test_questions) == 500
     assert len(set(qc.train_labels)) == 50
     assert {c for c, _ in qc.train_labels} == {"ABBR", "DESC", "ENTY", "HUM", "LOC", "NUM"}
@@ -65,7 +65,7 @@ def test_qc_is_a_two_level_taxonomy(need_data):
 
 def test_mini_newsgroups_group_names_form_a_tree(need_data):
     ng = need_data(load_mini_newsgroups)
-    # 20 groups x 100 posts: shared/data/README.md §4
+    # 20 groups x 100 posts: the data folder's README.md §4
     assert len(ng.texts) == 2000 and len(set(ng.labels)) == 20
     assert "Newsgroups:" not in ng.texts[0]
     tree = build_tree(sorted(set(ng.labels)), sep=".")

@@ -24,7 +24,7 @@ def test_parse_mrg_known_answer():
 
 def test_treebank_split(need_data):
     X_tr, Y_tr, X_te, Y_te = need_data(load_treebank)
-    # 3,914 sentences: shared/data/README.md §1; split at 3000 (load_treebank's n_train);
+    # 3,914 sentences: the data folder's README.md §1; split at 3000 (load_treebank's n_train);
     # 23,165 test tokens: counted from the files (the split is ours, not the README's)
     assert (len(X_tr), len(X_te)) == (3000, 914)
     assert sum(map(len, X_te)) == 23165
@@ -45,7 +45,7 @@ def test_treebank_equals_nltk_reader(need_data):
         if require_data():  # CI has the data: a reader error is a failure, not a skip
             pytest.fail(f"nltk cannot read the treebank from its search path: {exc}")
         pytest.skip("nltk cannot read the treebank from its own search path here")
-    assert len(ref) == len(ours) == 3914  # shared/data/README.md §1 (verified count)
+    assert len(ref) == len(ours) == 3914  # the data folder's README.md §1 (verified count)
     assert all(list(r) == s for r, s in zip(ref, ours))
 
 
@@ -56,7 +56,7 @@ def test_missing_treebank_says_how_to_get_it(tmp_path):
 
 def test_conll2000(need_data):
     X_tr, Y_tr, X_te, Y_te = need_data(load_conll2000)
-    # sentence and token counts, 11 chunk types: shared/data/README.md §2 (verified)
+    # sentence and token counts, 11 chunk types: the data folder's README.md §2 (verified)
     assert (len(X_tr), len(X_te)) == (8936, 2012)
     assert (sum(map(len, X_tr)), sum(map(len, X_te))) == (211727, 47377)
     assert X_tr[0][0] == ("Confidence", "NN") and Y_tr[0][:2] == ["B-NP", "B-PP"]
@@ -83,7 +83,7 @@ def test_svm_hmm_example7(need_data):
     X, Y, words = read_svm_hmm(root / "declaration_of_independence.dat",
                                return_comments=True)
     # 36 sequences, 1,486 tokens, 34 tags, features up to 4529; test file 10 sequences,
-    # 290 tokens: shared/data/README.md §8 (verified)
+    # 290 tokens: the data folder's README.md §8 (verified)
     assert len(X) == 36 and sum(x.shape[0] for x in X) == 1486
     assert len({t for y in Y for t in y}) == 34 and X[0].shape[1] == 4529
     assert all(len(w) == len(y) for w, y in zip(words, Y))
@@ -152,7 +152,7 @@ def test_data_env_is_honoured(need_data, monkeypatch):
     # $STRUCTSVM_DATA can lead to the corpus
     monkeypatch.setenv("NLTK_DATA", "/nonexistent")
     monkeypatch.setattr(nltk.data, "path", ["/nonexistent"])
-    assert len(treebank_tagged_sents()) == 3914  # shared/data/README.md §1
+    assert len(treebank_tagged_sents()) == 3914  # the data folder's README.md §1
     # ... and it is the variable that finds it: without it the corpus is not found
     monkeypatch.delenv("STRUCTSVM_DATA")
     with pytest.raises(DataNotFoundError):

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structsvm.features._tree import build_tree
+from structsvm.features.taxonomy import build_tree
 from structsvm.features.multiclass import MulticlassPotentials
 from structsvm.features.ranking import RankingPotentials
 from structsvm.features.sequence import ChainPotentials

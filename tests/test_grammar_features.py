@@ -7,7 +7,7 @@ from nltk import Tree
 
 import structsvm
 from structsvm.features import GrammarFeatures
-from structsvm.features._trees import binarize, clean_tree, unbinarize
+from structsvm.features._grammar_trees import binarize, clean_tree, unbinarize
 from structsvm.metrics import bracket_scores
 
 LABELS = ["S", "NP", "VP", "PP", "ADJP"]
@@ -154,3 +154,73 @@ def test_bracket_scores_hand_example():
     assert bracket_scores([gold], [moved]).f1 == 1.0  # punctuation attachment ignored
     with pytest.raises(ValueError, match="Sample 0: the gold and predicted trees"):
         bracket_scores([gold], [Tree.fromstring("(S (NN x))")])
+
+
+# ------------------------------------------------------------------ feature names
+def _names_fixture(tagged=False):
+    t = Tree.fromstring("(S (NP (DT the) (NN dog)) (VP (VBZ barks)))")
+    x = t.pos() if tagged else t.leaves()
+    return GrammarFeatures().fit([x], [t]), x, t
+
+
+@pytest.mark.parametrize("tagged", [False, True])
+def test_feature_names_one_per_column_unique(tagged):
+    X, Y = corpus(3, tagged=tagged)
+    fm = GrammarFeatures(markov=1).fit(X, Y)
+    names = fm.feature_names_
+    assert names.shape == (fm.n_features_,)
+    assert len(set(names.tolist())) == fm.n_features_
+    g = fm.grammar_
+    assert fm.feature_index("rule:*").size == g.n_rules
+    assert fm.feature_index("root:*").size == g.n_symbols
+    W_leaf, W_span, _, _ = fm.split_weights(np.zeros(fm.n_features_))
+    assert fm.feature_index("leaf:*").size == W_leaf.size
+    assert fm.feature_index("span:*").size == W_span.size
+
+
+def test_feature_names_of_a_rule_and_a_root_sit_at_their_columns():
+    fm, _, _ = _names_fixture()
+    sym = fm.symbols_.tolist()
+    k = fm.grammar_.rule_index[(sym.index("S"), sym.index("NP"), sym.index("VP+VBZ"))]
+    w = np.zeros(fm.n_features_)
+    _, _, rules, roots = fm.split_weights(w)
+    rules[k] = 1.0
+    roots[sym.index("S")] = 2.0
+    assert fm.feature_names_[w == 1.0].tolist() == ["rule:S -> NP VP+VBZ"]
+    assert fm.feature_names_[w == 2.0].tolist() == ["root:S"]
+
+
+def test_feature_names_of_the_active_columns_describe_the_tree():
+    """The names of Φ(x, y)'s non-zero columns, written out by hand for one tree."""
+    fm, x, t = _names_fixture()
+    phi = fm.joint_feature(x, t)
+    on = set(fm.feature_names_[np.flatnonzero(phi)].tolist())
+    # untagged: a word's class is its shape ("x" for lower-case words)
+    dog = {"bias", "word[0]=dog", "suf1[0]=g", "suf2[0]=og", "suf3[0]=dog",
+           "shape[0]=x", "cls[0]=x", "cls[-1]=x", "cls[+1]=x", "word[-1]=the",
+           "word[+1]=barks", "cls[-1]=x&cls[0]=x", "cls[0]=x&cls[+1]=x"}
+    assert {n[len("leaf:NN:"):] for n in on if n.startswith("leaf:NN:")} == dog
+    the_dog = {"bias", "len=2", "word[first]=the", "word[last]=dog",
+               "word[before]=<BOS>", "word[after]=barks", "cls[first]=x", "cls[last]=x",
+               "cls[before]=<BOS>", "cls[after]=x", "suf3[last]=dog", "shape[first]=x",
+               "shape[last]=x", "cls[before]=<BOS>&cls[first]=x",
+               "cls[last]=x&cls[after]=x", "cls[first]=x&cls[last]=x",
+               "len=2&cls[first]=x", "len=2&cls[last]=x"}
+    assert {n[len("span:NP:"):] for n in on if n.startswith("span:NP:")} == the_dog
+    assert {n for n in on if n.startswith(("rule:", "root:"))} == {
+        "rule:S -> NP VP+VBZ", "rule:NP -> DT NN", "root:S"}
+    # 3 words x 13 word templates, 2 phrases x 18 span templates, 2 rules, 1 root
+    assert len(on) == np.count_nonzero(phi) == 3 * 13 + 2 * 18 + 2 + 1
+
+
+def test_feature_names_follow_a_refit_and_a_model_file(tmp_path):
+    fm, x, t = _names_fixture(tagged=True)
+    assert "leaf:NN:cls[0]=NN" in fm.feature_names_
+    model = structsvm.fit([x], [t], feature_map=GrammarFeatures(), decoder="cky",
+                          learner="perceptron", max_iter=2)
+    before = model.feature_map_.feature_names_.tolist()
+    assert before == fm.feature_names_.tolist()
+    loaded = structsvm.load(model.save(tmp_path / "m.npz"))
+    assert loaded.feature_map_.feature_names_.tolist() == before
+    fm.fit([["a", "b"]], [Tree.fromstring("(S (X a) (Y b))")])
+    assert "root:Y" in fm.feature_names_ and len(fm.feature_names_) == fm.n_features_

@@ -205,8 +205,9 @@ def test_lp_decoder_trains():
 
 def test_planted_partition_beats_linear_svc():
     """The default call with decoder='max_product' beats a per-node LinearSVC on the
-    issue's planted-partition graphs by >= 5 accuracy points (mean over seeds; the LP
-    decoder's figure is in benchmarks/bench_graphs.py, its LPs take minutes)."""
+    planted-partition graphs of examples/collective.py by >= 5 accuracy points (mean
+    over seeds; the LP decoder's figure is in benchmarks/bench_graphs.py, its LPs take
+    minutes)."""
     ex = _example("collective")
     gains = []
     for seed in range(3):
@@ -257,3 +258,49 @@ def test_exhaustive_decoder_trains_tiny_graphs_like_max_product():
     b = structsvm.fit(X, Y, feature_map=GraphFeatures(), decoder="max_product",
                       max_iter=20)
     np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-8)
+
+
+# ------------------------------------------------------------------ feature names
+def test_feature_names_of_an_untyped_graph_by_hand():
+    X = [(np.array([[1.0], [0.0], [1.0]]), np.array([[0, 1], [1, 2]]))]
+    fm = GraphFeatures().fit(X, [np.array(["a", "b", "a"])])
+    assert fm.feature_names_.tolist() == [
+        "node:x0:a", "node:x0:b", "node:bias:a", "node:bias:b",
+        "edge:edge:a-a", "edge:edge:a-b", "edge:edge:b-a", "edge:edge:b-b"]
+    phi = fm.joint_feature(X[0], ["a", "b", "a"])
+    assert dict(zip(fm.feature_names_[phi != 0].tolist(), phi[phi != 0].tolist())) == {
+        "node:x0:a": 2.0, "node:bias:a": 2.0, "node:bias:b": 1.0, "edge:edge:a-b": 2.0}
+
+
+def test_feature_names_of_typed_edges_with_features():
+    x = np.array([[1.0, 0.0], [0.0, 1.0]])
+    X = [(x, {"chain": np.array([[0, 1]]), "skip": np.array([[1, 0]])},
+          {"skip": np.array([[0.5, 2.0]])})]
+    fm = GraphFeatures(bias=0.0, directed=("chain",)).fit(X, [np.array([1, 2])])
+    K, d = 2, 2
+    names = fm.feature_names_
+    assert names.shape == (fm.n_features_,) == (d * K + 3 * K * K,)
+    assert len(set(names.tolist())) == fm.n_features_
+    assert names[:d * K].tolist() == ["node:x0:1", "node:x0:2", "node:x1:1", "node:x1:2"]
+    assert names[d * K:d * K + K * K].tolist() == [
+        "edge:chain:1->1", "edge:chain:1->2", "edge:chain:2->1", "edge:chain:2->2"]
+    assert "edge:skip:x1:2-1" in names and "bias" not in " ".join(names)
+    phi = fm.joint_feature(X[0], [1, 2])
+    on = dict(zip(names[phi != 0].tolist(), phi[phi != 0].tolist()))
+    # the skip edge (1, 0) joins labels 2 and 1: undirected, stored as the pair 1-2
+    assert on == {"node:x0:1": 1.0, "node:x1:2": 1.0, "edge:chain:1->2": 1.0,
+                  "edge:skip:x0:1-2": 0.5, "edge:skip:x1:1-2": 2.0}
+    _, blocks = fm.split_weights(np.arange(fm.n_features_, dtype=float))
+    assert names[int(blocks[1][1, 1, 0])] == "edge:skip:x1:2-1"
+
+
+@pytest.mark.filterwarnings("ignore:dual_cd stopped")
+def test_feature_names_after_loading(tmp_path):
+    rng = np.random.default_rng(0)
+    X, Y = _random_graphs(rng, 6)
+    model = structsvm.fit(X, Y, feature_map=GraphFeatures(directed=("chain",)),
+                          max_iter=2)
+    names = model.feature_map_.feature_names_
+    assert len(set(names.tolist())) == len(names) == model.feature_map_.n_features_
+    loaded = structsvm.load(model.save(tmp_path / "g.npz"))
+    assert loaded.feature_map_.feature_names_.tolist() == names.tolist()

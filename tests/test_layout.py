@@ -213,7 +213,7 @@ def test_import_does_not_load_nltk():
     start faster); the tree helpers still work once it is loaded."""
     code = ("import sys, structsvm\n"
             "assert 'nltk' not in sys.modules, 'import structsvm loaded nltk'\n"
-            "from structsvm.features._trees import clean_tree\n"
+            "from structsvm.features.grammar import clean_tree\n"
             "from nltk import Tree\n"
             "t = clean_tree(Tree('ROOT', [Tree('NP-SBJ', [Tree('DT', ['the'])])]))\n"
             "assert str(t) == '(NP (DT the))', str(t)\n")

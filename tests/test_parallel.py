@@ -309,7 +309,7 @@ def test_one_seed_per_chunk(backend):
     ("structsvm.features._sequence_jit", "scatter_differences"),
     ("structsvm.features._sequence_jit", "scatter_differences_touched"),
     ("structsvm.features._sequence_jit", "gather_touched"),
-    ("structsvm.features._rank_jit", "aggregate_kernel"),
+    ("structsvm.features._ranking_jit", "aggregate_kernel"),
     ("structsvm.learners._sparse_jit", "gather_dot"),
 ])
 def test_oracle_kernels_release_the_gil(module, name):

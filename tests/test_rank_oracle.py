@@ -8,9 +8,9 @@ import scipy.sparse as sp
 import structsvm
 from structsvm.problem import Problem
 from structsvm.features import RankingFeatures
-from structsvm.features._pairs import FlatTargets
+from structsvm.features._ranking_pairs import FlatTargets
 from structsvm.outputs import Preferences
-from structsvm.features._rank_jit import aggregate_kernel, aggregate_reference
+from structsvm.features._ranking_jit import aggregate_kernel, aggregate_reference
 from structsvm.inference import get_decoder
 from structsvm.losses import get_loss
 from structsvm.losses import SwappedPairsLoss
@@ -94,13 +94,13 @@ def test_kernel_known_answer(enumerate_factor):
 
 
 def test_flat_targets_method_rule():
-    from structsvm.features import _rank_jit
+    from structsvm.features import _ranking_jit
 
     few = Preferences(4, grades=[1, 0, 0, 0])              # 3 pairs
     many = Preferences(6, grades=np.arange(6))             # 15 pairs > 0.5·6·log2 6
     flat = FlatTargets([few, many, Preferences(2, pairs=[[0, 1]])], [0, 4, 10, 12], 0.5)
-    assert flat.method.tolist() == [_rank_jit.ENUMERATE, _rank_jit.SWEEP,
-                                    _rank_jit.EXPLICIT]
+    assert flat.method.tolist() == [_ranking_jit.ENUMERATE, _ranking_jit.SWEEP,
+                                    _ranking_jit.EXPLICIT]
     assert flat.n_pairs.tolist() == [3, 15, 1]
     assert flat.perm[4:10].tolist() == list(range(6))
     assert flat.lower[4:10].tolist() == list(range(6))

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from structsvm.features import SequenceFeatures
-from structsvm.features._observations import FEATURE_SETS
+from structsvm.features._sequence_observations import FEATURE_SETS
 from structsvm.inference.exhaustive import exhaustive
 from structsvm.inference.viterbi import viterbi
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from structsvm.features import TaxonomyFeatures
-from structsvm.features._tree import build_tree
+from structsvm.features.taxonomy import build_tree
 from structsvm.features.taxonomy import TreePotentials
 from structsvm.inference import get_decoder
 from structsvm.losses import ZeroOneLoss, get_loss

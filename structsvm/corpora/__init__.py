@@ -6,10 +6,10 @@ NLTK's search path (``$NLTK_DATA``); see :func:`structsvm.corpora.find_data`.
 ``structsvm data list|verify|fetch`` (:mod:`structsvm.corpora.manifest`) shows what is
 installed, checks it against ``corpora/manifest.json`` and copies missing corpora in.
 """
-from ._paths import DataNotFoundError, corpora_dir, find_data, require_data
+from ._paths import DataNotFoundError, corpora_dir, find_data, nltk_search_path, require_data
 from .spam import SpamData, load_spam
 
-__all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir"]
+__all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir", "nltk_search_path"]
 __all__ += ["SpamData", "load_spam"]
 # sequences
 from .conll import CONLL2000_CHUNK_TYPES, load_conll2000, read_conll  # noqa: E402

@@ -1,11 +1,11 @@
-"""Locating data sets on disk (loaders never download).
+"""Locating data sets on disk (loaders never download); shared by every loader.
 
 Every loader looks for its files in this order and takes the first folder that has
 them:
 
 1. an explicit ``path`` given by the caller (then nothing else is searched);
 2. ``$STRUCTSVM_DATA/<name>`` and ``$STRUCTSVM_DATA/nltk_data/corpora/<name>`` (one
-   folder holding several data sets, laid out like the shared data folder);
+   folder holding several data sets: ``<name>`` folders and an ``nltk_data`` tree);
 3. the corpora folder, ``<corpora>/<name>``: ``$STRUCTSVM_CORPORA`` when set, else the
    ``corpora/`` folder of a source checkout (found next to the ``structsvm`` package,
    recognised by its ``manifest.json``); ``structsvm data fetch`` copies data here;
@@ -85,7 +85,7 @@ def root_candidates(root, name, nltk_subdir=None):
     Parameters
     ----------
     root : str or path-like
-        A folder laid out like the shared data folder (``<root>/<name>`` or
+        A data folder like ``$STRUCTSVM_DATA`` (``<root>/<name>`` or
         ``<root>/nltk_data/<nltk_subdir>``), or a corpora folder (``<root>/<name>``).
     name : str
         The data set's folder name (e.g. ``"spam_ng_ex6"``).

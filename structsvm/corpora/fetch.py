@@ -126,7 +126,7 @@ def fetch_corpus(name, *, source=None, dest=None, force=False):
     name : str
         Corpus name from the manifest.
     source : str or path-like, optional
-        A local folder holding the corpus (e.g. the shared data folder; see
+        A local folder holding the corpus (e.g. a data folder like ``$STRUCTSVM_DATA``; see
         :func:`structsvm.corpora.manifest.locate_corpus` for the layouts accepted).
         Without it, NLTK corpora are downloaded with ``nltk.download``; other
         corpora need ``source``.

@@ -43,7 +43,7 @@ class CorpusInfo:
     description, size, source, terms, loader : str
         Human-readable facts (``terms``: the conditions the data comes under).
     path : str
-        Folder of the corpus below a data root such as the shared data folder
+        Folder of the corpus below a data root such as ``$STRUCTSVM_DATA``
         (e.g. ``"nltk_data/corpora/treebank"``).
     nltk_subdir : str or None
         Folder below an NLTK data root (``"corpora/treebank"``), for NLTK corpora.

@@ -198,7 +198,7 @@ def treebank_parsed_sents(path=None, *, clean=True):
     """
     from nltk import Tree
 
-    from ..features._trees import clean_tree
+    from ..features.grammar import clean_tree
 
     root = find_data("treebank", path=path, nltk_subdir="corpora/treebank",
                      must_contain=("combined",), hint=TREEBANK_HINT)

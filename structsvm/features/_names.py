@@ -1,5 +1,7 @@
 """Feature names of the joint feature maps: ``feature_names_`` and ``feature_index``.
 
+Shared by every map of this package (not tied to one structure).
+
 Every map names each dimension of Φ, so blocks of w can be addressed by name, e.g. in
 constraints on w (:class:`structsvm.StructuredSVM` ``constraints=``). Names are built
 on first use and cached until the map is refitted (a POS map has millions).

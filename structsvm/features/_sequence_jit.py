@@ -1,7 +1,7 @@
 """Numba kernel of the sequence map's aggregated feature differences (private).
 
 No validation here: :meth:`SequenceFeatures.joint_feature_difference_sum` and
-:func:`structsvm.features._chain.aggregate_chain_violation` check their inputs. The
+:func:`structsvm.features._sequence_chain.aggregate_chain_violation` check their inputs. The
 reference the tests compare against is the COO construction of
 :meth:`SequenceFeatures.joint_feature_differences` (weighted sum of its rows).
 """

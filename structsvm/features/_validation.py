@@ -1,4 +1,7 @@
-"""Input checks shared by the feature maps (public boundaries validate, kernels don't)."""
+"""Input checks shared by several feature maps (not tied to one structure).
+
+Public boundaries validate; compiled kernels don't.
+"""
 from __future__ import annotations
 
 import numpy as np

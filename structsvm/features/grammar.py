@@ -10,16 +10,19 @@ from sklearn.base import BaseEstimator
 from ..losses import spans as _spans  # noqa: F401  (registers loss "spans")
 from ..outputs import EncodedTree
 from ..protocols import as_sequence
-from ._grammar import (EncodedSentences, Grammar, GrammarPotentials, batch_scores,
-                       span_rows)
+from ._grammar_encoding import (EncodedSentences, Grammar, GrammarPotentials, batch_scores,
+                                span_rows)
+from ._grammar_features import (KINDS, LEAF_TEMPLATES, SPAN_TEMPLATES, TokenValues,
+                                check_sentences)
 from ._grammar_jit import scatter_nodes
-from ._parse_features import KINDS, LEAF_TEMPLATES, SPAN_TEMPLATES, TokenValues
-from ._trees import binarize, clean_tree, is_intermediate, tree_words, unbinarize
+from ._grammar_trees import (binarize, check_trees, clean_tree, is_intermediate, tree_words,
+                             unbinarize)
+from ._names import FeatureNamesMixin
 
-__all__ = ["GrammarFeatures", "GrammarPotentials", "clean_tree"]
+__all__ = ["GrammarFeatures", "GrammarPotentials", "Grammar", "clean_tree"]
 
 
-class GrammarFeatures(BaseEstimator):
+class GrammarFeatures(FeatureNamesMixin, BaseEstimator):
     r"""Joint features of parse trees: rules, and span and word features per symbol.
 
     Trees are cleaned (empty elements, function tags), binarised (unary chains
@@ -60,6 +63,14 @@ class GrammarFeatures(BaseEstimator):
         Whether inputs are ``(word, tag)`` pairs (else token lists).
     n_features_ : int
         d_leaf·L + d_span·P + |rules| + |symbols| for L leaf symbols, P phrase symbols.
+    feature_names_ : ndarray of str of shape (n_features_,)
+        ``leaf:<symbol>:<template>=<value>`` (word features of a preterminal),
+        ``span:<symbol>:<template>=<value>`` (span features of a phrase),
+        ``rule:<A> -> <B> <C>`` and ``root:<symbol>``, in the order of
+        :meth:`split_weights`; a template reads ``word[-1]`` (the previous word),
+        ``cls[first]`` (class of the span's first word), ``len`` (length bucket),
+        and ``<UNK>``, ``<BOS>``, ``<EOS>`` are the unknown value and the positions
+        before and after the sentence.
 
     Notes
     -----
@@ -114,69 +125,12 @@ class GrammarFeatures(BaseEstimator):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
 
-    def _check_inputs(self, X, tagged=None):
-        """Words (tuples) and tags (tuples or None) of every sentence."""
-        X = as_sequence(X, "X")
-        if len(X) == 0:
-            raise ValueError("X is empty: at least one sentence is needed")
-        words, tags = [], []
-        for i, x in enumerate(X):
-            if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
-                raise TypeError(f"Sample {i}: expected a list of words or (word, tag) "
-                                f"pairs, got {type(x).__name__} {x!r:.40}")
-            if len(x) == 0:
-                raise ValueError(f"Sample {i}: empty sentence; every sentence needs a "
-                                 "word")
-            if tagged is None:
-                tagged = not isinstance(x[0], str)
-            if tagged:
-                if not all(isinstance(t, (tuple, list)) and len(t) == 2 and
-                           isinstance(t[0], str) and isinstance(t[1], str) for t in x):
-                    raise TypeError(f"Sample {i}: expected (word, tag) pairs of strings "
-                                    f"like the other sentences, got {x!r:.60}")
-                words.append(tuple(t[0] for t in x))
-                tags.append(tuple(t[1] for t in x))
-            else:
-                if not all(isinstance(t, str) for t in x):
-                    raise TypeError(f"Sample {i}: expected a list of words (strings) "
-                                    f"like the other sentences, got {x!r:.60}")
-                words.append(tuple(x))
-                tags.append(None)
-        return words, tags, tagged
-
-    def _check_trees(self, Y, words=None):
-        from nltk import Tree
-
-        Y = as_sequence(Y, "Y")
-        if words is not None and len(Y) != len(words):
-            raise ValueError(f"X has {len(words)} sentences but Y has {len(Y)} trees")
-        out = []
-        for i, t in enumerate(Y):
-            if not isinstance(t, Tree):
-                raise TypeError(f"Sample {i}: expected an nltk.Tree, got "
-                                f"{type(t).__name__}")
-            c = clean_tree(t)
-            if c is None:
-                raise ValueError(f"Sample {i}: the tree has no words (only empty "
-                                 "elements)")
-            if words is not None and tuple(tree_words(c)) != words[i]:
-                raise ValueError(f"Sample {i}: the tree's leaves {tree_words(c)[:8]!r}... "
-                                 f"({len(c.leaves())} words, traces removed) differ from "
-                                 f"the sentence's words {list(words[i][:8])!r}... "
-                                 f"({len(words[i])} words)")
-            if isinstance(c, Tree) and any(not isinstance(s, Tree) for s in c) \
-                    and len(c) > 1:
-                raise ValueError(f"Sample {i}: node {c.label()!r} mixes words and "
-                                 "constituents")
-            out.append(c)
-        return out
-
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Learn the grammar (symbols, rules) and the feature vocabularies."""
         self._check_params()
-        words, tags, tagged = self._check_inputs(X)
-        trees = self._check_trees(Y, words)
+        words, tags, tagged = check_sentences(X)
+        trees = check_trees(Y, words)
         self.tagged_ = bool(tagged)
         leaf_syms, phrase_syms, rule_set, binarised = set(), set(), set(), []
         for t in trees:
@@ -212,7 +166,7 @@ class GrammarFeatures(BaseEstimator):
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
         """:class:`EncodedSentences` (feature columns of every word and span)."""
-        words, tags, _ = self._check_inputs(X, self._tagged_for_input(X))
+        words, tags, _ = check_sentences(X, self._tagged_for_input(X))
         return self._values.encode(words, tags)
 
     def _tagged_for_input(self, X):
@@ -237,8 +191,8 @@ class GrammarFeatures(BaseEstimator):
         """
         words = None
         if X is not None:
-            words, _, _ = self._check_inputs(X, self._tagged_for_input(X))
-        trees = self._check_trees(Y, words)
+            words, _, _ = check_sentences(X, self._tagged_for_input(X))
+        trees = check_trees(Y, words)
         out = []
         for i, t in enumerate(trees):
             nodes = binarize(t, self.markov)
@@ -388,6 +342,22 @@ class GrammarFeatures(BaseEstimator):
     def potentials(self, x, w):
         """:class:`GrammarPotentials` of one raw sentence (score encoded trees)."""
         return self.batch_potentials(self.encode_inputs([x]), w)
+
+    # ------------------------------------------------------------------ names
+    def _feature_names_key(self):
+        return self.grammar_
+
+    def _build_feature_names(self):
+        """Feature names in the order of :meth:`split_weights` (input-major blocks)."""
+        g, sym = self.grammar_, [str(s) for s in self.symbols_]
+        leaf = [sym[a] for a in g.leaf_sym]
+        phrase = [sym[a] for a in g.phrase_sym]
+        names = [f"leaf:{s}:{c}" for c in self._values.column_names(LEAF_TEMPLATES)
+                 for s in leaf]
+        names += [f"span:{s}:{c}" for c in self._values.column_names(SPAN_TEMPLATES)
+                  for s in phrase]
+        names += [f"rule:{sym[a]} -> {sym[b]} {sym[c]}" for a, b, c in g.rules.tolist()]
+        return names + [f"root:{s}" for s in sym]
 
     # ------------------------------------------------------------------ model files
     def fitted_state(self):

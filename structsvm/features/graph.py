@@ -8,15 +8,16 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
-from ._graph import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
-                     parse_graph)
+from ._graph_encoding import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
+                              parse_graph)
+from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique
 
 __all__ = ["GraphFeatures", "GraphPotentials", "EncodedGraphs"]
 
 
-class GraphFeatures(BaseEstimator):
+class GraphFeatures(FeatureNamesMixin, BaseEstimator):
     """Joint features of pairwise graphs (collective classification, skip chains).
 
     An input graph has nodes v with feature vectors φ(x_v) ∈ R^d and typed edges
@@ -58,6 +59,12 @@ class GraphFeatures(BaseEstimator):
         d, node features including the bias column.
     n_features_ : int
         d·K + Σ_t d_t·K².
+    feature_names_ : ndarray of str of shape (n_features_,)
+        ``node:<feature>:<label>`` (features ``x0``, ``x1``, ..., ``bias``), then per
+        edge type ``edge:<type>:<a>-><b>`` for directed types and
+        ``edge:<type>:<a>-<b>`` for undirected ones (only pairs with a before b in
+        ``classes_``, or a = b, are used there), with ``:x<j>`` after the type for
+        types with edge features; in the order of :meth:`split_weights`.
 
     Notes
     -----
@@ -362,6 +369,23 @@ class GraphFeatures(BaseEstimator):
         """Φ(x, y) as a dense vector (raw graph ``x`` and label array ``y``)."""
         Xe = self.encode_inputs([x])
         return self.joint_features(Xe, self.encode_outputs([y], [x])).toarray().ravel()
+
+    # ------------------------------------------------------------------ names
+    def _feature_names_key(self):
+        return self._col_start
+
+    def _build_feature_names(self):
+        """Feature names in the order of :meth:`split_weights`."""
+        labels = [str(c) for c in self.classes_]
+        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias)
+        names = [f"node:{x}:{k}" for x in inputs for k in labels]
+        for t, width, feat in zip(self.edge_types_, self.edge_feature_widths_,
+                                  self.edge_has_features_):
+            arrow = "->" if self._is_directed(t) else "-"
+            cols = [f":x{j}" for j in range(int(width))] if feat else [""]
+            names += [f"edge:{t}{c}:{a}{arrow}{b}" for c in cols for a in labels
+                      for b in labels]
+        return names
 
     # ------------------------------------------------------------------ model files
     def fitted_state(self):

@@ -8,10 +8,11 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..losses import ranking as rank_losses
+from ..outputs import PairLabelling, Preferences, as_preferences, output_coef
 from ..protocols import as_sequence
-from . import _rank_jit
-from ._pairs import FlatTargets, PairLabelling, Preferences, as_preferences, output_coef
+from . import _ranking_jit
 from ._names import FeatureNamesMixin, input_feature_names
+from ._ranking_pairs import FlatTargets
 from ._validation import check_finite
 
 __all__ = ["RankingFeatures", "RankingPotentials", "RankingInputs"]
@@ -329,9 +330,9 @@ class RankingFeatures(FeatureNamesMixin, BaseEstimator):
         coef = np.empty(s.size)
         n_viol = np.empty(len(margins), dtype=np.int64)
         slack = np.empty(len(margins))
-        _rank_jit.aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
-                                   flat.perm, flat.lower, flat.pair_off, flat.pair_a,
-                                   flat.pair_b, margins, coef, n_viol, slack)
+        _ranking_jit.aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
+                                      flat.perm, flat.lower, flat.pair_off, flat.pair_a,
+                                      flat.pair_b, margins, coef, n_viol, slack)
         psi = np.asarray(Xe.X.T @ coef, dtype=float).ravel()
         return float(n_viol @ margins), psi, slack
 

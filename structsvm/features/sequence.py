@@ -8,9 +8,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..protocols import as_sequence
-from ._chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
+from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
                      difference_entries, fused_chain_oracle)
-from ._observations import FEATURE_SETS, TokenFeaturizer
+from ._sequence_observations import FEATURE_SETS, TokenFeaturizer
 from ._sequence_jit import scatter_differences
 from ._names import FeatureNamesMixin
 from ._validation import label_index
@@ -103,9 +103,8 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
     #: C suited to this map's scale (summed Hamming losses of ~3000 treebank sentences:
     #: chosen on the treebank POS task, see docs/sequences.md)
     default_C: ClassVar[float] = 0.1
-    #: certified relative duality gap: chunk F1 on CoNLL-2000 rose between gaps 0.2
-    #: (0.9388) and 0.08 (0.9394) with the default learner; from 0.1 to 0.05 it rose
-    #: 0.93924 -> 0.93969 and POS 96.74 -> 96.77 %, for ~17 % more time (docs/learners.md)
+    #: certified relative duality gap, chosen on CoNLL-2000 chunking and treebank POS
+    #: tagging with the default learner (measurements: docs/learners.md)
     default_tol: ClassVar[float] = 0.05
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True

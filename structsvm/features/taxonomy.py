@@ -9,11 +9,11 @@ from sklearn.base import BaseEstimator
 
 from ..losses import tree as _tree_losses  # noqa: F401  (registers loss "tree_distance")
 from ..protocols import as_sequence
-from ._tree import Tree, build_tree
 from ._names import FeatureNamesMixin, input_feature_names
+from ._taxonomy_tree import Tree, build_tree
 from ._validation import check_training_inputs, inputs_with_bias
 
-__all__ = ["TaxonomyFeatures", "TreePotentials"]
+__all__ = ["TaxonomyFeatures", "TreePotentials", "Tree", "build_tree"]
 
 
 class TreePotentials:
@@ -109,8 +109,10 @@ class TaxonomyFeatures(FeatureNamesMixin, BaseEstimator):
     (tuple, with or without the root), or as a ``sep``-joined string. Predictions
     come back in the form of the training labels. The encoded output is the tuple of
     node indices along the path; ``decoder="tree"`` finds the best path by one
-    top-down pass (O(nodes)); ``loss="tree_distance"`` (the default) or
-    ``"zero_one"``.
+    top-down pass (O(nodes)). ``loss=None`` uses the map's ``default_loss``, the
+    zero-one loss; ``loss="tree_distance"`` counts the edges between the true and
+    the predicted leaf instead. Every default of the map (decoder, loss, C, tol,
+    learner) is listed on the Defaults page (docs/defaults.md).
 
     References
     ----------

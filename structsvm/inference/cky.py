@@ -142,8 +142,7 @@ def cky(batch, exclude=None, *, exact=False, beam=DEFAULT_BEAM):
     Examples
     --------
     >>> import numpy as np
-    >>> from structsvm.features import GrammarPotentials
-    >>> from structsvm.features._grammar import Grammar
+    >>> from structsvm.features.grammar import Grammar, GrammarPotentials
     >>> g = Grammar(3, leaf_sym=[0, 1], phrase_sym=[2], rules=[[2, 0, 1], [2, 1, 0]],
     ...             root_ok=[True, True, True])
     >>> p = GrammarPotentials(np.array([[2., 0.], [0., 1.]]), [0, 2], np.zeros((1, 1)),

@@ -5,7 +5,62 @@ import numpy as np
 
 from . import _sort_jit, register_decoder
 
-__all__ = ["sort_decode"]
+__all__ = ["sort_decode", "violated_pair_counts"]
+
+
+def violated_pair_counts(scores, thresholds, grades, offsets):
+    """Per-document counts of the violated preference pairs of graded queries.
+
+    Query q owns documents ``offsets[q]:offsets[q + 1]``. In it, a pair (a, b) with
+    ``grades[a] > grades[b]`` is violated when ``scores[a] < thresholds[b]``; with
+    ``thresholds = scores + m`` these are the pairs scored less than m apart.
+
+    Parameters
+    ----------
+    scores : array-like of float, shape (n_documents,)
+    thresholds : array-like of float, shape (n_documents,)
+    grades : array-like of float, shape (n_documents,)
+    offsets : array-like of int, shape (n_queries + 1,)
+        Increasing, from 0 to ``n_documents``.
+
+    Returns
+    -------
+    up : ndarray of int64, shape (n_documents,)
+        ``up[a]``: violated pairs in which a is the better document.
+    down : ndarray of int64, shape (n_documents,)
+        ``down[b]``: violated pairs in which b is the worse document.
+
+    Raises
+    ------
+    ValueError
+        When the arrays have different lengths or ``offsets`` does not cover them.
+
+    Notes
+    -----
+    Sorting and a Fenwick tree over grade ranks, O(n log n) per query of n
+    documents (Joachims 2006).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.array([0., 1., 2.])
+    >>> up, down = violated_pair_counts(s, s + 0.5, [2, 1, 0], [0, 3])
+    >>> up.tolist(), down.tolist()
+    ([2, 1, 0], [0, 1, 2])
+    """
+    s = np.ascontiguousarray(scores, dtype=np.float64).ravel()
+    t = np.ascontiguousarray(thresholds, dtype=np.float64).ravel()
+    r = np.ascontiguousarray(grades, dtype=np.float64).ravel()
+    off = np.ascontiguousarray(offsets, dtype=np.int64).ravel()
+    if not (s.size == t.size == r.size):
+        raise ValueError(f"scores, thresholds and grades differ in length "
+                         f"({s.size}, {t.size}, {r.size})")
+    if off.size == 0 or off[0] != 0 or off[-1] != s.size or np.any(np.diff(off) < 0):
+        raise ValueError(f"offsets must increase from 0 to {s.size}")
+    up = np.zeros(s.size, dtype=np.int64)
+    down = np.zeros(s.size, dtype=np.int64)
+    _sort_jit.violated_counts_batch(s, t, r, off, up, down)
+    return up, down
 
 
 def _orderings(batch):
@@ -23,9 +78,7 @@ def _labellings(batch):
                              for y in targets]) if len(targets) else np.zeros(0)
     truth = np.concatenate([y.coef for y in targets]) if len(targets) else np.zeros(0)
     t = s + np.repeat(batch.margins, lens)
-    up = np.zeros(s.size, dtype=np.int64)
-    down = np.zeros(s.size, dtype=np.int64)
-    _sort_jit.violated_counts_batch(s, t, grades, off, up, down)
+    up, down = violated_pair_counts(s, t, grades, off)
     for i in np.flatnonzero(~graded):
         lo, hi = off[i], off[i + 1]
         a, b = targets[i].pairs[:, 0], targets[i].pairs[:, 1]

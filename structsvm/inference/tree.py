@@ -46,8 +46,7 @@ def tree_decode(batch, exclude=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from structsvm.features._tree import build_tree
-    >>> from structsvm.features.taxonomy import TreePotentials
+    >>> from structsvm.features.taxonomy import TreePotentials, build_tree
     >>> t = build_tree({"r": ["a", "b"], "a": ["a1", "a2"]})   # nodes a b a1 a2
     >>> tree_decode(TreePotentials(np.array([[1., 1.1, 0., 0.2]]), t))
     [(0, 3)]

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..inference import _sort_jit
+from ..inference.sort import violated_pair_counts
 from ..outputs import PairLabelling, Preferences
 from .basic import BaseLoss, register_loss
 
@@ -29,11 +29,7 @@ def count_violated(prefs, s, margin):
         a, b = prefs.pairs[:, 0], prefs.pairs[:, 1]
         v = s[a] < s[b] + margin
         return (np.bincount(a[v], minlength=s.size), np.bincount(b[v], minlength=s.size))
-    up = np.zeros(s.size, dtype=np.int64)
-    down = np.zeros(s.size, dtype=np.int64)
-    _sort_jit.violated_counts_batch(s, s + margin, prefs.grades,
-                                    np.array([0, s.size], dtype=np.int64), up, down)
-    return up, down
+    return violated_pair_counts(s, s + margin, prefs.grades, [0, s.size])
 
 
 class SwappedPairsLoss(BaseLoss):

@@ -61,10 +61,12 @@ class Tree:
 
     @property
     def n_nodes(self):
+        """Number of nodes below the root."""
         return len(self.parent)
 
     @property
     def height(self):
+        """Depth of the deepest leaf (1 when every node is a child of the root)."""
         return int(self.depth.max())
 
     def path_names(self, path):
@@ -203,6 +205,23 @@ def build_tree(tree, sep=None):
     Returns
     -------
     Tree
+        Nodes numbered breadth-first without the root; ``parent``, ``names`` and
+        ``depth`` per node.
+
+    Raises
+    ------
+    TypeError
+        When ``tree`` is none of the accepted forms.
+    ValueError
+        When a node has several parents, a node is unreachable, or a class is not a
+        leaf.
+
+    Examples
+    --------
+    >>> from structsvm.features.taxonomy import build_tree
+    >>> t = build_tree(["sci.med", "sci.space", "talk.religion"], sep=".")
+    >>> t.names.tolist(), t.parent.tolist()
+    (['sci', 'talk', 'med', 'space', 'religion'], [-1, -1, 0, 0, 1])
     """
     try:
         import networkx as nx

@@ -49,6 +49,7 @@ class Grammar:
 
     @property
     def n_rules(self):
+        """Number of binary rules."""
         return len(self.rules)
 
 

@@ -317,12 +317,12 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     Handles margin-rescaled Hamming-loss Viterbi (the default of a sequence map):
     returns ``(y_hat, loss, psi, margin)`` for the sentences ``idx`` of ``Xe`` —
     decoded paths, Δ_i, the CSR rows δΦ_i (sorted columns, no explicit zeros) and
-    w·δΦ_i — computed by :func:`structsvm.features._chain_oracle_jit.chain_oracle`
+    w·δΦ_i — computed by :func:`structsvm.features._sequence_oracle_jit.chain_oracle`
     without holding the GIL. Returns None for any other loss or decoder (the caller
     then takes the generic path).
     """
     from ..inference import get_decoder
-    from ._chain_oracle_jit import chain_oracle
+    from ._sequence_oracle_jit import chain_oracle
 
     # (an unpickled Decoder, in a worker process, is a copy: compare its function)
     if (type(loss) is not HammingLoss

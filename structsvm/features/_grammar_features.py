@@ -15,11 +15,16 @@ from collections import Counter
 
 import numpy as np
 
-__all__ = ["KINDS", "LEAF_TEMPLATES", "SPAN_TEMPLATES", "TokenValues", "length_bucket"]
+from ..protocols import as_sequence
+
+__all__ = ["KINDS", "LEAF_TEMPLATES", "SPAN_TEMPLATES", "TokenValues", "length_bucket",
+           "template_name", "check_sentences"]
 
 KINDS = ("word", "suf1", "suf2", "suf3", "shape", "cls")
 _UNK, _BOS, _EOS = 0, 1, 2
+_SPECIAL_NAMES = ("<UNK>", "<BOS>", "<EOS>")
 N_BUCKETS = 11
+_BUCKET_NAMES = ("1", "2", "3", "4", "5", "6-7", "8-10", "11-15", "16-20", "21-30", ">30")
 
 LEAF_TEMPLATES = (
     ("bias",), ("word", 0), ("suf1", 0), ("suf2", 0), ("suf3", 0), ("shape", 0),
@@ -44,6 +49,53 @@ def length_bucket(lengths):
     lengths = np.asarray(lengths)
     edges = np.array([1, 2, 3, 4, 5, 7, 10, 15, 20, 30])
     return np.searchsorted(edges, lengths, side="left").astype(np.int64)
+
+
+def check_sentences(X, tagged=None):
+    """Words (tuples) and tags (tuples or None) of every sentence, and whether tagged.
+
+    ``tagged=None`` takes it from the first sentence (``(word, tag)`` pairs or
+    words); every sentence must then be of that kind.
+    """
+    X = as_sequence(X, "X")
+    if len(X) == 0:
+        raise ValueError("X is empty: at least one sentence is needed")
+    words, tags = [], []
+    for i, x in enumerate(X):
+        if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+            raise TypeError(f"Sample {i}: expected a list of words or (word, tag) "
+                            f"pairs, got {type(x).__name__} {x!r:.40}")
+        if len(x) == 0:
+            raise ValueError(f"Sample {i}: empty sentence; every sentence needs a "
+                             "word")
+        if tagged is None:
+            tagged = not isinstance(x[0], str)
+        if tagged:
+            if not all(isinstance(t, (tuple, list)) and len(t) == 2 and
+                       isinstance(t[0], str) and isinstance(t[1], str) for t in x):
+                raise TypeError(f"Sample {i}: expected (word, tag) pairs of strings "
+                                f"like the other sentences, got {x!r:.60}")
+            words.append(tuple(t[0] for t in x))
+            tags.append(tuple(t[1] for t in x))
+        else:
+            if not all(isinstance(t, str) for t in x):
+                raise TypeError(f"Sample {i}: expected a list of words (strings) "
+                                f"like the other sentences, got {x!r:.60}")
+            words.append(tuple(x))
+            tags.append(None)
+    return words, tags, tagged
+
+
+def template_name(template):
+    """Readable name of a template: ``bias``, ``len``, ``word[-1]``, ``cls[first]``,
+    ``cls[last]&cls[after]``."""
+    if template[0] == "pair":
+        return f"{template_name(template[1])}&{template_name(template[2])}"
+    if len(template) == 1 or template[1] is None:
+        return template[0]
+    pos = template[1]
+    pos = f"{pos:+d}" if isinstance(pos, int) and pos else str(pos)
+    return f"{template[0]}[{pos}]"
 
 
 def _shape(w):
@@ -109,6 +161,28 @@ class TokenValues:
     def n_columns(self, templates):
         return int(sum(self._block(t) for t in templates))
 
+    def value_names(self, kind):
+        """Names of the value ids of ``kind`` in id order (``len``: length buckets)."""
+        if kind == "len":
+            return list(_BUCKET_NAMES)
+        return list(_SPECIAL_NAMES) + [str(v) for v in self.vocab[kind]]
+
+    def column_names(self, templates):
+        """``template=value`` for every column of ``templates``, in column order
+        (``bias`` for the bias template, ``a=u&b=v`` for pairs)."""
+        out = []
+        for t in templates:
+            if t[0] == "bias":
+                out.append("bias")
+            elif t[0] == "pair":
+                na, nb = template_name(t[1]), template_name(t[2])
+                out += [f"{na}={a}&{nb}={b}" for a in self.value_names(t[1][0])
+                        for b in self.value_names(t[2][0])]
+            else:
+                name = template_name(t)
+                out += [f"{name}={v}" for v in self.value_names(t[0])]
+        return out
+
     # ------------------------------------------------------------------ encoding
     def _padded(self, words, tags):
         """Value ids of every kind, sentences padded with BOS/EOS, and pad offsets."""
@@ -153,8 +227,8 @@ class TokenValues:
         return self._triu[n]
 
     def encode(self, words, tags):
-        """:class:`~structsvm.features._grammar.EncodedSentences` of raw sentences."""
-        from ._grammar import EncodedSentences
+        """:class:`~structsvm.features._grammar_encoding.EncodedSentences` of raw sentences."""
+        from ._grammar_encoding import EncodedSentences
 
         vals, pad_off, lengths = self._padded(words, tags)
         word_off = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import functools
 
+from ..protocols import as_sequence
+
 __all__ = ["clean_tree", "clean_label", "binarize", "unbinarize", "tree_words",
-           "is_intermediate", "JOIN", "FACTOR"]
+           "is_intermediate", "check_trees", "JOIN", "FACTOR"]
 
 JOIN = "+"
 FACTOR = "|"
@@ -51,6 +53,39 @@ def clean_label(label):
     return label.replace(JOIN, "&")
 
 
+def check_trees(Y, words=None):
+    """Cleaned copies of the trees ``Y`` (each over ``words[i]`` when given).
+
+    Raises a TypeError or ValueError naming the sample for a tree that is not an
+    ``nltk.Tree``, has no words, has other leaves than its sentence, or has a node
+    that mixes words and constituents.
+    """
+    Tree = _tree()
+    Y = as_sequence(Y, "Y")
+    if words is not None and len(Y) != len(words):
+        raise ValueError(f"X has {len(words)} sentences but Y has {len(Y)} trees")
+    out = []
+    for i, t in enumerate(Y):
+        if not isinstance(t, Tree):
+            raise TypeError(f"Sample {i}: expected an nltk.Tree, got "
+                            f"{type(t).__name__}")
+        c = clean_tree(t)
+        if c is None:
+            raise ValueError(f"Sample {i}: the tree has no words (only empty "
+                             "elements)")
+        if words is not None and tuple(tree_words(c)) != words[i]:
+            raise ValueError(f"Sample {i}: the tree's leaves {tree_words(c)[:8]!r}... "
+                             f"({len(c.leaves())} words, traces removed) differ from "
+                             f"the sentence's words {list(words[i][:8])!r}... "
+                             f"({len(words[i])} words)")
+        if isinstance(c, Tree) and any(not isinstance(s, Tree) for s in c) \
+                and len(c) > 1:
+            raise ValueError(f"Sample {i}: node {c.label()!r} mixes words and "
+                             "constituents")
+        out.append(c)
+    return out
+
+
 def clean_tree(tree):
     """A cleaned copy of ``tree`` (None when nothing is left).
 
@@ -58,6 +93,29 @@ def clean_tree(tree):
     empty by that, strips function tags (:func:`clean_label`), drops an unlabelled
     or ``ROOT``/``TOP`` wrapper with one child, and merges a node into its only
     child when both have the same label (``(NP (NP ...))`` -> ``(NP ...)``).
+
+    Parameters
+    ----------
+    tree : nltk.Tree
+        A treebank tree, e.g. one of ``nltk.corpus.treebank.parsed_sents()``.
+
+    Returns
+    -------
+    nltk.Tree or None
+        A new tree (``tree`` is not modified); None when only empty elements remain.
+
+    Raises
+    ------
+    TypeError
+        When ``tree`` is not an ``nltk.Tree``.
+
+    Examples
+    --------
+    >>> from nltk import Tree
+    >>> from structsvm.features.grammar import clean_tree
+    >>> print(clean_tree(Tree.fromstring(
+    ...     "(ROOT (S (NP-SBJ (-NONE- *)) (VP (VB go))))")))
+    (S (VP (VB go)))
     """
     if not isinstance(tree, _tree()):
         raise TypeError(f"expected an nltk.Tree, got {type(tree).__name__}")

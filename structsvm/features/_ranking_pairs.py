@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from ..outputs import PairLabelling, Preferences, as_preferences, order_coef, output_coef  # noqa: F401
+from ..outputs import Preferences
 
 __all__ = ["FlatTargets"]
 
@@ -21,7 +21,7 @@ class FlatTargets:
     of each graded query by increasing grade (``perm``, query-local) with the number
     of documents of lower grade (``lower``), the query-local explicit pairs
     (``pair_a``, ``pair_b`` delimited by ``pair_off``), ``n_pairs`` and the kernel's
-    ``method`` per query (:mod:`structsvm.features._rank_jit`). ``matches(Ye)`` tells
+    ``method`` per query (:mod:`structsvm.features._ranking_jit`). ``matches(Ye)`` tells
     whether it was built from exactly these (identical) Preferences objects, which it
     keeps alive.
 
@@ -29,7 +29,7 @@ class FlatTargets:
     ----------
     Ye : list of Preferences
     offsets : ndarray of int, shape (n_queries + 1,)
-    enumerate_factor : float, default=_rank_jit.ENUMERATE_FACTOR
+    enumerate_factor : float, default=_ranking_jit.ENUMERATE_FACTOR
         Graded queries with at most ``enumerate_factor · n log2 n`` pairs are
         enumerated pair by pair, the others sorted and swept (0: always sort).
 
@@ -43,9 +43,9 @@ class FlatTargets:
                  "pair_a", "pair_b", "n_pairs")
 
     def __init__(self, Ye, offsets, enumerate_factor=None):
-        from . import _rank_jit
+        from . import _ranking_jit
 
-        factor = _rank_jit.ENUMERATE_FACTOR if enumerate_factor is None else \
+        factor = _ranking_jit.ENUMERATE_FACTOR if enumerate_factor is None else \
             float(enumerate_factor)
         offsets = np.asarray(offsets, dtype=np.int64)
         n = len(offsets) - 1
@@ -96,8 +96,9 @@ class FlatTargets:
             cheap = np.ones(n, dtype=bool)
         else:
             cheap = self.n_pairs <= factor * lens * np.log2(np.maximum(lens, 2))
-        self.method = np.where(graded, np.where(cheap, _rank_jit.ENUMERATE, _rank_jit.SWEEP),
-                               _rank_jit.EXPLICIT).astype(np.int64)
+        self.method = np.where(graded,
+                               np.where(cheap, _ranking_jit.ENUMERATE, _ranking_jit.SWEEP),
+                               _ranking_jit.EXPLICIT).astype(np.int64)
 
     def matches(self, Ye):
         t = self.targets
