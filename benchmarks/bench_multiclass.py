@@ -12,8 +12,9 @@ Two data sets, same objective ½‖W‖² + C Σ_i max_y (Δ(y_i, y) + w_y·x_i 
 
 Systems: structsvm's default call ``structsvm.fit(X, y, feature_map=
 MulticlassFeatures(), decoder="argmax", C=C)`` (every other parameter at its default:
-the learner "multiclass_cd"), the same with the previous default
-``learner=DualCD(n_batches=2)`` ("dual_cd") and with ``learner="one_slack"``, ``LinearSVC(multi_class="crammer_singer",
+the learner "multiclass_cd"), the same with ``learner=DualCD(n_batches=2)``
+("dual_cd", the default for multiclass maps that multiclass_cd does not solve) and
+with ``learner="one_slack"``, ``LinearSVC(multi_class="crammer_singer",
 fit_intercept=False)`` at its default tol (the time reference) and at tol = 1e-6 (the
 objective reference, effectively the optimum). All objectives are evaluated by one
 function (structsvm's exact oracle) at each solver's weights. Times are medians of

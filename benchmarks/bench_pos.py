@@ -7,7 +7,7 @@ column is its own).
 
 - ``default``: ``structsvm.fit(X, Y, feature_map=SequenceFeatures(), decoder="viterbi")``
   -- the default call, every parameter at its default (the learner it picks is named);
-- ``one_slack``: the same call with ``learner="one_slack"`` (the previous default);
+- ``one_slack``: the same call with ``learner="one_slack"`` (the 1-slack cutting plane);
 - ``pegasos``: same map, ``Pegasos(batch_size=50)``, exactly ``--pegasos-epochs``
   epochs (``tol=0``), uncertified;
 - ``crfsuite``: sklearn-crfsuite in its standard configuration, L-BFGS with

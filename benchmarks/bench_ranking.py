@@ -18,8 +18,9 @@ runs; the table gives medians (the machine may be shared).
 
 Usage::
 
-    STRUCTSVM_DATA=../shared/data python benchmarks/bench_ranking.py
-    python benchmarks/bench_ranking.py --C 0.1 --repeats 5 --out docs/benchmarks_ranking.md
+    python benchmarks/bench_ranking.py
+    python benchmarks/bench_ranking.py --C 0.1 --tol 1e-3 --svc-tol 1e-4 --repeats 3
+    python benchmarks/bench_ranking.py --C 0.1 --repeats 5 --out ranking.md
 """
 from __future__ import annotations
 

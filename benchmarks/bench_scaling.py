@@ -30,8 +30,9 @@ machine two workers do not get two cores.
 With ``--repeats R`` every size runs R rounds of all modes, alternating (serial,
 threads, processes, serial, ...), and a summary gives per mode the median fit time,
 the median oracle pass and the medians of the per-round speedups over that round's
-serial run: on a machine whose single-thread speed drifts (here, the same serial
-pass takes 65-135 ms from one minute to the next) one pair proves little.
+serial run: on a machine whose single-thread speed drifts (on a shared 2-vCPU
+machine the same serial pass took 65-135 ms from one minute to the next) one pair
+proves little.
 
 Usage::
 

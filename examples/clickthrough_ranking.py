@@ -16,7 +16,7 @@ sees.
 Data: LETOR 4.0 MQ2008 fold 1 (grades 0/1/2; train on S1-S3's queries, evaluate on
 S5) when available, else synthetic queries.
 
-Run: ``STRUCTSVM_DATA=../shared/data python examples/clickthrough_ranking.py``
+Run: ``python examples/clickthrough_ranking.py``
 """
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
 Runs the 1-slack cutting plane (``OneSlackCuttingPlane(cache_size=k)``) on digits
 (multiclass), a treebank POS slice and a CoNLL-2000 chunking slice, at each data set's
-default C and tol, for every k given, and prints oracle calls, cache rounds, QP
-solves, the final objective and the time (the figures in docs/learners_cutting_plane.md)::
+default C and tol (or ``--tol``), for every k given, and prints oracle calls, cache
+rounds, QP solves, the final objective and the time (the figures in
+docs/learners_cutting_plane.md, the sequence slices with ``--tol 0.25``)::
 
     python examples/cutting_plane_cache.py
     python examples/cutting_plane_cache.py --sizes 0 5 --n-pos 300 --n-chunk 300

@@ -14,13 +14,12 @@ are conlleval's (``structsvm.metrics.chunk_scores``).
 
 Run::
 
-    NLTK_DATA=../shared/data/nltk_data python examples/skip_chain_ner.py
+    python examples/skip_chain_ner.py
     python examples/skip_chain_ner.py --n-train-docs 40 --n-test-docs 20 --max-iter 50
 
-The full run (all 287 training documents, default call) trains for ~8 minutes (chain)
-and ~30 minutes (skip-chain, loopy decoding) on a shared 2-core machine; the
-``--n-train-docs 100`` slice takes 3 and 10 minutes (figures in
-docs/benchmarks.md).
+The full run (all 287 training documents, default call) trains for tens of minutes
+on a 2-vCPU machine; ``--n-train-docs 40 --n-test-docs 20`` takes about a minute and
+a half (figures in docs/tutorials/skip_chain_ner.md).
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ SGDClassifier (hinge, α = λ). The second table compares the objective
 
 Run::
 
-    STRUCTSVM_DATA=../shared/data python examples/spam_pegasos.py --plot spam.png
+    python examples/spam_pegasos.py --plot spam.png
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ mistakes tend to stay close in the tree. Both models see the same TF-IDF feature
 we report accuracy and the mean tree distance of the test predictions (0 when
 right, 2 for a sibling, 4 for a class under another coarse label in QC).
 
-Run: ``STRUCTSVM_DATA=../shared/data python examples/taxonomy.py [--C 1] [--max-train N]``
+Run: ``python examples/taxonomy.py [--C 1] [--max-train N]``
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ and transfers to the unseen ones through the shared attributes.
    ("rec", "rec.sport", "rec.sport.hockey"); one group per top-level branch is held
    out and must be recognised from the branch it belongs to.
 
-Run: ``STRUCTSVM_DATA=../shared/data python examples/zero_shot.py``
+Run: ``python examples/zero_shot.py``
 """
 from __future__ import annotations
 

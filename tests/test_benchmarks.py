@@ -17,7 +17,7 @@ def test_bench_multiclass_small_slice(capsys):
                                           "--max-train", "200"])["digits"]
     out = capsys.readouterr().out
     assert "LinearSVC crammer_singer" in out and "structsvm default call [multiclass_cd]" in out
-    assert "structsvm dual_cd [dual_cd]" in out  # the previous default, for the docs
+    assert "structsvm dual_cd [dual_cd]" in out  # the dual_cd row the docs quote
     ref = rows["LinearSVC crammer_singer, tol=1e-6"]["obj"]
     for name, row in rows.items():
         if name.startswith("structsvm"):  # certified within the default tol 5e-4
