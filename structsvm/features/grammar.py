@@ -103,12 +103,10 @@ class GrammarFeatures(FeatureNamesMixin, BaseEstimator):
     structure: ClassVar[str] = "parse"
     default_loss: ClassVar[str] = "spans"
     default_decoder: ClassVar[str] = "cky"
-    #: C for slacks that sum span losses (~30 per sentence) over ~1800 treebank trees;
-    #: measured with the Pegasos learner (docs/parsing.md, docs/benchmarks.md)
+    #: C for slacks that sum span losses (~30 per sentence) over ~1800 treebank trees
+    #: (chosen on the treebank sample, docs/parsing.md)
     default_C: ClassVar[float] = 0.1
-    #: Pegasos stops after 5 epochs on the treebank (objective change < 10 %), where
-    #: test F1 has levelled off; the 1-slack cutting plane does not reach a 10 % gap
-    #: in 60 rounds there (docs/benchmarks.md)
+    #: a relative duality gap of 10 %: test F1 on the treebank has levelled off there
     default_tol: ClassVar[float] = 0.1
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
