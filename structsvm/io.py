@@ -56,13 +56,6 @@ MAX_BYTES = 512 * 2 ** 20
 
 
 # ------------------------------------------------------------------------- allow-list
-# Classes of structsvm 0.1, under the module paths 0.1 files recorded.
-_LEGACY = {
-    "structsvm.losses:ZeroOneLoss": ("structsvm.losses", "ZeroOneLoss"),
-    "structsvm.losses:HammingLoss": ("structsvm.losses", "HammingLoss"),
-    "structsvm.tree_losses:TreeDistanceLoss": ("structsvm.losses", "TreeDistanceLoss"),
-    "structsvm.rank_losses:SwappedPairsLoss": ("structsvm.losses", "SwappedPairsLoss"),
-}
 _REGISTERED: dict[str, type] = {}
 # constructor parameters that hold code: never filled from a file
 _NOT_FROM_FILES = ("CallableLoss",)
@@ -126,8 +119,6 @@ def allowed_classes():
     >>> "structsvm.cli:main" in allowed
     False
     """
-    import importlib
-
     from . import features, learners, losses
     from .estimator import StructuredSVM
 
@@ -154,10 +145,6 @@ def allowed_classes():
     for cls in loss_classes:
         if cls is not losses.BaseLoss:
             add(cls, "structsvm.losses")
-    for key, (module, name) in _LEGACY.items():
-        cls = getattr(importlib.import_module(module), name, None)
-        if isinstance(cls, type):
-            out[key] = cls
     out.update(_REGISTERED)
     return out
 

@@ -173,22 +173,25 @@ def test_pickled_member_is_never_unpickled(saved, tmp_path):
     assert not victim.exists()
 
 
-# ------------------------------------------------------------------ legacy files
-def test_structsvm_0_1_file_with_old_module_paths_loads(saved, tmp_path):
+# ------------------------------------------------------------------ format version 1
+def test_version_1_file_with_package_level_class_paths_loads(saved, tmp_path):
+    """Format version 1 (no checksum of the header) is read; a class may be named by
+    the package that exports it."""
     model, src, X = saved
 
-    def as_0_1(meta):
+    def as_version_1(meta):
         meta["version"] = 1
         meta["params"]["loss"] = {"__object__": "structsvm.losses:HammingLoss",
                                   "params": {"normalize": False}}
         meta["sha256"].pop("__header__")
 
-    old = _rewrite(src, tmp_path / "old.npz", as_0_1, rehash=False)
+    old = _rewrite(src, tmp_path / "old.npz", as_version_1, rehash=False)
     again = structsvm.load(old)
     assert type(again.loss_).__name__ == "HammingLoss"
     np.testing.assert_array_equal(again.coef_, model.coef_)
-    assert sio.allowed_classes()["structsvm.tree_losses:TreeDistanceLoss"].__name__ == \
-        "TreeDistanceLoss"
+    allowed = sio.allowed_classes()
+    assert allowed["structsvm.losses:TreeDistanceLoss"].__name__ == "TreeDistanceLoss"
+    assert "structsvm.tree_losses:TreeDistanceLoss" not in allowed
 
 
 def test_allow_list_follows_the_registries(monkeypatch, tmp_path):

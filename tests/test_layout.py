@@ -1,4 +1,4 @@
-"""The package layout: no import cycles, decoders free of feature maps, old paths warn.
+"""The package layout: no import cycles, decoders free of feature maps, no old paths.
 
 The import graph is read from the source (module-level imports only: imports inside
 functions run later and cannot deadlock an import), so a cycle is found even where
@@ -6,12 +6,10 @@ the current import order happens to hide it; fresh interpreters then import ever
 module in random orders, which is what a user's first import does.
 """
 import ast
-import importlib
 import pkgutil
 import random
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -20,21 +18,10 @@ import structsvm
 
 PKG_DIR = Path(structsvm.__file__).parent
 
-# old path -> (new module, names it must re-export)
-SHIMS = {
-    "structsvm.base": ("structsvm.protocols", ["FeatureMap", "Decoder", "QPError",
-                                               "LearnerResult"]),
-    "structsvm.linear": ("structsvm.svm", ["PegasosClassifier", "PegasosRegressor"]),
-    "structsvm.kernel_pegasos": ("structsvm.svm", ["KernelPegasosClassifier"]),
-    "structsvm.learners.kernel_cutting_plane": ("structsvm.svm", ["KernelCuttingPlaneSVM"]),
-    "structsvm.selection": ("structsvm.model_selection", ["grid_search", "line_search",
-                                                          "subset_search", "golden_section",
-                                                          "cluster_sigma"]),
-    "structsvm.clicks": ("structsvm.corpora.clicks", ["simulate_clicks",
-                                                      "preferences_from_clicks"]),
-    "structsvm.tree_losses": ("structsvm.losses", ["TreeDistanceLoss"]),
-    "structsvm.rank_losses": ("structsvm.losses", ["SwappedPairsLoss"]),
-}
+# module paths that never shipped and are gone (their contents live elsewhere)
+REMOVED = ("structsvm.base", "structsvm.linear", "structsvm.kernel_pegasos",
+           "structsvm.learners.kernel_cutting_plane", "structsvm.selection",
+           "structsvm.clicks", "structsvm.tree_losses", "structsvm.rank_losses")
 
 
 def all_modules():
@@ -164,7 +151,7 @@ def _run_fresh(code):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
-    mods = [m for m in all_modules() if m not in SHIMS and m != "structsvm.__main__"]
+    mods = [m for m in all_modules() if m != "structsvm.__main__"]
     random.Random(seed).shuffle(mods)
     code = ("import importlib, warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
             "warnings.filterwarnings('ignore', category=DeprecationWarning, "
@@ -173,29 +160,22 @@ def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
     _run_fresh(code)
 
 
-@pytest.mark.parametrize("old", sorted(SHIMS))
-def test_old_import_paths_warn_and_work(old):
-    new, names = SHIMS[old]
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=old.replace(".", r"\.")):
-        mod = importlib.import_module(old)
-    target = importlib.import_module(new)
-    for n in names:
-        assert getattr(mod, n) is getattr(target, n)
+@pytest.mark.parametrize("old", REMOVED)
+def test_removed_module_paths_do_not_import(old):
+    # an editable install of another checkout would serve that checkout's files
+    code = ("import sys\nsys.meta_path[:] = [f for f in sys.meta_path if not "
+            "getattr(f, '__module__', '').startswith('__editable__')]\n"
+            f"try:\n    import {old}\nexcept ModuleNotFoundError as e:\n"
+            f"    assert e.name == {old!r}, e.name\n"
+            f"else:\n    raise SystemExit('{old} imported')\n")
+    _run_fresh(code)
 
 
-@pytest.mark.parametrize("name", ["KernelPegasosClassifier", "KernelCuttingPlaneSVM"])
-def test_kernel_estimators_at_their_old_names_warn(name):
+def test_kernel_estimators_live_only_in_svm():
     import structsvm.kernels
-    import structsvm.svm
 
-    with pytest.warns(DeprecationWarning, match=f"structsvm.svm.{name}"):
-        obj = getattr(structsvm.kernels, name)
-    assert obj is getattr(structsvm.svm, name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(AttributeError):
-            structsvm.kernels.no_such_kernel  # noqa: B018
+    for name in ("KernelPegasosClassifier", "KernelCuttingPlaneSVM"):
+        assert not hasattr(structsvm.kernels, name)
 
 
 def test_new_homes_import_cleanly():

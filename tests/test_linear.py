@@ -309,15 +309,11 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("make", [lambda **kw: PegasosClassifier(**kw),
-                                  lambda **kw: PegasosRegressor(**kw)])
-def test_n_iter_is_a_deprecated_alias_of_max_iter(make):
-    X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
-    new = make(max_iter=3, random_state=0).fit(X, y)
-    with pytest.warns(DeprecationWarning, match=r"n_iter=\.\.\.\) is deprecated; use max_iter"):
-        old = make(n_iter=3, random_state=0).fit(X, y)
-    assert old.t_ == new.t_ == 3 * len(y)
-    np.testing.assert_array_equal(old.coef_, new.coef_)
+@pytest.mark.parametrize("make", [PegasosClassifier, PegasosRegressor])
+def test_max_iter_is_the_only_epoch_count(make):
+    assert "n_iter" not in make().get_params()
+    with pytest.raises(TypeError):
+        make(n_iter=3)
 
 
 # ----------------------------------------------------------------- tol (issue 9)
