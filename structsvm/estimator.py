@@ -40,29 +40,29 @@ class StructuredSVM(BaseEstimator):
         or "perceptron", or a configured learner (e.g.
         ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
         ``learner__solver``). None picks the learner for the feature map's structure
-        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "dual_cd" for classes,
-        taxonomies and chains, "one_slack" for rankings; plain one-hot
-        ``MulticlassFeatures`` problems get "multiclass_cd",
-        :data:`structsvm.learners.SPECIALISED_DEFAULTS`; the measurements are in
-        docs/learners.md), or "one_slack" when ``constraints``,
-        ``checkpoint`` or ``resume`` are given (they need the cutting plane);
-        ``learner_`` names the one that ran.
+        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings,
+        "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
+        "multiclass_cd", :data:`structsvm.learners.SPECIALISED_DEFAULTS`; see
+        docs/defaults.md, and docs/learners.md for the measurements), or
+        "one_slack" when ``constraints`` are given or ``fit`` is called with
+        ``checkpoint`` or ``resume`` (they need the cutting plane); ``learner_``
+        names the one that ran.
     C : float, default=None
         Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
-        the feature map's ``default_C`` (1.0 for classes, 0.1 for sequences, where
-        the slacks sum Hamming losses over many tokens).
+        the feature map's ``default_C`` (docs/defaults.md; smaller for sequences,
+        where the slacks sum Hamming losses over many tokens).
     tol : float, default=None
         Cutting plane, dual_cd, frank_wolfe: stop when the certified duality gap ≤
         tol × primal objective (the returned objective is then within a relative tol
         of the optimum).
         Stochastic learners: stop when the objective changes by less than tol
         (relative) between evaluations. None uses the feature map's ``default_tol``
-        (5e-4 for classes; 0.1 for sequences, where accuracy saturates long before
-        the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
+        (docs/defaults.md; larger for structures whose accuracy saturates long
+        before the gap closes, such as sequences).
     max_iter : int, default=None
-        Rounds (cutting plane, default 1000), oracle passes (dual_cd 200,
-        frank_wolfe 50), passes (multiclass_cd 10000) or epochs (pegasos 50,
-        perceptron 20).
+        Rounds (cutting planes), oracle passes (dual_cd, frank_wolfe), passes
+        (multiclass_cd) or epochs (pegasos, perceptron). None uses the learner's own
+        cap (docs/defaults.md).
     rescaling : {"margin", "slack"}, default="margin"
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
@@ -73,8 +73,12 @@ class StructuredSVM(BaseEstimator):
         "ray")``. None means 1 unless an enclosing ``joblib.parallel_config`` sets
         ``n_jobs``. The model does not depend on it (see docs/scaling.md).
         ``multiclass_cd`` (the default for plain multiclass problems) never calls
-        the oracle and runs in one thread whatever ``n_jobs``; so do oracle calls
-        on fewer than 256 examples (Pegasos' mini-batches, small sweep batches).
+        the oracle and runs in one thread whatever ``n_jobs``; so do problems with
+        fewer than 512 training examples (:data:`structsvm.problem.MIN_REMOTE`: no
+        pool is opened) and oracle calls on fewer than 256 examples (one chunk of
+        at least 2 :data:`~structsvm.problem.MIN_CHUNK`: Pegasos' mini-batches,
+        small sweep batches); with workers in other processes, calls on fewer than
+        512 examples run in the calling thread too.
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
@@ -195,11 +199,15 @@ class StructuredSVM(BaseEstimator):
         checkpoint : str or Path, optional
             Write the training state (a model file with the best weights so far and
             the rounds done) here every ``checkpoint_every`` seconds, on Ctrl-C and
-            at the end.
+            at the end. With ``learner=None`` this trains with "one_slack" instead of
+            the structure's default learner (a cutting plane can continue from a
+            checkpoint); a checkpoint of a configured learner other than "one_slack"
+            or "n_slack" holds its best weights but cannot be resumed.
         resume : str or Path, optional
             Continue from a checkpoint written by a run with the same parameters on
             the same data ("one_slack" and "n_slack" learners: they reach the same
-            optimum, within ``tol``, as an uninterrupted run).
+            optimum, within ``tol``, as an uninterrupted run; with ``learner=None``
+            "one_slack" is used, as for ``checkpoint``).
         checkpoint_every : float, default=60.0
             Seconds between checkpoints.
 

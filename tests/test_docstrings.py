@@ -96,3 +96,21 @@ def test_public_names_have_docstrings(modname):
         if inspect.isclass(obj) and getattr(obj, "__module__", "").startswith("structsvm"):
             missing += [f"{modname}.{m}" for m in _undocumented_members(obj)]
     assert not missing, "no docstring: " + ", ".join(missing)
+
+
+def test_n_jobs_thresholds_stated_are_the_problems():
+    """Where docstrings say which oracle calls run in parallel, they name the
+    thresholds of structsvm.problem (a call of fewer than 2 MIN_CHUNK examples is
+    one chunk; problems under MIN_REMOTE examples open no pool)."""
+    import re
+
+    from structsvm.learners import FrankWolfe, Pegasos, Perceptron
+    from structsvm.problem import MIN_CHUNK, MIN_REMOTE
+
+    for obj in (structsvm.StructuredSVM, Pegasos, FrankWolfe, Perceptron):
+        doc = " ".join(inspect.getdoc(obj).split())
+        stated = {int(n) for n in re.findall(r"(?:fewer than|on|of|with) (\d+)(?: or more)? "
+                                             r"(?:training )?examples", doc)}
+        assert stated, obj.__name__
+        assert stated <= {2 * MIN_CHUNK, MIN_REMOTE}, (obj.__name__, stated)
+
