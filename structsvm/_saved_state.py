@@ -96,7 +96,7 @@ def read(path, max_bytes, estimator, *, checkpoint=False):
         allowed = allowed_classes(estimator)
         decode = Decoder(arrays, allowed, get_decoder)
         model, fm, coef, fitted = _decode_model(meta, decode, estimator)
-        # the one place a fitted estimator is assembled
+        # fitted attributes are set by the estimator's one method for it, as in fit
         model._set_fitted_state(fm, coef, fitted,
                                 interrupted=meta.get("interrupted", False) is True)
     if not checkpoint:

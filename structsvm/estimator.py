@@ -371,9 +371,9 @@ def load(path, *, max_bytes=MAX_BYTES):
     Parameters
     ----------
     path : str or Path
-    max_bytes : int, default=structsvm.io.MAX_BYTES
+    max_bytes : int, default=MAX_BYTES
         Refuse files whose arrays declare more bytes than this (checked before
-        anything is inflated).
+        anything is inflated; :data:`structsvm.io.MAX_BYTES`).
 
     Returns
     -------
@@ -407,7 +407,8 @@ def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
     ----------
     path : str or Path
         A file written by ``StructuredSVM.fit(..., checkpoint=path)``.
-    max_bytes : int, default=structsvm.io.MAX_BYTES
+    max_bytes : int, default=MAX_BYTES
+        As :func:`load`.
 
     Returns
     -------
