@@ -75,10 +75,10 @@ class StructuredSVM(BaseEstimator):
         ``multiclass_cd`` (the default for plain multiclass problems) never calls
         the oracle and runs in one thread whatever ``n_jobs``; so do problems with
         fewer than 512 training examples (:data:`structsvm.problem.MIN_REMOTE`: no
-        pool is opened) and oracle calls on fewer than 256 examples (one chunk of
-        at least 2 :data:`~structsvm.problem.MIN_CHUNK`: Pegasos' mini-batches,
-        small sweep batches); with workers in other processes, calls on fewer than
-        512 examples run in the calling thread too.
+        pool is opened) and oracle calls on fewer than 256 examples (2
+        :data:`~structsvm.problem.MIN_CHUNK`: such a call is one chunk; Pegasos'
+        mini-batches, small sweep batches); with workers in other processes, calls
+        on fewer than 512 examples run in the calling thread too.
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
