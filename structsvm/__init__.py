@@ -5,8 +5,7 @@
 None
 """
 from . import features  # noqa: F401  (registers the maps' losses and decoders)
-from .estimator import StructuredSVM, fit
-from .io import load
+from ._version import __version__
+from .estimator import StructuredSVM, fit, load
 
-__version__ = "0.1.0"
 __all__ = ["StructuredSVM", "fit", "load", "__version__"]

@@ -1,7 +1,9 @@
-"""The model-file format's machinery: reading the archive within size limits, and the
-JSON header codec (see :mod:`structsvm.io` for the format and the guarantees).
+"""The model-file format's machinery: reading the archive within size limits, the
+JSON header codec, and instantiating allowed classes (see :mod:`structsvm.io` for the
+format and the guarantees).
 
-Private: :mod:`structsvm.io` is the public interface.
+Private: :mod:`structsvm.io` is the public interface. Nothing here knows which
+classes are allowed or how a decoder name is resolved: the callers pass both in.
 """
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def construct(key, params, allowed, where):
     """Instantiate the allowed class ``key`` with ``params`` (checked names), or refuse."""
     if not isinstance(key, str) or key not in allowed:
         raise ModelFileError(f"{where} names {key!r}, which is not a class model files "
-                             "may name (see structsvm.io.allowed_classes)")
+                             "may name (see structsvm.estimator.allowed_classes)")
     cls = allowed[key]
     if not isinstance(params, dict):
         raise ModelFileError(f"{where}: the parameters of {key} are a "
@@ -114,17 +116,19 @@ class Encoder:
         raise ValueError(f"Cannot save the model: {where} is {what!r}, which a model file "
                          "cannot hold (only numbers, strings, arrays, tuples, dicts, "
                          "networkx digraphs and the structsvm classes of "
-                         "structsvm.io.allowed_classes(); pass plugins by name, use "
-                         "built-in feature functions, or register a plugin class with "
-                         "structsvm.io.register_model_class)")
+                         "structsvm.estimator.allowed_classes(); pass plugins by name, "
+                         "use built-in feature functions, or register a plugin class "
+                         "with structsvm.io.register_model_class)")
 
 
 class Decoder:
-    """JSON header values -> Python values; objects only from the ``allowed`` classes."""
+    """JSON header values -> Python values; objects only from the ``allowed`` classes,
+    decoders by name through ``decoders`` (a function: name -> decoder)."""
 
-    def __init__(self, arrays, allowed):
+    def __init__(self, arrays, allowed, decoders):
         self.arrays = arrays
         self.allowed = allowed
+        self.decoders = decoders
 
     def __call__(self, obj, where="header"):
         if isinstance(obj, list):
@@ -146,9 +150,7 @@ class Decoder:
             out[:] = items
             return out.reshape(obj["shape"]) if len(obj["shape"]) > 1 else out
         if "__decoder__" in obj:
-            from .inference import get_decoder
-
-            return get_decoder(obj["__decoder__"])
+            return self.decoders(obj["__decoder__"])
         if "__digraph__" in obj:
             import networkx as nx
 

@@ -1,130 +1,44 @@
-"""What ``StructuredSVM.fit`` does around the learner: label checks, Ctrl-C, progress,
-checkpoints.
+"""What ``StructuredSVM.fit`` does: :func:`run_fit` fits the feature map, runs the
+learner on the Problem and sets the result on the estimator.
 
-Everything here works through the learners' ``callback`` hook (called once per
+Around the learner, everything works through its ``callback`` hook (called once per
 round or epoch with ``round``, ``w``, ``objective``, ``time`` and, where the learner
 has one, ``gap``), so no learner needs to know about it:
 
 - :class:`RoundTracker` keeps the best weights seen so far (lowest primal
   objective), logs one line per round, writes checkpoints every ``every`` seconds
-  and stops training after the current round once Ctrl-C was pressed;
+  (:mod:`structsvm._checkpoints`) and stops training after the current round once
+  Ctrl-C was pressed;
 - :func:`sigint_stops_after_round` turns the first Ctrl-C into that request (a
   second one interrupts at once);
-- :func:`check_labels` refuses None/NaN labels and labels of different types that
-  print the same (1 and "1"), and warns about a single class or tag.
+- :func:`learner_options` passes the warm-start state and constraints on w to the
+  learners that honour them.
 """
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import math
-import numbers
 import signal
 import threading
 import time
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from . import _checkpoints, _labels
+from .features import MulticlassFeatures
+from .io import check_writable
+from .learners import LEARNERS
+from .problem import Problem
+from .protocols import as_sequence
 
 logger = logging.getLogger("structsvm")
 
-__all__ = ["check_labels", "RoundTracker", "StopTraining", "sigint_stops_after_round",
-           "data_fingerprint", "RESUMABLE", "keep_best", "write_checkpoint", "read_resume"]
-
-#: Learners whose run continues from saved weights to the same optimum: the cutting
-#: planes restart their working set at the checkpoint's w and converge to the unique
-#: minimiser of the strictly convex primal within ``tol``.
-RESUMABLE = ("one_slack", "n_slack")
-
-
-# ------------------------------------------------------------------ labels
-def _kind(v):
-    if isinstance(v, str):
-        return "str"
-    if isinstance(v, (numbers.Number, np.number, np.bool_)):
-        return "number"
-    return type(v).__name__
-
-
-def _is_missing(v):
-    if v is None:
-        return "None"
-    if isinstance(v, (float, np.floating)) and math.isnan(v):
-        return "NaN"
-    return None
-
-
-def _labels_of(Y, structure):
-    """(sample index, label) pairs: whole outputs, or the tags of each sequence."""
-    if structure == "chain":
-        for i, y in enumerate(Y):
-            if y is None or isinstance(y, (str, bytes)):
-                yield i, y
-                continue
-            try:
-                tags = list(y)
-            except TypeError:
-                yield i, y
-                continue
-            for t in tags:
-                yield i, t
-    else:
-        yield from enumerate(Y)
-
-
-def check_labels(Y, structure):
-    """Refuse missing or ambiguous labels; warn when there is only one.
-
-    Parameters
-    ----------
-    Y : sequence
-        Training outputs.
-    structure : str
-        The feature map's structure: "multiclass" and "tree" outputs are checked
-        whole, "chain" outputs tag by tag; other structures are not checked here.
-
-    Raises
-    ------
-    ValueError
-        "Sample i: ..." for a None or NaN label, or for two labels of different
-        types that print the same (``1`` and ``"1"``: different classes to Python,
-        the same to anyone reading a file or a report).
-
-    Warns
-    -----
-    UserWarning
-        All training outputs have the same class (or all tags are the same).
-    """
-    if structure not in ("multiclass", "tree", "chain"):
-        return
-    what = "tag" if structure == "chain" else "label"
-    by_text, distinct = {}, set()
-    for i, v in _labels_of(Y, structure):
-        missing = _is_missing(v)
-        if missing:
-            raise ValueError(f"Sample {i}: {what} is {missing}; every training output "
-                             f"needs a {what}")
-        try:
-            if v in distinct:
-                continue
-            distinct.add(v)
-        except TypeError:  # unhashable: the feature map reports it
-            return
-        text, kind = str(v), _kind(v)
-        seen = by_text.setdefault(text, (kind, v, i))
-        if seen[0] != kind:
-            raise ValueError(f"Sample {i}: {what} {v!r} ({type(v).__name__}) and the "
-                             f"{what} {seen[1]!r} ({type(seen[1]).__name__}) of sample "
-                             f"{seen[2]} are different {what}s that print the same; "
-                             f"convert the {what}s to one type")
-    if len(distinct) == 1:
-        only = next(iter(distinct))
-        warnings.warn(f"Every training {what} is {only!r}: the model cannot learn to "
-                      f"tell {what}s apart and will predict {only!r}", UserWarning,
-                      stacklevel=3)
-
+__all__ = ["run_fit", "RoundTracker", "StopTraining", "sigint_stops_after_round",
+           "learner_options", "log_start"]
 
 # ------------------------------------------------------------------ Ctrl-C
 class StopTraining(Exception):
@@ -165,92 +79,7 @@ def sigint_stops_after_round():
         signal.signal(signal.SIGINT, previous)
 
 
-# ------------------------------------------------------------------ checkpoints
-def keep_best(est, tracker):
-    """Fitted attributes from the best round seen (training was interrupted)."""
-    est.coef_ = tracker.best_w.copy()
-    est.objective_ = float(tracker.best_objective)
-    est.objective_curve_ = list(tracker.curve)
-    est.n_iter_ = int(tracker.rounds)
-    est.duality_gap_ = float(tracker.gap)
-    est.converged_ = False
-
-
-def write_checkpoint(est, path, plugins, tracker, fingerprint, complete):
-    """Save ``est``'s parameters with ``plugins`` = (feature map, decoder, loss,
-    learner) and the best round so far (or ``est``'s finished fit when ``complete``),
-    plus the progress :func:`read_resume` needs, atomically."""
-    from .io import save_model
-
-    snap = clone(est)
-    snap.feature_map_, snap.decoder_, snap.loss_, snap.learner_ = plugins
-    if complete:
-        for k in ("coef_", "objective_", "objective_curve_", "n_iter_",
-                  "duality_gap_", "converged_"):
-            setattr(snap, k, getattr(est, k))
-    else:
-        keep_best(snap, tracker)
-    save_model(snap, path, checkpoint={
-        "n_iter": int(snap.n_iter_), "objective_curve": list(snap.objective_curve_),
-        "learner": snap.learner_.name, "data_sha256": fingerprint,
-        "complete": bool(complete)})
-
-
-def read_resume(est, path, learner):
-    """(model, info) of a checkpoint this estimator may continue from."""
-    from .io import read_checkpoint_info
-
-    if learner.name not in RESUMABLE:
-        raise ValueError(f"resume: learner {learner.name!r} cannot continue from a "
-                         f"checkpoint (its state is not saved); use one of "
-                         f"{list(RESUMABLE)} or train again")
-    model, info = read_checkpoint_info(path)
-    if "data_sha256" not in info:
-        raise ValueError(f"resume: {path} is a model file, not a checkpoint")
-    ignore = {"max_iter", "verbose", "n_jobs", "warm_start"}
-    mine = {k: v for k, v in est.get_params(deep=True).items()
-            if k.split("__")[0] not in ignore}
-    theirs = {k: v for k, v in model.get_params(deep=True).items()
-              if k.split("__")[0] not in ignore}
-    if est.feature_map is None:
-        theirs = {k: v for k, v in theirs.items() if not k.startswith("feature_map")}
-        mine = {k: v for k, v in mine.items() if not k.startswith("feature_map")}
-    differ = sorted(k for k in set(mine) | set(theirs)
-                    if not _same_param(mine.get(k), theirs.get(k)))
-    if differ:
-        raise ValueError(f"resume: {path} was written with other parameters "
-                         f"({', '.join(differ)}); resume with the same ones")
-    return model, info
-
-
-def _same_param(a, b):
-    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
-        return type(a) is type(b) and all(
-            _same_param(v, b.get_params(deep=False).get(k))
-            for k, v in a.get_params(deep=False).items())
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-    try:
-        return bool(a == b)
-    except Exception:
-        return a is b
-
-
 # ------------------------------------------------------------------ per-round work
-def data_fingerprint(problem):
-    """SHA-256 of the training data as the learner sees it (Φ(x_i, y_i) rows and C)."""
-    import scipy.sparse as sp
-
-    phi = sp.csr_matrix(problem.truth_features())
-    phi.sort_indices()
-    h = hashlib.sha256()
-    for part in (np.asarray(phi.shape, dtype=np.int64), phi.indptr.astype(np.int64),
-                 phi.indices.astype(np.int64), phi.data.astype(float),
-                 np.asarray([problem.C], dtype=float)):
-        h.update(np.ascontiguousarray(part).tobytes())
-    return h.hexdigest()
-
-
 class RoundTracker:
     """The learner's callback: best weights, progress lines, checkpoints, Ctrl-C.
 
@@ -285,6 +114,13 @@ class RoundTracker:
         self.write_checkpoint = write_checkpoint
         self.every = float(every)
         self.last_write = time.monotonic()
+
+    def best_fitted(self):
+        """Fitted attributes of the best round seen (training stopped early):
+        ``objective_``, ``objective_curve_``, ``n_iter_``, ``duality_gap_`` and
+        ``converged_`` (False)."""
+        return {"objective_": self.best_objective, "objective_curve_": list(self.curve),
+                "n_iter_": self.rounds, "duality_gap_": self.gap, "converged_": False}
 
     def __call__(self, info):
         obj = float(info["objective"])
@@ -337,3 +173,136 @@ def _ensure_handler():
         handler.setFormatter(logging.Formatter("[structsvm] %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
+
+
+# ------------------------------------------------------------------ learner options
+def learner_options(learner, warm, constraints, state):
+    """Keyword arguments for ``learner.solve``: the warm-start state and the constraints
+    on w, each only for learners that declare they honour it (class attributes
+    ``supports_warm_start`` / ``supports_constraints``); the others refuse."""
+    def able(attr):
+        return sorted(n for n, cls in LEARNERS.items() if getattr(cls, attr, False))
+
+    out = {}
+    if constraints is not None:
+        if not getattr(type(learner), "supports_constraints", False):
+            raise ValueError(f"learner={learner.name!r} cannot honour constraints on w; "
+                             f"learners that can: {', '.join(able('supports_constraints'))}")
+        out["constraints"] = constraints
+    if warm:
+        ok = getattr(type(learner), "supports_warm_start", None)
+        if ok is False:
+            raise ValueError(f"learner={learner.name!r} cannot continue from a previous "
+                             "fit (warm_start is not supported by it); warm_start=True "
+                             f"works with: {', '.join(able('supports_warm_start'))}")
+        if ok:
+            out["state"] = state if isinstance(state, dict) else None
+    return out
+
+# ------------------------------------------------------------------ the run
+def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint):
+    """``est.fit(X, Y, ...)``: the map fitted, the learner run on the Problem with
+    the round tracker, checkpoints written, and the result set on ``est`` (see
+    :meth:`structsvm.StructuredSVM.fit`); ``read_checkpoint(path)`` reads a checkpoint
+    file as ``(model, info)``.
+    """
+    est._check_params()
+    X = as_sequence(X, "X")
+    Y = as_sequence(Y, "Y")
+    if len(X) != len(Y):
+        raise ValueError(f"X and Y must have the same length: X has {len(X)} samples, "
+                         f"Y has {len(Y)}")
+    if len(X) == 0:
+        raise ValueError("Cannot fit on an empty data set (X and Y have 0 samples)")
+    proto = est.feature_map if est.feature_map is not None else MulticlassFeatures()
+    # the configured learner, or the default for the map's structure (fails fast
+    # on a bad name, before the map is fitted)
+    learner = est._resolve_learner(
+        proto, checkpointing=checkpoint is not None or resume is not None)
+    if checkpoint is not None:
+        check_writable(checkpoint)
+    ckpt = _checkpoints.read_resume(est, resume, learner, read_checkpoint) \
+        if resume is not None else None
+    warm = est.warm_start and hasattr(est, "coef_")
+    _labels.check_labels(Y, type(proto).structure)
+    Xe = None
+    if ckpt is not None:
+        fm = ckpt[0].feature_map_
+    elif warm:
+        fm = est.feature_map_
+    else:
+        fm = clone(proto)
+        if hasattr(fm, "fit_encode"):  # optional: fit and encode in one pass
+            Xe = fm.fit_encode(X, Y)
+        else:
+            fm.fit(X, Y)
+    decoder, loss = est._resolve_plugins(fm)
+    if est.learner is None:  # the map is fitted now: a specialised default may apply
+        learner = est._resolve_learner(
+            fm, checkpointing=checkpoint is not None or resume is not None,
+            plugins=(fm, decoder, loss, est.rescaling))
+    problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
+                      Ye=fm.encode_outputs(Y, X),
+                      feature_map=fm, decoder=decoder, loss=loss, C=est._C(fm),
+                      rescaling=est.rescaling, n_jobs=est.n_jobs)
+    w0 = est.coef_ if warm else np.zeros(fm.n_features_)
+    tol = float(type(fm).default_tol if est.tol is None else est.tol)
+    extra = learner_options(learner, warm, est.constraints,
+                            getattr(est, "learner_state_", None))
+    max_iter, done, curve0, fingerprint = est.max_iter, 0, [], None
+    if checkpoint is not None or ckpt is not None:
+        fingerprint = _checkpoints.data_fingerprint(problem)
+    if ckpt is not None:
+        model, info = ckpt
+        if info.get("data_sha256") != fingerprint:
+            raise ValueError(f"resume: {resume} was written for other training data "
+                             "(or another C); train from scratch or pass the same "
+                             "X, Y")
+        w0, done = model.coef_, int(info.get("n_iter", 0))
+        curve0 = list(info.get("objective_curve", []))
+        if max_iter is not None:
+            max_iter = max(1, max_iter - done)
+    writer = None
+    if checkpoint is not None:
+        def writer(tracker, complete):
+            _checkpoints.write_checkpoint(est, checkpoint, (fm, decoder, loss, learner),
+                                          tracker, fingerprint, complete)
+    with sigint_stops_after_round() as flag, problem:
+        # problem: the oracle's workers live for this fit
+        tracker = RoundTracker(w0, flag, est.verbose, done, curve0, writer,
+                               checkpoint_every)
+        if est.verbose:
+            log_start(learner.name, len(X))
+        try:
+            result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
+                                   random_state=est.random_state, callback=tracker,
+                                   **extra)
+        except (StopTraining, KeyboardInterrupt):
+            result = None
+    if result is None:
+        est._set_fitted_state(fm, tracker.best_w, tracker.best_fitted(),
+                              interrupted=True, plugins=(decoder, loss), learner=learner)
+        if writer is not None:
+            writer(tracker, complete=False)
+        warnings.warn(f"Training interrupted (Ctrl-C) after {tracker.rounds} rounds: "
+                      f"coef_ holds the best weights so far (objective "
+                      f"{est.objective_:.6g}); converged_ is False",
+                      ConvergenceWarning, stacklevel=3)
+        return est
+    est._set_fitted_state(fm, result.w, {
+        "objective_": result.objective,
+        "objective_curve_": curve0 + list(result.objective_curve),
+        "n_iter_": done + int(result.n_iter), "duality_gap_": result.duality_gap,
+        "converged_": result.converged}, plugins=(decoder, loss), learner=learner)
+    if writer is not None:
+        writer(tracker, complete=True)
+    # large states (a cutting plane's working set and cache) only when asked for
+    keep = est.warm_start or "light_state" not in result.extra
+    est.learner_state_ = result.extra.get("state" if keep else "light_state")
+    if not result.converged and learner.name in ("one_slack", "n_slack", "dual_cd",
+                                                 "multiclass_cd", "frank_wolfe"):
+        warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
+                      f"with duality gap {result.duality_gap:.3g} "
+                      f"(objective {result.objective:.6g}); increase max_iter or tol",
+                      ConvergenceWarning, stacklevel=3)
+    return est

@@ -18,7 +18,7 @@ Examples::
     structsvm learn --task sequence -C 0.1 train.dat model.npz
     structsvm classify model.npz test.dat predictions.txt
     structsvm data list
-    structsvm data fetch treebank --from ../shared/data
+    structsvm data fetch treebank --from /path/to/data
     structsvm data verify
 """
 from __future__ import annotations
@@ -274,7 +274,8 @@ def build_parser():
     from .learners import LEARNERS
 
     learn.add_argument("--learner", default=None, choices=sorted(LEARNERS),
-                       help="default: the one chosen for the task's structure")
+                       help="default: the one chosen for the task's structure "
+                            "(one_slack with --solver, --checkpoint or --resume)")
     learn.add_argument("--solver", default=None,
                        help="QP solver of the cutting plane (implies one_slack if no "
                             "--learner)")
@@ -284,7 +285,8 @@ def build_parser():
     learn.add_argument("-v", "--verbose", action="count", default=0)
     learn.add_argument("--checkpoint", default=None, metavar="PATH",
                        help="write the training state here every --checkpoint-every "
-                            "seconds (a model file; resume with --resume)")
+                            "seconds (a model file; resume with --resume); without "
+                            "--learner this trains with one_slack")
     learn.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
     learn.add_argument("--resume", default=None, metavar="PATH",
                        help="continue from a checkpoint (same data and parameters)")
@@ -310,7 +312,7 @@ def build_parser():
     dfetch.add_argument("--force", action="store_true",
                         help="replace a copy already in place")
     for p, what in ((dlist, "look only in DIR"), (dverify, "check the copy in DIR"),
-                    (dfetch, "copy from DIR (a folder like the shared data folder); "
+                    (dfetch, "copy from DIR (a folder holding the corpora's files); "
                              "without it NLTK corpora are downloaded with nltk.download")):
         p.add_argument("--from", dest="root", metavar="DIR", default=None, help=what)
     return ap

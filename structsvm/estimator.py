@@ -1,24 +1,22 @@
-"""StructuredSVM: the scikit-learn compatible estimator, and ``structsvm.fit``."""
+"""StructuredSVM: the scikit-learn compatible estimator, ``structsvm.fit``, and its
+model files (``StructuredSVM.save``, ``structsvm.load``)."""
 from __future__ import annotations
 
-import logging
 import numbers
-import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, clone
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from .problem import Problem
-from .protocols import StructureMismatchError, as_sequence
+from . import _saved_state, _training
 from .inference import get_decoder
+from .io import MAX_BYTES
 from .learners import get_learner, make_default_learner
 from .losses import CallableLoss, get_loss
+from .protocols import StructureMismatchError, as_sequence
 
-__all__ = ["StructuredSVM", "fit"]
+__all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
 
-logger = logging.getLogger("structsvm")
 _PREDICT_CHUNK = 4096
 
 
@@ -42,29 +40,29 @@ class StructuredSVM(BaseEstimator):
         or "perceptron", or a configured learner (e.g.
         ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
         ``learner__solver``). None picks the learner for the feature map's structure
-        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "dual_cd" for classes,
-        taxonomies and chains, "one_slack" for rankings; plain one-hot
-        ``MulticlassFeatures`` problems get "multiclass_cd",
-        :data:`structsvm.learners.SPECIALISED_DEFAULTS`; the measurements are in
-        docs/learners.md), or "one_slack" when ``constraints``,
-        ``checkpoint`` or ``resume`` are given (they need the cutting plane);
-        ``learner_`` names the one that ran.
+        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings,
+        "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
+        "multiclass_cd", :data:`structsvm.learners.SPECIALISED_DEFAULTS`; see
+        docs/defaults.md, and docs/learners.md for the measurements), or
+        "one_slack" when ``constraints`` are given or ``fit`` is called with
+        ``checkpoint`` or ``resume`` (they need the cutting plane); ``learner_``
+        names the one that ran.
     C : float, default=None
         Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
-        the feature map's ``default_C`` (1.0 for classes, 0.1 for sequences, where
-        the slacks sum Hamming losses over many tokens).
+        the feature map's ``default_C`` (docs/defaults.md; smaller for sequences,
+        where the slacks sum Hamming losses over many tokens).
     tol : float, default=None
         Cutting plane, dual_cd, frank_wolfe: stop when the certified duality gap ≤
         tol × primal objective (the returned objective is then within a relative tol
         of the optimum).
         Stochastic learners: stop when the objective changes by less than tol
         (relative) between evaluations. None uses the feature map's ``default_tol``
-        (5e-4 for classes; 0.1 for sequences, where accuracy saturates long before
-        the gap closes -- svm_hmm's default ε = 0.5 is a similar relative gap).
+        (docs/defaults.md; larger for structures whose accuracy saturates long
+        before the gap closes, such as sequences).
     max_iter : int, default=None
-        Rounds (cutting plane, default 1000), oracle passes (dual_cd 200,
-        frank_wolfe 50), passes (multiclass_cd 10000) or epochs (pegasos 50,
-        perceptron 20).
+        Rounds (cutting planes), oracle passes (dual_cd, frank_wolfe), passes
+        (multiclass_cd) or epochs (pegasos, perceptron). None uses the learner's own
+        cap (docs/defaults.md).
     rescaling : {"margin", "slack"}, default="margin"
         How Δ enters the constraints. Slack rescaling needs an enumerable output
         space (multiclass, exhaustive).
@@ -75,8 +73,12 @@ class StructuredSVM(BaseEstimator):
         "ray")``. None means 1 unless an enclosing ``joblib.parallel_config`` sets
         ``n_jobs``. The model does not depend on it (see docs/scaling.md).
         ``multiclass_cd`` (the default for plain multiclass problems) never calls
-        the oracle and runs in one thread whatever ``n_jobs``; so do oracle calls
-        on fewer than 256 examples (Pegasos' mini-batches, small sweep batches).
+        the oracle and runs in one thread whatever ``n_jobs``; so do problems with
+        fewer than 512 training examples (:data:`structsvm.problem.MIN_REMOTE`: no
+        pool is opened) and oracle calls on fewer than 256 examples (2
+        :data:`~structsvm.problem.MIN_CHUNK`: such a call is one chunk; Pegasos'
+        mini-batches, small sweep batches); with workers in other processes, calls
+        on fewer than 512 examples run in the calling thread too.
     random_state : int, RandomState or None, default=None
         Seeds the stochastic learners.
     warm_start : bool, default=False
@@ -197,11 +199,15 @@ class StructuredSVM(BaseEstimator):
         checkpoint : str or Path, optional
             Write the training state (a model file with the best weights so far and
             the rounds done) here every ``checkpoint_every`` seconds, on Ctrl-C and
-            at the end.
+            at the end. With ``learner=None`` this trains with "one_slack" instead of
+            the structure's default learner (a cutting plane can continue from a
+            checkpoint); a checkpoint of a configured learner other than "one_slack"
+            or "n_slack" holds its best weights but cannot be resumed.
         resume : str or Path, optional
             Continue from a checkpoint written by a run with the same parameters on
             the same data ("one_slack" and "n_slack" learners: they reach the same
-            optimum, within ``tol``, as an uninterrupted run).
+            optimum, within ``tol``, as an uninterrupted run; with ``learner=None``
+            "one_slack" is used, as for ``checkpoint``).
         checkpoint_every : float, default=60.0
             Seconds between checkpoints.
 
@@ -215,113 +221,9 @@ class StructuredSVM(BaseEstimator):
             Bad parameters or data (None/NaN labels, labels of different types that
             print the same), or a checkpoint from other parameters or data.
         """
-        from . import _training
-        from .features import MulticlassFeatures
-
-        self._check_params()
-        X = as_sequence(X, "X")
-        Y = as_sequence(Y, "Y")
-        if len(X) != len(Y):
-            raise ValueError(f"X and Y must have the same length: X has {len(X)} samples, "
-                             f"Y has {len(Y)}")
-        if len(X) == 0:
-            raise ValueError("Cannot fit on an empty data set (X and Y have 0 samples)")
-        proto = self.feature_map if self.feature_map is not None else MulticlassFeatures()
-        # the configured learner, or the default for the map's structure (fails fast
-        # on a bad name, before the map is fitted)
-        learner = self._resolve_learner(
-            proto, checkpointing=checkpoint is not None or resume is not None)
-        if checkpoint is not None:
-            from .io import check_writable
-
-            check_writable(checkpoint)
-        ckpt = _training.read_resume(self, resume, learner) if resume is not None \
-            else None
-        warm = self.warm_start and hasattr(self, "coef_")
-        _training.check_labels(Y, type(proto).structure)
-        Xe = None
-        if ckpt is not None:
-            fm = ckpt[0].feature_map_
-        elif warm:
-            fm = self.feature_map_
-        else:
-            fm = clone(proto)
-            if hasattr(fm, "fit_encode"):  # optional: fit and encode in one pass
-                Xe = fm.fit_encode(X, Y)
-            else:
-                fm.fit(X, Y)
-        decoder, loss = self._resolve_plugins(fm)
-        if self.learner is None:  # the map is fitted now: a specialised default may apply
-            learner = self._resolve_learner(
-                fm, checkpointing=checkpoint is not None or resume is not None,
-                plugins=(fm, decoder, loss, self.rescaling))
-        problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
-                          Ye=fm.encode_outputs(Y, X),
-                          feature_map=fm, decoder=decoder, loss=loss, C=self._C(fm),
-                          rescaling=self.rescaling, n_jobs=self.n_jobs)
-        w0 = self.coef_ if warm else np.zeros(fm.n_features_)
-        tol = float(type(fm).default_tol if self.tol is None else self.tol)
-        extra = _learner_options(learner, warm, self.constraints,
-                                 getattr(self, "learner_state_", None))
-        max_iter, done, curve0, fingerprint = self.max_iter, 0, [], None
-        if checkpoint is not None or ckpt is not None:
-            fingerprint = _training.data_fingerprint(problem)
-        if ckpt is not None:
-            model, info = ckpt
-            if info.get("data_sha256") != fingerprint:
-                raise ValueError(f"resume: {resume} was written for other training data "
-                                 "(or another C); train from scratch or pass the same "
-                                 "X, Y")
-            w0, done = model.coef_, int(info.get("n_iter", 0))
-            curve0 = list(info.get("objective_curve", []))
-            if max_iter is not None:
-                max_iter = max(1, max_iter - done)
-        writer = None
-        if checkpoint is not None:
-            def writer(tracker, complete):
-                _training.write_checkpoint(self, checkpoint, (fm, decoder, loss, learner),
-                                           tracker, fingerprint, complete)
-        with _training.sigint_stops_after_round() as flag, problem:
-            # problem: the oracle's workers live for this fit
-            tracker = _training.RoundTracker(w0, flag, self.verbose, done, curve0, writer,
-                                             checkpoint_every)
-            if self.verbose:
-                _training.log_start(learner.name, len(X))
-            try:
-                result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
-                                       random_state=self.random_state, callback=tracker,
-                                       **extra)
-            except (_training.StopTraining, KeyboardInterrupt):
-                result = None
-        self.feature_map_, self.decoder_, self.loss_, self.learner_ = fm, decoder, loss, learner
-        self.interrupted_ = result is None
-        if result is None:
-            _training.keep_best(self, tracker)
-            if writer is not None:
-                writer(tracker, complete=False)
-            warnings.warn(f"Training interrupted (Ctrl-C) after {tracker.rounds} rounds: "
-                          f"coef_ holds the best weights so far (objective "
-                          f"{self.objective_:.6g}); converged_ is False",
-                          ConvergenceWarning, stacklevel=2)
-            return self
-        self.coef_ = result.w
-        self.objective_ = float(result.objective)
-        self.objective_curve_ = curve0 + list(result.objective_curve)
-        self.n_iter_ = done + int(result.n_iter)
-        self.duality_gap_ = float(result.duality_gap)
-        self.converged_ = bool(result.converged)
-        if writer is not None:
-            writer(tracker, complete=True)
-        # large states (a cutting plane's working set and cache) only when asked for
-        keep = self.warm_start or "light_state" not in result.extra
-        self.learner_state_ = result.extra.get("state" if keep else "light_state")
-        if not result.converged and learner.name in ("one_slack", "n_slack", "dual_cd",
-                                                     "multiclass_cd", "frank_wolfe"):
-            warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
-                          f"with duality gap {result.duality_gap:.3g} "
-                          f"(objective {result.objective:.6g}); increase max_iter or tol",
-                          ConvergenceWarning, stacklevel=2)
-        return self
+        return _training.run_fit(self, X, Y, checkpoint=checkpoint, resume=resume,
+                                 checkpoint_every=checkpoint_every,
+                                 read_checkpoint=read_checkpoint_info)
 
     def _resolve_learner(self, fm, *, checkpointing=False, plugins=None):
         """The configured learner, or the default one for the map's structure (and
@@ -339,6 +241,29 @@ class StructuredSVM(BaseEstimator):
 
     def _C(self, fm):
         return float(type(fm).default_C if self.C is None else self.C)
+
+    def _set_fitted_state(self, feature_map, coef, fitted, *, interrupted=False,
+                          plugins=None, learner=None):
+        """Make this estimator fitted (returns self): the one place its fitted
+        attributes are set, by ``fit``, an interrupted fit, a checkpoint and
+        :func:`load`. ``fitted`` holds ``objective_``, ``objective_curve_``,
+        ``n_iter_``, ``duality_gap_`` and ``converged_``; ``plugins`` = (decoder,
+        loss) and the ``learner`` that ran are resolved from the parameters and the
+        fitted ``feature_map`` when not given."""
+        decoder, loss = self._resolve_plugins(feature_map) if plugins is None else plugins
+        if learner is None:
+            learner = self._resolve_learner(
+                feature_map, plugins=(feature_map, decoder, loss, self.rescaling))
+        self.feature_map_, self.decoder_, self.loss_ = feature_map, decoder, loss
+        self.learner_ = learner
+        self.coef_ = np.array(coef, dtype=float)
+        self.objective_ = float(fitted["objective_"])
+        self.objective_curve_ = [float(v) for v in fitted["objective_curve_"]]
+        self.n_iter_ = int(fitted["n_iter_"])
+        self.duality_gap_ = float(fitted["duality_gap_"])
+        self.converged_ = bool(fitted["converged_"])
+        self.interrupted_ = bool(interrupted)
+        return self
 
     # ------------------------------------------------------------------ prediction
     def _decode(self, Xe, n):
@@ -382,42 +307,41 @@ class StructuredSVM(BaseEstimator):
 
     # ------------------------------------------------------------------ model files
     def save(self, path):
-        """Write the fitted model to ``path`` (npz + json; see :mod:`structsvm.io`)."""
-        from .io import save_model
+        """Write the fitted model to ``path`` (npz + json; see :mod:`structsvm.io`).
 
-        save_model(self, path)
+        The file is written to a temporary file in the same folder and then renamed,
+        so ``path`` always holds a complete model (also when training is
+        interrupted).
+
+        Parameters
+        ----------
+        path : str or Path
+
+        Returns
+        -------
+        path
+            As given.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            A parameter cannot be stored (e.g. a user function); the message names it.
+        FileNotFoundError
+            The folder of ``path`` does not exist.
+        """
+        check_is_fitted(self, "coef_")
+        self._save(path)
         return path
+
+    def _save(self, path, checkpoint=None):
+        _saved_state.write(path, self, checkpoint=checkpoint)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.non_deterministic = False
         return tags
-
-
-def _learner_options(learner, warm, constraints, state):
-    """Keyword arguments for ``learner.solve``: the warm-start state and the constraints
-    on w, each only for learners that declare they honour it (class attributes
-    ``supports_warm_start`` / ``supports_constraints``); the others refuse."""
-    from .learners import LEARNERS
-
-    def able(attr):
-        return sorted(n for n, cls in LEARNERS.items() if getattr(cls, attr, False))
-
-    out = {}
-    if constraints is not None:
-        if not getattr(type(learner), "supports_constraints", False):
-            raise ValueError(f"learner={learner.name!r} cannot honour constraints on w; "
-                             f"learners that can: {', '.join(able('supports_constraints'))}")
-        out["constraints"] = constraints
-    if warm:
-        ok = getattr(type(learner), "supports_warm_start", None)
-        if ok is False:
-            raise ValueError(f"learner={learner.name!r} cannot continue from a previous "
-                             "fit (warm_start is not supported by it); warm_start=True "
-                             f"works with: {', '.join(able('supports_warm_start'))}")
-        if ok:
-            out["state"] = state if isinstance(state, dict) else None
-    return out
 
 
 def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
@@ -438,3 +362,99 @@ def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
     """
     return StructuredSVM(feature_map=feature_map, decoder=decoder, **params).fit(
         X, Y, checkpoint=checkpoint, resume=resume, checkpoint_every=checkpoint_every)
+
+
+# ---------------------------------------------------------------------- model files
+def load(path, *, max_bytes=MAX_BYTES):
+    """Load a model written by ``model.save(path)``; predictions are identical.
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int, default=MAX_BYTES
+        Refuse files whose arrays declare more bytes than this (checked before
+        anything is inflated; :data:`structsvm.io.MAX_BYTES`).
+
+    Returns
+    -------
+    StructuredSVM
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    structsvm.io.ModelFileError
+        The file is damaged, truncated, edited, too large, of another format or
+        version, or names a class model files may not name; the message names the
+        file and the reason.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm, tempfile, os
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+    >>> model = structsvm.fit(X, ["a", "b"])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> structsvm.load(model.save(path)).predict(X)
+    ['a', 'b']
+    """
+    return _saved_state.read(path, max_bytes, StructuredSVM)[0]
+
+
+def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
+    """The model in ``path`` and the training progress saved with it.
+
+    Parameters
+    ----------
+    path : str or Path
+        A file written by ``StructuredSVM.fit(..., checkpoint=path)``.
+    max_bytes : int, default=MAX_BYTES
+        As :func:`load`.
+
+    Returns
+    -------
+    model : StructuredSVM
+    info : dict
+        The ``checkpoint`` entry of the header (empty for an ordinary model file).
+
+    Raises
+    ------
+    FileNotFoundError, structsvm.io.ModelFileError
+        As :func:`load`.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm, tempfile, os
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+    >>> path = os.path.join(tempfile.mkdtemp(), "ck.npz")
+    >>> _ = structsvm.StructuredSVM().fit(X, ["a", "b"], checkpoint=path)
+    >>> model, info = read_checkpoint_info(path)
+    >>> info["complete"], info["n_iter"] == model.n_iter_
+    (True, True)
+    """
+    return _saved_state.read(path, max_bytes, StructuredSVM, checkpoint=True)
+
+
+def allowed_classes():
+    """Every class a model file may name, by "module:Class".
+
+    Derived from the registries at call time, so new plugins are allowed without
+    editing structsvm: the estimator; every feature map exported by
+    :mod:`structsvm.features` (a class with ``structure`` and ``fit``); every learner
+    in :data:`structsvm.learners.LEARNERS`; every loss class in
+    :data:`structsvm.losses.LOSSES` or exported by :mod:`structsvm.losses`; each of
+    these also under the name of the package that exports it; and the classes
+    registered with :func:`structsvm.io.register_model_class`.
+
+    Returns
+    -------
+    dict of str to type
+
+    Examples
+    --------
+    >>> allowed = allowed_classes()
+    >>> allowed["structsvm.losses:HammingLoss"].__name__    # the package's name
+    'HammingLoss'
+    >>> "structsvm.cli:main" in allowed
+    False
+    """
+    return _saved_state.allowed_classes(StructuredSVM)

@@ -295,16 +295,3 @@ def joint_kernel(Kx, y_left, y_right, Lambda):
                          f"{len(yr)} right outputs")
     return Kx * (Lam[yl] @ Lam[yr].T)
 
-
-def __getattr__(name):
-    # The dual estimators moved to structsvm.svm; their old names here keep working
-    # (PEP 562, loaded on first use so that this module imports nothing above it).
-    if name in ("KernelPegasosClassifier", "KernelCuttingPlaneSVM"):
-        import warnings
-
-        from . import svm
-
-        warnings.warn(f"structsvm.kernels.{name} is deprecated; use structsvm.svm.{name}",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(svm, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

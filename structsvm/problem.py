@@ -245,8 +245,7 @@ class Problem:
         """Chunks of ``idx``: their boundaries depend on ``len(idx)`` only."""
         m = len(idx)
         # chunks of at least 2 MIN_CHUNK examples, but a call on 2-4 MIN_CHUNK gets
-        # two: more chunks cost a serial run their overhead (median +11 % on all of
-        # CoNLL-2000 with 4 chunks per sweep batch instead of 2, docs/scaling.md)
+        # two: more chunks cost a serial run their overhead (docs/scaling.md)
         size = self.chunk_size or max(2 * MIN_CHUNK, -(-m // MAX_CHUNKS))
         k = m // size
         if self.chunk_size is None and k < 2 and m >= 2 * MIN_CHUNK:

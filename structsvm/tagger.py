@@ -94,6 +94,6 @@ class StructSVMTagger(TaggerI):
     @classmethod
     def load(cls, path):
         """A tagger from a model file written by :meth:`save` or ``model.save``."""
-        from .io import load
+        from .estimator import load
 
         return cls(load(path))

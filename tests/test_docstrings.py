@@ -1,10 +1,10 @@
 """Every public name has a docstring (the API reference is built from them).
 
 Public means: a module of the package whose dotted path has no component starting
-with an underscore and that is not a deprecated shim; in it, every function and class
-named in ``__all__`` (or, without ``__all__``, defined there under a public name); in
-each such class, every public method, property, classmethod and staticmethod that a
-structsvm class defines (inherited docstrings count, as they do in the reference).
+with an underscore; in it, every function and class named in ``__all__`` (or,
+without ``__all__``, defined there under a public name); in each such class, every
+public method, property, classmethod and staticmethod that a structsvm class defines
+(inherited docstrings count, as they do in the reference).
 """
 import importlib
 import inspect
@@ -14,27 +14,11 @@ import pytest
 
 import structsvm
 
-# old paths kept for a release with a DeprecationWarning; not documented
-DEPRECATED_SHIMS = frozenset({
-    "structsvm.base",
-    "structsvm.linear",
-    "structsvm.kernel_pegasos",
-    "structsvm.selection",
-    "structsvm.clicks",
-    "structsvm.tree_losses",
-    "structsvm.rank_losses",
-    "structsvm.learners.kernel_cutting_plane",
-})
-
-
 def _public_modules():
     names = ["structsvm"]
     for info in pkgutil.walk_packages(structsvm.__path__, "structsvm."):
         parts = info.name.split(".")
         if any(p.startswith("_") for p in parts):
-            continue
-        if info.name in DEPRECATED_SHIMS or any(
-                info.name.startswith(shim + ".") for shim in DEPRECATED_SHIMS):
             continue
         names.append(info.name)
     return sorted(names)
@@ -98,7 +82,6 @@ def _undocumented_members(cls):
 def test_the_walk_finds_the_public_modules():
     assert "structsvm.estimator" in PUBLIC_MODULES
     assert "structsvm.features" in PUBLIC_MODULES
-    assert not any(m in DEPRECATED_SHIMS for m in PUBLIC_MODULES)
     assert not any("._" in m for m in PUBLIC_MODULES)
 
 
@@ -113,3 +96,21 @@ def test_public_names_have_docstrings(modname):
         if inspect.isclass(obj) and getattr(obj, "__module__", "").startswith("structsvm"):
             missing += [f"{modname}.{m}" for m in _undocumented_members(obj)]
     assert not missing, "no docstring: " + ", ".join(missing)
+
+
+def test_n_jobs_thresholds_stated_are_the_problems():
+    """Where docstrings say which oracle calls run in parallel, they name the
+    thresholds of structsvm.problem (a call of fewer than 2 MIN_CHUNK examples is
+    one chunk; problems under MIN_REMOTE examples open no pool)."""
+    import re
+
+    from structsvm.learners import FrankWolfe, Pegasos, Perceptron
+    from structsvm.problem import MIN_CHUNK, MIN_REMOTE
+
+    for obj in (structsvm.StructuredSVM, Pegasos, FrankWolfe, Perceptron):
+        doc = " ".join(inspect.getdoc(obj).split())
+        stated = {int(n) for n in re.findall(r"(?:fewer than|on|of|with) (\d+)(?: or more)? "
+                                             r"(?:training )?examples", doc)}
+        assert stated, obj.__name__
+        assert stated <= {2 * MIN_CHUNK, MIN_REMOTE}, (obj.__name__, stated)
+

@@ -220,6 +220,62 @@ def test_unsaveable_parameter_is_named(tmp_path):
         model.save(tmp_path / "m.npz")
 
 
+def test_fit_checkpoints_and_load_assemble_through_set_fitted_state(tmp_path,
+                                                                    monkeypatch):
+    """One method sets the fitted attributes: fit, the checkpoint read on resume and
+    structsvm.load all call it (and it alone writes them, see the next test)."""
+    calls = []
+    original = StructuredSVM._set_fitted_state
+
+    def spy(self, *args, **kwargs):
+        calls.append(type(self).__name__)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(StructuredSVM, "_set_fitted_state", spy)
+    X, Y = blobs(8)
+    ck = tmp_path / "ck.npz"
+    model = structsvm.fit(X, Y, checkpoint=ck)
+    assert model.learner_.name == "one_slack" and len(calls) == 1
+    again = structsvm.load(ck)
+    assert len(calls) == 2 and again.predict(X) == model.predict(X)
+    StructuredSVM().fit(X, Y, resume=ck)
+    assert len(calls) == 4  # the checkpoint read, then the fit
+
+
+def test_fitted_attributes_are_written_in_one_place():
+    import ast
+    import inspect
+
+    import structsvm._checkpoints
+    import structsvm._saved_state
+    import structsvm._training
+    import structsvm.estimator
+    import structsvm.io
+
+    fitted = {"coef_", "feature_map_", "decoder_", "loss_", "learner_", "objective_",
+              "objective_curve_", "n_iter_", "duality_gap_", "converged_",
+              "interrupted_"}
+    where = []
+    for mod in (structsvm.estimator, structsvm._training, structsvm._checkpoints,
+                structsvm._saved_state, structsvm.io):
+        tree = ast.parse(inspect.getsource(mod))
+        for func in ast.walk(tree):
+            if not isinstance(func, ast.FunctionDef):
+                continue
+            for node in ast.walk(func):
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) \
+                    else []
+                for t in targets:
+                    for el in (t.elts if isinstance(t, ast.Tuple) else [t]):
+                        if isinstance(el, ast.Attribute) and el.attr in fitted:
+                            where.append((mod.__name__, func.name))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr":
+                where.append((mod.__name__, "setattr"))
+    assert set(where) == {("structsvm.estimator", "_set_fitted_state")}, where
+
+
 # ------------------------------------------------------------------ digits vs LinearSVC
 def test_digits_matches_linearsvc_crammer_singer():
     X, y = load_digits(return_X_y=True)

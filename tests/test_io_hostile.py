@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import structsvm
 from structsvm import io as sio
+from structsvm.estimator import allowed_classes
 from structsvm.features import MulticlassFeatures, SequenceFeatures
 from structsvm.io import ModelFileError
 
@@ -86,7 +87,7 @@ def _same_model(a, b, X):
 
 # ------------------------------------------------------------------ crafted headers
 FUNCTIONS = ["structsvm.cli:main", "structsvm.corpora.svmlight:write_svm_rank",
-             "structsvm.corpora:write_svm_rank", "structsvm.io:save_model",
+             "structsvm.corpora:write_svm_rank", "structsvm.io:write_model_file",
              "os:system", "builtins:eval", "structsvm:fit",
              "structsvm.losses.basic:CallableLoss", "structsvm.problem:Problem"]
 
@@ -173,27 +174,30 @@ def test_pickled_member_is_never_unpickled(saved, tmp_path):
     assert not victim.exists()
 
 
-# ------------------------------------------------------------------ legacy files
-def test_structsvm_0_1_file_with_old_module_paths_loads(saved, tmp_path):
+# ------------------------------------------------------------------ format version 1
+def test_version_1_file_with_package_level_class_paths_loads(saved, tmp_path):
+    """Format version 1 (no checksum of the header) is read; a class may be named by
+    the package that exports it."""
     model, src, X = saved
 
-    def as_0_1(meta):
+    def as_version_1(meta):
         meta["version"] = 1
         meta["params"]["loss"] = {"__object__": "structsvm.losses:HammingLoss",
                                   "params": {"normalize": False}}
         meta["sha256"].pop("__header__")
 
-    old = _rewrite(src, tmp_path / "old.npz", as_0_1, rehash=False)
+    old = _rewrite(src, tmp_path / "old.npz", as_version_1, rehash=False)
     again = structsvm.load(old)
     assert type(again.loss_).__name__ == "HammingLoss"
     np.testing.assert_array_equal(again.coef_, model.coef_)
-    assert sio.allowed_classes()["structsvm.tree_losses:TreeDistanceLoss"].__name__ == \
-        "TreeDistanceLoss"
+    allowed = allowed_classes()
+    assert allowed["structsvm.losses:TreeDistanceLoss"].__name__ == "TreeDistanceLoss"
+    assert "structsvm.tree_losses:TreeDistanceLoss" not in allowed
 
 
 def test_allow_list_follows_the_registries(monkeypatch, tmp_path):
     """A map exported by structsvm.features (e.g. a new GrammarFeatures) is allowed
-    without editing io.py; an unexported lookalike is not."""
+    without editing structsvm; an unexported lookalike is not."""
     import structsvm.features as features
 
     class GrammarLikeFeatures(MulticlassFeatures):
@@ -202,10 +206,10 @@ def test_allow_list_follows_the_registries(monkeypatch, tmp_path):
     GrammarLikeFeatures.__module__ = "structsvm.features.grammar_like"
     key = "structsvm.features.grammar_like:test_allow_list_follows_the_registries." \
           "<locals>.GrammarLikeFeatures"
-    assert key not in sio.allowed_classes()
+    assert key not in allowed_classes()
     monkeypatch.setattr(features, "GrammarLikeFeatures", GrammarLikeFeatures, raising=False)
     monkeypatch.setattr(features, "__all__", features.__all__ + ["GrammarLikeFeatures"])
-    assert sio.allowed_classes()[key] is GrammarLikeFeatures
+    assert allowed_classes()[key] is GrammarLikeFeatures
     X, Y = _blobs(3)
     model = structsvm.fit(X, Y, feature_map=GrammarLikeFeatures())
     again = structsvm.load(model.save(tmp_path / "g.npz"))
@@ -219,10 +223,10 @@ def test_register_model_class_with_alias():
 
     try:
         sio.register_model_class(Plugin, "old.place:Plugin")
-        assert sio.allowed_classes()["old.place:Plugin"] is Plugin
+        assert allowed_classes()["old.place:Plugin"] is Plugin
     finally:
         sio._REGISTERED.clear()
-    assert "old.place:Plugin" not in sio.allowed_classes()
+    assert "old.place:Plugin" not in allowed_classes()
 
 
 # ------------------------------------------------------------------ decompression bombs

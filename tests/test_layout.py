@@ -1,17 +1,18 @@
-"""The package layout: no import cycles, decoders free of feature maps, old paths warn.
+"""The package layout: no import cycles, layers import only below them, decoders free
+of feature maps, no old paths.
 
-The import graph is read from the source (module-level imports only: imports inside
-functions run later and cannot deadlock an import), so a cycle is found even where
-the current import order happens to hide it; fresh interpreters then import every
-module in random orders, which is what a user's first import does.
+The import graph is read from the source: every import statement of a module, at
+module level and inside functions and methods (an import inside a function is a
+dependency all the same; it only hides a cycle from the import order). So a cycle
+is found even where the current import order happens to hide it; fresh
+interpreters then import every module in random orders, which is what a user's
+first import does.
 """
 import ast
-import importlib
 import pkgutil
 import random
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -20,21 +21,10 @@ import structsvm
 
 PKG_DIR = Path(structsvm.__file__).parent
 
-# old path -> (new module, names it must re-export)
-SHIMS = {
-    "structsvm.base": ("structsvm.protocols", ["FeatureMap", "Decoder", "QPError",
-                                               "LearnerResult"]),
-    "structsvm.linear": ("structsvm.svm", ["PegasosClassifier", "PegasosRegressor"]),
-    "structsvm.kernel_pegasos": ("structsvm.svm", ["KernelPegasosClassifier"]),
-    "structsvm.learners.kernel_cutting_plane": ("structsvm.svm", ["KernelCuttingPlaneSVM"]),
-    "structsvm.selection": ("structsvm.model_selection", ["grid_search", "line_search",
-                                                          "subset_search", "golden_section",
-                                                          "cluster_sigma"]),
-    "structsvm.clicks": ("structsvm.corpora.clicks", ["simulate_clicks",
-                                                      "preferences_from_clicks"]),
-    "structsvm.tree_losses": ("structsvm.losses", ["TreeDistanceLoss"]),
-    "structsvm.rank_losses": ("structsvm.losses", ["SwappedPairsLoss"]),
-}
+# module paths that never shipped and are gone (their contents live elsewhere)
+REMOVED = ("structsvm.base", "structsvm.linear", "structsvm.kernel_pegasos",
+           "structsvm.learners.kernel_cutting_plane", "structsvm.selection",
+           "structsvm.clicks", "structsvm.tree_losses", "structsvm.rank_losses")
 
 
 def all_modules():
@@ -50,37 +40,30 @@ def module_path(name):
     return pkg if pkg.exists() else (PKG_DIR / rel).with_suffix(".py")
 
 
-def top_level_imports(name):
-    """structsvm modules that ``name`` imports when it is executed (not lazily)."""
+def imports_of(name):
+    """structsvm modules that ``name`` imports anywhere: at module level, inside
+    functions and methods, under ``if TYPE_CHECKING`` (doctest text is not code)."""
     path = module_path(name)
     tree = ast.parse(path.read_text(encoding="utf-8"))
     is_pkg = path.name == "__init__.py"
     base = name.split(".") if is_pkg else name.split(".")[:-1]
     out = set()
-
-    def visit(body):
-        for node in body:
-            if isinstance(node, ast.Import):
-                out.update(a.name for a in node.names if a.name.startswith("structsvm"))
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    parent = base[:len(base) - node.level + 1]
-                    mod = ".".join(parent + ([node.module] if node.module else []))
-                else:
-                    mod = node.module or ""
-                if not mod.startswith("structsvm"):
-                    continue
-                for a in node.names:  # "from . import x" may name a submodule
-                    if module_path(f"{mod}.{a.name}").exists():
-                        out.add(f"{mod}.{a.name}")
-                    else:  # a name defined by ``mod`` itself
-                        out.add(mod)
-            elif isinstance(node, (ast.If, ast.Try)):
-                visit(node.body)
-                visit(getattr(node, "orelse", []))
-                for h in getattr(node, "handlers", []):
-                    visit(h.body)
-    visit(tree.body)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("structsvm"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parent = base[:len(base) - node.level + 1]
+                mod = ".".join(parent + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            if not mod.startswith("structsvm"):
+                continue
+            for a in node.names:  # "from . import x" may name a submodule
+                if module_path(f"{mod}.{a.name}").exists():
+                    out.add(f"{mod}.{a.name}")
+                else:  # a name defined by ``mod`` itself
+                    out.add(mod)
     return out
 
 
@@ -90,7 +73,7 @@ def import_graph():
     for m in mods:
         # edges to the modules named (a name taken from a partly initialised module
         # is what fails); a package being initialised may import its submodules
-        graph[m] = {d for d in top_level_imports(m) if d in mods and d != m}
+        graph[m] = {d for d in imports_of(m) if d in mods and d != m}
     return graph
 
 
@@ -123,7 +106,22 @@ def test_import_graph_parser_sees_known_edges():
     graph = import_graph()
     assert "structsvm.protocols" in graph["structsvm.problem"]
     assert "structsvm.losses.basic" in graph["structsvm.losses.tree"]
-    assert "structsvm.inference" in graph["structsvm.inference.viterbi"]
+    assert "structsvm.inference._registry" in graph["structsvm.inference.viterbi"]
+    # imports inside functions count
+    assert "structsvm.inference.viterbi" in graph["structsvm.inference"]
+    assert "structsvm" in graph["structsvm.cli"]
+
+
+def test_import_graph_parser_reads_function_level_imports(tmp_path, monkeypatch):
+    pkg = tmp_path / "structsvm"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from . import b\n    return b\n")
+    (pkg / "b.py").write_text("class C:\n    def g(self):\n        from .a import f\n"
+                              "        return f\n")
+    monkeypatch.setattr(sys.modules[__name__], "PKG_DIR", pkg)
+    assert imports_of("structsvm.a") == {"structsvm.b"}
+    assert imports_of("structsvm.b") == {"structsvm.a"}
 
 
 def test_find_cycle_detects_a_cycle():
@@ -136,11 +134,62 @@ def test_package_has_no_import_cycle():
     assert find_cycle(graph) is None, f"import cycle: {' -> '.join(find_cycle(graph))}"
 
 
+def reachable(graph, start):
+    """Every module ``start`` imports, directly or through others."""
+    seen, todo = set(), [start]
+    while todo:
+        for d in graph[todo.pop()]:
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return seen
+
+
+def _in(mods, *prefixes):
+    return sorted(m for m in mods
+                  if any(m == p or m.startswith(p + ".") for p in prefixes))
+
+
 def test_bottom_layers_import_nothing_above_them():
     graph = import_graph()
-    assert graph["structsvm.protocols"] == set()
-    assert graph["structsvm.outputs"] == set()
+    for leaf in ("structsvm.protocols", "structsvm.outputs", "structsvm._version"):
+        assert graph[leaf] == set(), leaf
     assert all(not d.startswith("structsvm.features") for d in graph["structsvm.problem"])
+
+
+# the layers, top down: a module imports (directly or not) only layers below its own
+ABOVE = {
+    "structsvm.learners": ("structsvm.estimator", "structsvm._training",
+                           "structsvm._saved_state", "structsvm.io"),
+    "structsvm.problem": ("structsvm.learners", "structsvm.estimator",
+                          "structsvm._training", "structsvm.io"),
+    "structsvm.features": ("structsvm.problem", "structsvm.learners",
+                           "structsvm.estimator", "structsvm._training", "structsvm.io"),
+    "structsvm.inference": ("structsvm.features", "structsvm.problem",
+                            "structsvm.learners", "structsvm.estimator"),
+    "structsvm.losses": ("structsvm.features", "structsvm.problem", "structsvm.learners",
+                         "structsvm.estimator"),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(ABOVE))
+def test_layers_import_nothing_above_them(layer):
+    graph = import_graph()
+    for mod in _in(graph, layer):
+        deps = reachable(graph, mod)
+        assert "structsvm" not in deps, f"{mod} imports the package's __init__"
+        assert not _in(deps, *ABOVE[layer]), f"{mod} reaches {_in(deps, *ABOVE[layer])}"
+
+
+def test_io_is_a_codec_importing_nothing_above_it():
+    """The model-file format knows no estimator: the estimator side tells it which
+    classes are allowed and how decoders are found."""
+    graph = import_graph()
+    deps = reachable(graph, "structsvm.io")
+    assert not _in(deps, "structsvm.estimator", "structsvm._training",
+                   "structsvm._saved_state"), deps
+    assert deps <= {"structsvm._model_format", "structsvm.protocols"}, deps
+    assert "structsvm" not in deps
 
 
 @pytest.mark.parametrize("name", [m for m in all_modules()
@@ -164,7 +213,7 @@ def _run_fresh(code):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
-    mods = [m for m in all_modules() if m not in SHIMS and m != "structsvm.__main__"]
+    mods = [m for m in all_modules() if m != "structsvm.__main__"]
     random.Random(seed).shuffle(mods)
     code = ("import importlib, warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
             "warnings.filterwarnings('ignore', category=DeprecationWarning, "
@@ -173,29 +222,22 @@ def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
     _run_fresh(code)
 
 
-@pytest.mark.parametrize("old", sorted(SHIMS))
-def test_old_import_paths_warn_and_work(old):
-    new, names = SHIMS[old]
-    sys.modules.pop(old, None)
-    with pytest.warns(DeprecationWarning, match=old.replace(".", r"\.")):
-        mod = importlib.import_module(old)
-    target = importlib.import_module(new)
-    for n in names:
-        assert getattr(mod, n) is getattr(target, n)
+@pytest.mark.parametrize("old", REMOVED)
+def test_removed_module_paths_do_not_import(old):
+    # an editable install of another checkout would serve that checkout's files
+    code = ("import sys\nsys.meta_path[:] = [f for f in sys.meta_path if not "
+            "getattr(f, '__module__', '').startswith('__editable__')]\n"
+            f"try:\n    import {old}\nexcept ModuleNotFoundError as e:\n"
+            f"    assert e.name == {old!r}, e.name\n"
+            f"else:\n    raise SystemExit('{old} imported')\n")
+    _run_fresh(code)
 
 
-@pytest.mark.parametrize("name", ["KernelPegasosClassifier", "KernelCuttingPlaneSVM"])
-def test_kernel_estimators_at_their_old_names_warn(name):
+def test_kernel_estimators_live_only_in_svm():
     import structsvm.kernels
-    import structsvm.svm
 
-    with pytest.warns(DeprecationWarning, match=f"structsvm.svm.{name}"):
-        obj = getattr(structsvm.kernels, name)
-    assert obj is getattr(structsvm.svm, name)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with pytest.raises(AttributeError):
-            structsvm.kernels.no_such_kernel  # noqa: B018
+    for name in ("KernelPegasosClassifier", "KernelCuttingPlaneSVM"):
+        assert not hasattr(structsvm.kernels, name)
 
 
 def test_new_homes_import_cleanly():

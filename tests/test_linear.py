@@ -258,8 +258,8 @@ def _spam(need_data, spam):
 
 
 def test_spam_shapes_as_documented(need_data, spam):
-    # the claims of load_spam's (skipped) doctest, and the counts of
-    # shared/data/README.md §5: 4000×1899 train (1,277 spam), 1000×1899 test (308 spam)
+    # the claims of load_spam's (skipped) doctest, and the data set's documented
+    # counts: 4000×1899 train (1,277 spam), 1000×1899 test (308 spam)
     d = _spam(need_data, spam)
     assert d.X_train.shape == (4000, 1899) and d.X_test.shape == (1000, 1899)
     assert len(d.vocabulary) == 1899
@@ -309,21 +309,17 @@ def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
 
-@pytest.mark.parametrize("make", [lambda **kw: PegasosClassifier(**kw),
-                                  lambda **kw: PegasosRegressor(**kw)])
-def test_n_iter_is_a_deprecated_alias_of_max_iter(make):
-    X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
-    new = make(max_iter=3, random_state=0).fit(X, y)
-    with pytest.warns(DeprecationWarning, match=r"n_iter=\.\.\.\) is deprecated; use max_iter"):
-        old = make(n_iter=3, random_state=0).fit(X, y)
-    assert old.t_ == new.t_ == 3 * len(y)
-    np.testing.assert_array_equal(old.coef_, new.coef_)
+@pytest.mark.parametrize("make", [PegasosClassifier, PegasosRegressor])
+def test_max_iter_is_the_only_epoch_count(make):
+    assert "n_iter" not in make().get_params()
+    with pytest.raises(TypeError):
+        make(n_iter=3)
 
 
-# ----------------------------------------------------------------- tol (issue 9)
+# ----------------------------------------------------------------- tol
 def test_spam_default_lands_within_one_percent_of_the_optimum(need_data, spam):
     """Defaults (tol=5e-5, max_iter=1000 as the cap) at the lab's C = 0.1: within 1% of
-    the optimum. 20 epochs (the old default) ended 17% above it. The reference is
+    the optimum; 20 epochs without tol end more than 10% above it. The reference is
     LinearSVC at tol=1e-8 with intercept_scaling=10, whose objective (bias not
     regularised, as here) is 5e-8 above a direct cvxpy solve of the primal."""
     d = _spam(need_data, spam)
@@ -334,8 +330,8 @@ def test_spam_default_lands_within_one_percent_of_the_optimum(need_data, spam):
     clf = PegasosClassifier(C=C, random_state=0).fit(d.X_train, d.y_train)
     assert clf.n_iter_ < clf.max_iter  # stopped by tol, not by the cap
     assert f_ref * (1 - 1e-6) <= clf.objective_ <= 1.01 * f_ref
-    old = PegasosClassifier(C=C, max_iter=20, tol=None, random_state=0)
-    assert old.fit(d.X_train, d.y_train).objective_ > 1.1 * f_ref
+    short = PegasosClassifier(C=C, max_iter=20, tol=None, random_state=0)
+    assert short.fit(d.X_train, d.y_train).objective_ > 1.1 * f_ref
 
 
 def test_tol_stops_early_and_a_full_run_equals_tol_none():

@@ -373,3 +373,13 @@ def test_bias_column_and_a_class_without_examples(sparse):
     assert model.learner_.name == "multiclass_cd"
     ref, _ = full_primal_qp(model.feature_map_, X, Y, labels + ["z"], zero_one, 2.0)
     assert model.converged_ and model.objective_ == pytest.approx(ref, rel=1e-7)
+
+
+def test_refusals_name_every_other_learner():
+    """The general learners a refusal names are all the registered learners but this
+    one (the learner module names them without importing the registry)."""
+    from structsvm.learners import LEARNERS
+    from structsvm.learners.multiclass_cd import _GENERAL
+
+    assert sorted(cls.name for cls in _GENERAL) == \
+        sorted(n for n in LEARNERS if n != "multiclass_cd")

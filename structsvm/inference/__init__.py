@@ -7,27 +7,9 @@ a name (or passes a :class:`~structsvm.protocols.Decoder` through).
 from __future__ import annotations
 
 from ..protocols import Decoder
+from ._registry import DECODERS, register_decoder
 
 __all__ = ["register_decoder", "get_decoder", "DECODERS"]
-
-DECODERS: dict[str, Decoder] = {}
-
-
-def register_decoder(name, structure):
-    """Decorator: register ``func(batch, exclude=None)`` as decoder ``name``.
-
-    Parameters
-    ----------
-    name : str
-        Registry key (what users pass as ``decoder=``).
-    structure : str
-        The structure it decodes ("multiclass", "chain", ...; "any" for decoders that
-        only need enumerable outputs).
-    """
-    def wrap(func):
-        DECODERS[name] = Decoder(name=name, structure=structure, func=func)
-        return func
-    return wrap
 
 
 def get_decoder(decoder):

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..outputs import EncodedTree
-from . import _cky_jit, register_decoder
+from . import _cky_jit
+from ._registry import register_decoder
 
 __all__ = ["cky", "cky_exact", "DEFAULT_BEAM"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..protocols import check_enumerable
-from . import DECODERS, register_decoder
+from ._registry import DECODERS, register_decoder
 
 __all__ = ["exhaustive"]
 

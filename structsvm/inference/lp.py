@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import register_decoder
+from ._registry import register_decoder
 from .max_product import GraphLabelings, check_graph_batch, exclude_labellings
 
 __all__ = ["lp", "lp_relaxation"]

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _max_product_jit, register_decoder
+from . import _max_product_jit
+from ._registry import register_decoder
 
 __all__ = ["max_product", "max_product_flat", "GraphLabelings", "check_graph_batch",
            "exclude_labellings"]

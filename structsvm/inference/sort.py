@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _sort_jit, register_decoder
+from . import _sort_jit
+from ._registry import register_decoder
 
 __all__ = ["sort_decode", "violated_pair_counts"]
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import register_decoder
+from ._registry import register_decoder
 
 __all__ = ["tree_decode", "path_scores"]
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _viterbi_jit, register_decoder
+from . import _viterbi_jit
+from ._registry import register_decoder
 
 __all__ = ["viterbi", "viterbi_flat"]
 

@@ -30,10 +30,8 @@ SPECIALISED_DEFAULTS = {"multiclass": "multiclass_cd"}
 
 #: Parameters of the default learner per structure, where measurements preferred
 #: others than the learner's own defaults: a multiclass/taxonomy oracle call costs
-#: O(n_features) on top of its examples (the class-score product), so fewer, larger
-#: oracle batches per pass (QC: 8.6 s instead of 14.9 s CPU, same passes). Since the
-#: multiclass scores gather only the columns a batch uses, 1, 2 and 4 batches measure
-#: alike on QC and digits (docs/learners.md); 2 stays.
+#: O(n_features) on top of its examples (the class-score product), so these take
+#: fewer, larger oracle batches per pass (docs/learners.md has the measurements).
 DEFAULT_PARAMS = {"multiclass": {"n_batches": 2}, "tree": {"n_batches": 2},
                   "chain": {"n_batches": 16, "inner_passes": 0}}
 

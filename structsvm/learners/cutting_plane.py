@@ -8,8 +8,10 @@ by alternating the oracle (most violated constraint of every example under the
 current w, :meth:`structsvm.problem.Problem.oracle`) with the dual QP over a working set
 of constraints (:func:`structsvm.learners._qp.solve_dual_qp`).
 The estimator's ``n_jobs`` splits the oracle over examples, except for the 1-slack
-round with maps that compute that oracle themselves (``has_aggregate_oracle``:
-sequences and rankings under margin rescaling), where it has no effect.
+round with maps that compute that oracle themselves in one pass
+(``has_aggregate_oracle`` without ``has_chunked_aggregate``: rankings under margin
+rescaling), where it has no effect; the sequence map computes it in chunks, which
+run in parallel.
 
 Certificate. After each QP, w is optimal for the working set, so the dual value
 ½‖w‖² + C ξ_ws is a lower bound on the optimum, and the oracle gives the exact primal
@@ -286,7 +288,9 @@ class _CuttingPlaneBase(BaseEstimator):
 
 
 class OneSlackCuttingPlane(_CuttingPlaneBase):
-    """1-slack cutting plane (Joachims, Finley & Yu 2009), the default learner.
+    """1-slack cutting plane (Joachims, Finley & Yu 2009): the default learner for
+    rankings, and the one ``StructuredSVM(learner=None)`` runs with constraints on w
+    or checkpoints.
 
     Each round adds ONE aggregated constraint w·Σ_i δΦ_i(ŷ_i) ≥ Σ_i Δ(y_i, ŷ_i) − ξ
     from a loss-augmented decode of every example, then re-solves the dual QP over

@@ -53,10 +53,13 @@ class FrankWolfe(BaseEstimator):
     Margin rescaling only. Per-example dual blocks are kept as sparse vectors, so
     memory grows with the distinct outputs each example has visited.
 
-    The estimator's ``n_jobs`` parallelises only oracle calls over 64 or more
-    examples: the per-pass certificate (not for maps that compute the 1-slack oracle
-    themselves, sequences and rankings, where it runs serially) and block steps with
-    ``batch_size`` >= 64; smaller block steps run serially.
+    The estimator's ``n_jobs`` parallelises only oracle calls on 256 or more
+    examples (2 :data:`~structsvm.problem.MIN_CHUNK`; a smaller call is one chunk)
+    of problems with 512 or more examples (:data:`~structsvm.problem.MIN_REMOTE`;
+    smaller problems open no pool), and, with workers in other processes, only
+    calls on 512 or more examples: the per-pass certificate (serial for rankings,
+    whose map computes the 1-slack oracle in one pass) and block steps with a
+    ``batch_size`` that large; smaller block steps run serially.
     """
 
     name: ClassVar[str] = "frank_wolfe"

@@ -43,6 +43,15 @@ from sklearn.utils import check_random_state
 
 from ..protocols import LearnerResult
 from . import _multiclass_cd_jit as jit
+from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
+from .dual_cd import DualCD
+from .frank_wolfe import FrankWolfe
+from .pegasos import Pegasos
+from .perceptron import Perceptron
+
+# the learners that solve any problem (Frank-Wolfe: with margin rescaling)
+_GENERAL = (DualCD, FrankWolfe, NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos,
+            Perceptron)
 
 __all__ = ["MulticlassDualCD", "multiclass_cd_refusal"]
 
@@ -213,11 +222,8 @@ class MulticlassDualCD(BaseEstimator):
         why = multiclass_cd_refusal(problem.feature_map, problem.decoder, problem.loss,
                                     problem.rescaling)
         if why is not None:
-            from . import LEARNERS
-
-            # the general learners solve any structure (frank_wolfe: margin rescaling)
-            others = sorted(n for n in LEARNERS if n != self.name and not (
-                n == "frank_wolfe" and problem.rescaling != "margin"))
+            others = sorted(cls.name for cls in _GENERAL if not (
+                cls is FrankWolfe and problem.rescaling != "margin"))
             raise ValueError(f"learner={self.name!r} cannot solve this problem: {why}. "
                              f"Learners that can: {', '.join(others)}")
         rng = check_random_state(0 if random_state is None else random_state)

@@ -57,11 +57,15 @@ class Pegasos(BaseEstimator):
     eval_every : int, default=1
         Epochs between evaluations of the exact primal objective (one full
         loss-augmented decode each); the curve is of the returned (averaged) iterate.
+
     Notes
     -----
-    The estimator's ``n_jobs`` parallelises only oracle calls over 64 or more
-    examples: here the per-epoch evaluations, and the steps themselves only when
-    ``batch_size`` >= 64; steps on fewer examples run serially.
+    The estimator's ``n_jobs`` parallelises only oracle calls on 256 or more
+    examples (2 :data:`~structsvm.problem.MIN_CHUNK`; a smaller call is one chunk)
+    of problems with 512 or more examples (:data:`~structsvm.problem.MIN_REMOTE`;
+    smaller problems open no pool), and, with workers in other processes, only
+    calls on 512 or more examples: here the per-epoch evaluations, and the steps
+    themselves only when ``batch_size`` is that large; smaller steps run serially.
     """
 
     name: ClassVar[str] = "pegasos"

@@ -32,7 +32,8 @@ class Perceptron(BaseEstimator):
     estimator's C (the perceptron does not minimise it; it is there to compare).
 
     It decodes one example per step, so the estimator's ``n_jobs`` parallelises only
-    the per-epoch evaluation of the objective.
+    the per-epoch evaluation of the objective (on problems of 512 or more examples,
+    :data:`~structsvm.problem.MIN_REMOTE`).
 
     Parameters
     ----------

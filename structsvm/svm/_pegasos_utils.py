@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,18 +45,10 @@ def pegasos_order(n_samples, n_iter, sampling, random_state):
 
 
 def epochs(est):
-    """The number of epochs ``est`` runs: ``max_iter``, or the deprecated ``n_iter``.
-
-    ``n_iter`` was the epoch count's name until 0.2 (``max_iter`` everywhere else in
-    structsvm and scikit-learn); passing it still works, with a DeprecationWarning.
-    """
-    name, value = "max_iter", est.max_iter
-    if not (isinstance(est.n_iter, str) and est.n_iter == "deprecated"):
-        warnings.warn(f"{type(est).__name__}(n_iter=...) is deprecated; use max_iter "
-                      "(the number of epochs)", DeprecationWarning, stacklevel=3)
-        name, value = "n_iter", est.n_iter
+    """The number of epochs ``est`` runs: its ``max_iter``, checked."""
+    value = est.max_iter
     if not (isinstance(value, numbers.Integral) and value >= 1):
-        raise ValueError(f"{name} must be an integer >= 1 (epochs), got {value!r}")
+        raise ValueError(f"max_iter must be an integer >= 1 (epochs), got {value!r}")
     return int(value)
 
 

@@ -64,9 +64,6 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         Class embedding Λ for the multiclass joint kernel, rows in the order of
         ``classes_`` (default: one-hot; see :func:`structsvm.kernels.taxonomy_embedding`).
 
-    n_iter : int, optional
-        Deprecated alias of ``max_iter`` (its name until 0.2); warns when given.
-
     Attributes
     ----------
     classes_ : ndarray
@@ -105,7 +102,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, kernel="rbf", sigma=None, gamma=None, degree=3, coef0=1.0, C=1.0,
                  max_iter=20, loss="hinge", fit_intercept=True, average=True,
                  projection=True, sampling="permutation", objective_every=None,
-                 step="auto", attributes=None, random_state=None, n_iter="deprecated"):
+                 step="auto", attributes=None, random_state=None):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma = gamma
@@ -122,7 +119,6 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         self.step = step
         self.attributes = attributes
         self.random_state = random_state
-        self.n_iter = n_iter
 
     # ----------------------------------------------------------------- kernels
     def _gram(self, X, Y):

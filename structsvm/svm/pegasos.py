@@ -212,8 +212,6 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
         "implicit" the proximal step (the derivative at the new point, see Notes);
         "auto" is implicit for ``loss="exp"`` and explicit otherwise.
     random_state : int, RandomState instance or None, default=None
-    n_iter : int, optional
-        Deprecated alias of ``max_iter`` (its name until 0.2); warns when given.
     tol : float or None, default=5e-5
         Stop when the objective F of the model that would be returned has changed by
         at most ``tol`` (relative) over the last ``n_iter_no_change`` epochs (its
@@ -287,7 +285,7 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
 
     def __init__(self, loss="hinge", C=1.0, max_iter=1000, fit_intercept=True, average=True,
                  projection=True, sampling="permutation", objective_every=None,
-                 step="auto", random_state=None, n_iter="deprecated", tol=5e-5,
+                 step="auto", random_state=None, tol=5e-5,
                  n_iter_no_change=5):
         self.loss = loss
         self.C = C
@@ -299,7 +297,6 @@ class PegasosClassifier(ClassifierMixin, _PegasosBase):
         self.objective_every = objective_every
         self.step = step
         self.random_state = random_state
-        self.n_iter = n_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
 
@@ -382,7 +379,7 @@ class PegasosRegressor(RegressorMixin, _PegasosBase):
     epsilon : float, default=0.0
         Half-width of the insensitive tube (see
         :func:`structsvm.model_selection.epsilon_from_residuals` for choosing it).
-    C, max_iter, fit_intercept, average, projection, sampling, objective_every, step, random_state, n_iter, tol, n_iter_no_change
+    C, max_iter, fit_intercept, average, projection, sampling, objective_every, step, random_state, tol, n_iter_no_change
         As in :class:`PegasosClassifier` ("auto" step: explicit).
 
     Attributes
@@ -414,7 +411,7 @@ class PegasosRegressor(RegressorMixin, _PegasosBase):
 
     def __init__(self, epsilon=0.0, C=1.0, max_iter=1000, fit_intercept=True, average=True,
                  projection=True, sampling="permutation", objective_every=None,
-                 step="auto", random_state=None, n_iter="deprecated", tol=5e-5,
+                 step="auto", random_state=None, tol=5e-5,
                  n_iter_no_change=5):
         self.epsilon = epsilon
         self.C = C
@@ -426,7 +423,6 @@ class PegasosRegressor(RegressorMixin, _PegasosBase):
         self.objective_every = objective_every
         self.step = step
         self.random_state = random_state
-        self.n_iter = n_iter
         self.tol = tol
         self.n_iter_no_change = n_iter_no_change
 

@@ -1,0 +1,2 @@
+"""The version of structsvm (a leaf module: anything may import it)."""
+__version__ = "0.1.0"
