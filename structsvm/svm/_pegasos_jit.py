@@ -2,7 +2,7 @@
 
 The public wrappers are :class:`structsvm.svm.PegasosClassifier`,
 :class:`structsvm.svm.PegasosRegressor` and
-:class:`structsvm.kernels.KernelPegasosClassifier`; the plain-Python reference that
+:class:`structsvm.svm.KernelPegasosClassifier`; the plain-Python reference that
 the tests compare against lives in ``tests/test_linear.py``.
 
 Representation. The iterate is kept as ``w = a * v`` (scalar ``a``), so the shrink
