@@ -6,6 +6,8 @@
 """
 from __future__ import annotations
 
+import struct
+import zlib
 from typing import NamedTuple
 
 import numpy as np
@@ -45,16 +47,74 @@ class SpamData(NamedTuple):
     vocabulary: list
 
 
-_NUMERIC = {"double": 8, "single": 4, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2,
-            "int32": 4, "uint32": 4, "int64": 8, "uint64": 8, "logical": 1}
+# MATLAB class codes of the numeric arrays (bytes per entry), and of the others
+_NUMERIC = {6: ("double", 8), 7: ("single", 4), 8: ("int8", 1), 9: ("uint8", 1),
+            10: ("int16", 2), 11: ("uint16", 2), 12: ("int32", 4), 13: ("uint32", 4),
+            14: ("int64", 8), 15: ("uint64", 8)}
+_OTHER = {1: "cell", 2: "struct", 3: "object", 4: "char", 5: "sparse"}
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
 
 
 def _variables(fh, path):
+    """{name: (shape, class name, bytes per entry)} of a MATLAB v5 file, read from
+    the variables' headers only: a compressed variable is inflated just far enough to
+    read its dimensions and name, so nothing here grows with the arrays."""
+    head = fh.read(128)
+    if len(head) < 128 or head[126:128] not in (b"IM", b"MI"):
+        raise ValueError(f"{path}: not a MATLAB version 5 .mat file")
+    order = "<" if head[126:128] == b"IM" else ">"
+    out, pos = {}, 128
+    while True:
+        fh.seek(pos)
+        tag = fh.read(8)
+        if len(tag) < 8:
+            return out
+        mtype, nbytes = struct.unpack(order + "II", tag)
+        step = 8 + nbytes + (0 if mtype == _MI_COMPRESSED else -nbytes % 8)
+        if mtype == _MI_COMPRESSED:
+            zd, body = zlib.decompressobj(), b""
+            while len(body) < 512 and not zd.eof:
+                chunk = fh.read(min(65536, nbytes))
+                if not chunk:
+                    break
+                try:
+                    body += zd.decompress(chunk, 512 - len(body))
+                except zlib.error:
+                    break
+                if zd.unconsumed_tail:
+                    break
+            if len(body) < 8:
+                raise ValueError(f"{path}: a damaged compressed variable at byte {pos}")
+            mtype, _ = struct.unpack(order + "II", body[:8])
+            body = body[8:]
+        else:
+            body = fh.read(min(nbytes, 512))
+        if mtype == _MI_MATRIX:
+            name, shape, cls = _matrix_header(body, order, path, pos)
+            out[name] = (shape, cls)
+        pos += step
+
+
+def _matrix_header(body, order, path, pos):
+    """(name, shape, class code) from the start of a miMATRIX element's data."""
     try:
-        return {name: (shape, cls) for name, shape, cls in scipy.io.whosmat(fh)}
-    except Exception as exc:  # scipy raises ValueError, TypeError, MatReadError ...
-        raise ValueError(f"{path}: not a readable MATLAB file ({type(exc).__name__}: "
-                         f"{str(exc)[:80]})") from None
+        fields, k = [], 0
+        for _ in range(3):  # array flags, dimensions, name
+            first, = struct.unpack(order + "I", body[k:k + 4])
+            if first >> 16:  # small data element: size and type in one word
+                size, data, k = first >> 16, body[k + 4:k + 4 + (first >> 16)], k + 8
+            else:
+                size, = struct.unpack(order + "I", body[k + 4:k + 8])
+                data, k = body[k + 8:k + 8 + size], k + 8 + size + (-size % 8)
+            if len(data) != size:
+                raise struct.error("short")
+            fields.append(data)
+        flags, dims, name = fields
+        cls = struct.unpack(order + "I", flags[:4])[0] & 0xFF
+        shape = struct.unpack(order + f"{len(dims) // 4}i", dims)
+        return name.decode("ascii", "replace"), tuple(shape), cls
+    except (struct.error, IndexError):
+        raise ValueError(f"{path}: a damaged variable header at byte {pos}") from None
 
 
 def _read_mat(path, x_key, y_key, n_words):
@@ -70,17 +130,19 @@ def _read_mat(path, x_key, y_key, n_words):
                                  f"{sorted(found)[:10]})")
         (xshape, xcls), (yshape, ycls) = found[x_key], found[y_key]
         for key, shape, cls in ((x_key, xshape, xcls), (y_key, yshape, ycls)):
-            if cls not in _NUMERIC or len(shape) != 2:
+            if cls not in _NUMERIC or len(shape) != 2 or min(shape) < 0:
+                kind = _NUMERIC.get(cls, (_OTHER.get(cls, f"class-{cls}"),))[0]
                 raise ValueError(f"{path}: {key} is a {'x'.join(map(str, shape))} "
-                                 f"{cls} array, expected a 2-D numeric matrix")
+                                 f"{kind} array, expected a 2-D numeric matrix")
         if xshape[1] != n_words:
             raise ValueError(f"{path}: {x_key} has {xshape[1]} columns, expected one per "
                              f"word of vocab.txt ({n_words})")
         if min(yshape) != 1 or max(yshape) != xshape[0]:
             raise ValueError(f"{path}: {y_key} is {yshape[0]}x{yshape[1]}, expected one "
                              f"label per row of {x_key} ({xshape[0]}x1)")
-        check_array_size(xshape, _NUMERIC[xcls], f"{x_key} ({xshape[0]} x {xshape[1]} "
-                         f"{xcls})", source=path)
+        kind, itemsize = _NUMERIC[xcls]
+        check_array_size(xshape, itemsize, f"{x_key} ({xshape[0]} x {xshape[1]} {kind})",
+                         source=path)
         fh.seek(0)
         try:
             data = scipy.io.loadmat(fh, variable_names=[x_key, y_key])
@@ -100,7 +162,7 @@ def _read_mat(path, x_key, y_key, n_words):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{path}: {y_key} holds {int(bad.sum())} labels other than 0 and 1 "
-                         f"(the first, row {i + 1}: {y[i]!r})")
+                         f"(the first, row {i + 1}: {float(y[i]):g})")
     return sp.csr_matrix(X).astype(np.float64), y.astype(np.int64)
 
 
