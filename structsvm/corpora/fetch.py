@@ -142,9 +142,9 @@ def _extract_verified(info, archive, folder):
     """Unpack the corpus files of NLTK's zip into ``folder``, checking first.
 
     When the manifest lists the archive, its size and SHA-256 are checked before it is
-    opened. Only the members the manifest lists (``<folder name>/<file>``) are
-    unpacked, each only if the zip declares the manifest's size for it, and never
-    past that size; the files are then verified like any copy.
+    opened. Every file of the manifest must be a member ``<folder name>/<file>``
+    declaring the manifest's size, or nothing is unpacked; only those members are
+    unpacked, never past that size, and then verified like any copy.
     """
     expected = info.archive or {}
     if expected:
@@ -157,10 +157,19 @@ def _extract_verified(info, archive, folder):
     try:
         with zipfile.ZipFile(archive) as zf:
             members = {m.filename: m for m in zf.infolist()}
+            problems = []
             for rel, (size, _) in info.files.items():
                 m = members.get(f"{folder.name}/{rel}")
-                if m is None or m.is_dir() or m.file_size != size:
-                    continue  # reported as missing or differing by the copy
+                if m is None or m.is_dir():
+                    problems.append((rel, "not in the archive"))
+                elif m.file_size != size:
+                    problems.append((rel, f"size {m.file_size} in the archive, expected "
+                                          f"{size}"))
+            if problems:
+                raise ChecksumError(_problem_text(info.name, archive.name, problems) +
+                                    "; nothing was unpacked")
+            for rel, (size, _) in info.files.items():
+                m = members[f"{folder.name}/{rel}"]
                 out = folder / PurePosixPath(rel)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 with zf.open(m) as fi, open(out, "xb") as fo:
