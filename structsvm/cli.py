@@ -220,6 +220,8 @@ def _classify(args):
 
     _refuse_overwrite({"the predictions": args.output},
                       {"the model": args.model, "the test data": args.test})
+    if args.output is not None:
+        _check_writable(args.output, "the predictions")
     _check_regular(args.model, "the model")
     model = structsvm.load(args.model)
     fm = model.feature_map_
@@ -233,8 +235,6 @@ def _classify(args):
     if len(X) == 0:
         print(f"error: {args.test} holds no examples", file=sys.stderr)
         return 2
-    if args.output is not None:
-        _check_writable(args.output, "the predictions")
     width = fm.n_features_ if task == "ranking" else fm.n_input_features_ - (
         1 if task == "multiclass" and fm.bias > 0 else 0)
     X, cut = _fit_width(X, width, "test")
