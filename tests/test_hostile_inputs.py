@@ -30,7 +30,7 @@ from structsvm.features import MulticlassFeatures, SequenceFeatures
 REPO = Path(structsvm.__file__).resolve().parents[1]
 #: growth of a child's peak memory, beyond its imports, allowed on top of a small
 #: multiple of the input's size (allocator arenas, numpy/scipy first calls)
-SLACK = 48 * 2 ** 20
+SLACK = 16 * 2 ** 20
 
 
 _SERVER = textwrap.dedent("""
