@@ -22,7 +22,7 @@ import scipy.sparse as sp
 import structsvm
 from structsvm import limits
 from structsvm.corpora import load_spam, read_conll2002, read_svm_hmm
-from structsvm.corpora.svmlight import read_svm_light
+from structsvm.corpora.svmlight import read_svm_light, read_svm_rank
 from structsvm.corpora.treebank import (MAX_TREE_DEPTH, _parse_mrg, _read_mrg,
                                         treebank_parsed_sents, treebank_tagged_sents)
 from structsvm.features import MulticlassFeatures, SequenceFeatures
@@ -137,6 +137,15 @@ def test_the_budget_is_adjustable(monkeypatch):
     monkeypatch.setenv("STRUCTSVM_MAX_MEMORY", "1K")
     with pytest.raises(MemoryError, match=r"the weights \(2024 = 500 features x 4 tags\)"):
         SequenceFeatures().fit([np.eye(2, 500)] * 2, [[1, 2], [3, 4]])
+
+
+def test_dense_ranking_arrays_are_checked_before_allocating(tmp_path):
+    path = tmp_path / "rank.dat"
+    path.write_text("1 qid:1 10000000:1\n0 qid:1 1:1\n0 qid:2 1:1\n")
+    with pytest.raises(limits.MemoryLimitError, match=r"rank.dat: dense features \(3 "
+                                                      r"documents x 10000000 features\)"):
+        read_svm_rank(path, dense=True)
+    assert read_svm_rank(path).X[0].shape == (2, 10_000_000)  # sparse: fine
 
 
 def test_memory_error_is_never_a_traceback(tmp_path, monkeypatch, capsys):

@@ -212,5 +212,8 @@ def load_spam(path=None, *, signed=True, dense=False):
     if signed:
         y_train, y_test = 2 * y_train - 1, 2 * y_test - 1
     if dense:
+        for name, X in (("spamTrain.mat", X_train), ("spamTest.mat", X_test)):
+            check_array_size(X.shape, 8, f"dense float64 features ({X.shape[0]} x "
+                             f"{X.shape[1]})", source=root / name)
         X_train, X_test = X_train.toarray(), X_test.toarray()
     return SpamData(X_train, y_train, X_test, y_test, vocabulary)
