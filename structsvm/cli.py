@@ -9,6 +9,11 @@ File formats are those of Joachims' tools, so their users bring their data as is
 C is structsvm's (objective ½‖w‖² + C Σ_i ξ_i); svm_struct's ``-c`` equals n × C,
 so ``--svmstruct-c`` converts one into the other for you.
 
+An output that is the same file as an input (the model and the training data, the
+predictions and the test data or the model, ...) is refused before anything is read;
+predictions are written to a temporary file and renamed into place. Only regular files
+are read as data.
+
 ``structsvm data list|verify|fetch`` manages the corpora of ``corpora/manifest.json``:
 where each is found, whether its files match their SHA-256 sums, and a verified copy
 into the corpora folder (``$STRUCTSVM_CORPORA`` or the checkout's ``corpora/``).
@@ -24,15 +29,14 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import stat
 import sys
-import tempfile
 import time
 
 import numpy as np
 import scipy.sparse as sp
+
+from ._cli_files import check_regular, check_writable, refuse_overwrite, write_predictions
 
 __all__ = ["main"]
 
@@ -54,87 +58,6 @@ def _read(task, path, n_features=None):
 
     data = read_svm_rank(path)
     return data.X, data.Y, data.qids
-
-
-def _same_file(a, b):
-    """True when paths ``a`` and ``b`` name the same file (links and ``..`` resolved)."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist yet
-        return os.path.realpath(a) == os.path.realpath(b)
-
-
-def _refuse_overwrite(outputs, inputs):
-    """Raise ValueError when an output path is the same file as an input (or as
-    another output); ``outputs`` and ``inputs`` map a role ("the model") to a path."""
-    seen = [(role, p) for role, p in inputs.items() if p is not None]
-    for role, path in outputs.items():
-        if path is None:
-            continue
-        for other, q in seen:
-            if _same_file(path, q):
-                raise ValueError(f"{path}: {role} would overwrite {other} ({q}); choose "
-                                 "another output path")
-        seen.append((role, path))
-
-
-def _check_regular(path, what):
-    """Raise ValueError unless ``path`` is a regular file (a FIFO or device would
-    block or never end); a missing file is left to the reader's FileNotFoundError."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: {what} is not a regular file")
-
-
-def _check_writable(path, what):
-    """Raise OSError now if ``what`` cannot be written to ``path`` later."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(f"cannot write {what} to {path}: folder {folder} does "
-                                "not exist")
-    if os.path.isdir(path):
-        raise IsADirectoryError(f"cannot write {what} to {path}: it is a folder")
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
-        raise ValueError(f"cannot write {what} to {path}: it is not a regular file, and "
-                         "it would be replaced by one")
-
-
-def _write_predictions(path, lines):
-    """Write the predictions to a temporary file beside ``path``, then rename it over
-    ``path``: a reader never sees half a file, and a symbolic link at ``path`` is
-    replaced, not followed."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                   dir=folder)
-    except OSError as exc:
-        raise OSError(f"cannot write the predictions to {path}: {exc.strerror or exc}") \
-            from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write("\n".join(lines) + "\n")
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise OSError(f"cannot write the predictions to {path}: "
-                          f"{exc.strerror or exc}") from None
-        raise
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _fit_width(X, width, what):
@@ -163,16 +86,16 @@ def _learn(args):
 
     # the checkpoint may be the file resumed from (it is then written over as training
     # goes on); no other output may be an input or another output
-    _refuse_overwrite({"the model": args.model},
+    refuse_overwrite({"the model": args.model},
                       {"the training data": args.train, "the checkpoint": args.checkpoint,
                        "the checkpoint to resume": args.resume})
-    _refuse_overwrite({"the checkpoint": args.checkpoint},
+    refuse_overwrite({"the checkpoint": args.checkpoint},
                       {"the training data": args.train})
     if args.resume is not None:
-        _check_regular(args.resume, "the checkpoint to resume")
-    _check_writable(args.model, "the model")  # fail now, not after hours of training
+        check_regular(args.resume, "the checkpoint to resume")
+    check_writable(args.model, "the model")  # fail now, not after hours of training
     if args.checkpoint is not None:
-        _check_writable(args.checkpoint, "the checkpoint")
+        check_writable(args.checkpoint, "the checkpoint")
     X, Y, _ = _read(args.task, args.train)
     fm = {"multiclass": MulticlassFeatures, "sequence": SequenceFeatures,
           "ranking": RankingFeatures}[args.task]()
@@ -218,11 +141,11 @@ def _classify(args):
     import structsvm
     from . import metrics
 
-    _refuse_overwrite({"the predictions": args.output},
+    refuse_overwrite({"the predictions": args.output},
                       {"the model": args.model, "the test data": args.test})
     if args.output is not None:
-        _check_writable(args.output, "the predictions")
-    _check_regular(args.model, "the model")
+        check_writable(args.output, "the predictions")
+    check_regular(args.model, "the model")
     model = structsvm.load(args.model)
     fm = model.feature_map_
     task = {"multiclass": "multiclass", "chain": "sequence", "ranking": "ranking"}.get(
@@ -259,7 +182,7 @@ def _classify(args):
             summary = f"accuracy {100 * np.mean([a == b for a, b in zip(Y, pred)]):.2f}%"
     elapsed = time.perf_counter() - t0
     if args.output:
-        _write_predictions(args.output, lines)
+        write_predictions(args.output, lines)
     else:
         print("\n".join(lines))
     print(f"{summary} on {len(X)} examples ({elapsed:.2f} s)", file=sys.stderr)

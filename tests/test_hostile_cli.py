@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from structsvm import cli
+from structsvm import _cli_files
 from structsvm.cli import main
 
 
@@ -65,7 +65,7 @@ def test_predictions_replace_a_symlink_and_never_follow_it(tmp_path):
     victim.write_text("keep me\n")
     link = tmp_path / "pred.txt"
     os.symlink(victim, link)
-    cli._write_predictions(str(link), ["1", "2"])
+    _cli_files.write_predictions(str(link), ["1", "2"])
     assert not link.is_symlink() and link.read_text() == "1\n2\n"
     assert victim.read_text() == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.txt", "pred.txt"]
@@ -78,9 +78,9 @@ def test_predictions_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
     def fail(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli.os, "replace", fail)
+    monkeypatch.setattr(_cli_files.os, "replace", fail)
     with pytest.raises(OSError, match=f"cannot write the predictions to {out}: No space"):
-        cli._write_predictions(str(out), ["1"])
+        _cli_files.write_predictions(str(out), ["1"])
     assert out.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pred.txt"]  # no temp file
 
