@@ -59,6 +59,8 @@ def measured():
     """``measured(code)``: run ``code`` (which sets ``out``) in a child process forked
     from one that has done the imports; return ``(out, growth of the peak resident
     size in bytes, seconds)``. One interpreter serves every test of the module."""
+    if not hasattr(os, "fork"):
+        pytest.skip("measuring a run needs os.fork")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-c", _SERVER], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True, env=env)
