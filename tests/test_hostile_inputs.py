@@ -283,7 +283,9 @@ def test_parse_trees_are_read_as_strict_utf8(tmp_path):
 @pytest.mark.parametrize("text, match", [
     ("(S x (NN y))", r"line 1: a bracket after the word 'x' of \(S ...\)"),
     ("( (S (NN y)) )\n\nstray (S (NN y))", r"line 3: 'stray' is outside the brackets"),
-    ("(S (NN y))\n(S (NN a b))", r"line 2: 'b' is outside a \(TAG word\) pair"),
+    ("(S (NN y))\n(S (NN a b))", r"line 2: 'b' after the word 'a' of \(NN ...\); a "
+                                 r"\(TAG word\) pair holds one word"),
+    ("(S (NP (NN a))\n b)", r"line 2: 'b' is outside a \(TAG word\) pair"),
     ("(S (NN y) ())", r"line 1: empty bracketing"),
     ("\n(S (NN y)))", r"line 2: unbalanced '\)'"),
 ])

@@ -81,6 +81,10 @@ def _scan(text, source):
             top = stack[-1]
             if top[0] is None and top[1] == 0:
                 top[0] = tok  # the label: (NP ...
+            elif top[2] is not None:
+                raise ValueError(f"{where(pos)}: {quote(tok)} after the word "
+                                 f"{quote(top[2])} of ({top[0]} ...); a (TAG word) pair "
+                                 "holds one word")
             elif top[1] > 0:
                 raise ValueError(f"{where(pos)}: {quote(tok)} is outside a (TAG word) "
                                  f"pair (a word among the constituents of ({top[0]} ...))")
