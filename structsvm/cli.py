@@ -9,6 +9,11 @@ File formats are those of Joachims' tools, so their users bring their data as is
 C is structsvm's (objective ½‖w‖² + C Σ_i ξ_i); svm_struct's ``-c`` equals n × C,
 so ``--svmstruct-c`` converts one into the other for you.
 
+An output that is the same file as an input (the model and the training data, the
+predictions and the test data or the model, ...) is refused before anything is read;
+predictions are written to a temporary file and renamed into place. Only regular files
+are read as data.
+
 ``structsvm data list|verify|fetch`` manages the corpora of ``corpora/manifest.json``:
 where each is found, whether its files match their SHA-256 sums, and a verified copy
 into the corpora folder (``$STRUCTSVM_CORPORA`` or the checkout's ``corpora/``).
@@ -30,6 +35,8 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+
+from ._cli_files import check_regular, check_writable, refuse_overwrite, write_predictions
 
 __all__ = ["main"]
 
@@ -74,12 +81,21 @@ def _fit_width(X, width, what):
 def _learn(args):
     import structsvm
     from .features import MulticlassFeatures, RankingFeatures, SequenceFeatures
-    from .io import check_writable
     from .learners import LEARNERS
+    from .limits import MemoryLimitError
 
-    for path in (args.model, args.checkpoint):
-        if path is not None:
-            check_writable(path)  # fail now, not after hours of training
+    # the checkpoint may be the file resumed from (it is then written over as training
+    # goes on); no other output may be an input or another output
+    refuse_overwrite({"the model": args.model},
+                      {"the training data": args.train, "the checkpoint": args.checkpoint,
+                       "the checkpoint to resume": args.resume})
+    refuse_overwrite({"the checkpoint": args.checkpoint},
+                      {"the training data": args.train})
+    if args.resume is not None:
+        check_regular(args.resume, "the checkpoint to resume")
+    check_writable(args.model, "the model")  # fail now, not after hours of training
+    if args.checkpoint is not None:
+        check_writable(args.checkpoint, "the checkpoint")
     X, Y, _ = _read(args.task, args.train)
     fm = {"multiclass": MulticlassFeatures, "sequence": SequenceFeatures,
           "ranking": RankingFeatures}[args.task]()
@@ -98,11 +114,14 @@ def _learn(args):
         logging.basicConfig(format="[structsvm] %(message)s", stream=sys.stderr)
         logging.getLogger("structsvm").setLevel(logging.INFO)
     t0 = time.perf_counter()
-    model = structsvm.StructuredSVM(
-        feature_map=fm, C=C, tol=args.tol, max_iter=args.max_iter, learner=learner,
-        n_jobs=args.n_jobs, verbose=args.verbose).fit(
-            X, Y, checkpoint=args.checkpoint, resume=args.resume,
-            checkpoint_every=args.checkpoint_every)
+    try:
+        model = structsvm.StructuredSVM(
+            feature_map=fm, C=C, tol=args.tol, max_iter=args.max_iter, learner=learner,
+            n_jobs=args.n_jobs, verbose=args.verbose).fit(
+                X, Y, checkpoint=args.checkpoint, resume=args.resume,
+                checkpoint_every=args.checkpoint_every)
+    except MemoryLimitError as exc:
+        raise MemoryLimitError(f"{args.train}: {exc}") from None
     model.save(args.model)
     gap = f", duality gap {model.duality_gap_:.3g}" if np.isfinite(model.duality_gap_) \
         else ""
@@ -122,6 +141,11 @@ def _classify(args):
     import structsvm
     from . import metrics
 
+    refuse_overwrite({"the predictions": args.output},
+                      {"the model": args.model, "the test data": args.test})
+    if args.output is not None:
+        check_writable(args.output, "the predictions")
+    check_regular(args.model, "the model")
     model = structsvm.load(args.model)
     fm = model.feature_map_
     task = {"multiclass": "multiclass", "chain": "sequence", "ranking": "ranking"}.get(
@@ -134,10 +158,6 @@ def _classify(args):
     if len(X) == 0:
         print(f"error: {args.test} holds no examples", file=sys.stderr)
         return 2
-    if args.output is not None:
-        from .io import check_writable
-
-        check_writable(args.output)
     width = fm.n_features_ if task == "ranking" else fm.n_input_features_ - (
         1 if task == "multiclass" and fm.bias > 0 else 0)
     X, cut = _fit_width(X, width, "test")
@@ -162,8 +182,7 @@ def _classify(args):
             summary = f"accuracy {100 * np.mean([a == b for a, b in zip(Y, pred)]):.2f}%"
     elapsed = time.perf_counter() - t0
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write("\n".join(lines) + "\n")
+        write_predictions(args.output, lines)
     else:
         print("\n".join(lines))
     print(f"{summary} on {len(X)} examples ({elapsed:.2f} s)", file=sys.stderr)
@@ -329,6 +348,11 @@ def main(argv=None):
         return run(args)
     except (ValueError, TypeError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("error: out of memory; the input asks for more memory than this machine "
+              "has (STRUCTSVM_MAX_MEMORY sets the largest array structsvm allocates)",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from itertools import repeat
 from operator import ge
 
-__all__ = ["MAX_FEATURE_NUMBER", "MAX_ID", "read_lines", "parse_pairs", "parse_id",
-           "parse_number"]
+__all__ = ["MAX_FEATURE_NUMBER", "MAX_ID", "MAX_QUOTED", "read_lines", "parse_pairs",
+           "parse_id", "parse_number", "open_data", "quote"]
 
 #: Largest feature number the svm_light / svm_rank / svm_hmm readers accept (feature
 #: numbers index weight columns; a larger number is almost always a damaged file,
@@ -21,6 +22,67 @@ __all__ = ["MAX_FEATURE_NUMBER", "MAX_ID", "read_lines", "parse_pairs", "parse_i
 MAX_FEATURE_NUMBER = 10_000_000
 #: Largest tag or qid (64-bit signed integers).
 MAX_ID = 2 ** 63 - 1
+#: Characters of a malformed line (or token) an error message quotes; longer text is
+#: cut and the message says how long it was.
+MAX_QUOTED = 80
+
+
+def quote(text, n=MAX_QUOTED):
+    """``repr`` of ``text`` cut to ``n`` characters, saying how long it was if cut."""
+    text = str(text)
+    if len(text) <= n:
+        return repr(text)
+    return f"{text[:n]!r}... ({len(text)} characters)"
+
+
+def open_data(path):
+    """Open a data file for reading (binary), refusing anything but a regular file.
+
+    The file is opened without blocking and checked with ``fstat`` before a byte is
+    read, so a FIFO, a device or a folder given as data is an error, never a hang.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    file object
+        Opened in binary mode (``"rb"``).
+
+    Raises
+    ------
+    ValueError
+        "<file>: not a regular file (a FIFO)" for FIFOs, devices, sockets, folders.
+    FileNotFoundError, PermissionError
+        As ``open`` raises them.
+    """
+    name = os.fspath(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(name, flags)
+    except IsADirectoryError:
+        raise ValueError(f"{name}: not a regular file (a folder)") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"{name}: not a regular file ({_kind(mode)}); data is read "
+                             "only from regular files")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _kind(mode):
+    for test, what in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return what
+    return "not a plain file"
 
 
 def source_name(source):
@@ -44,7 +106,7 @@ def read_lines(source, encoding="utf-8"):
     """
     name = source_name(source)
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:
+        with open_data(source) as fh:
             yield from _decoded(fh, name, encoding)
     else:
         yield from _decoded(source, name, encoding)
@@ -151,5 +213,4 @@ def _fast_pairs(tokens, limit):
 
 
 def _short(text, n=40):
-    text = str(text)
-    return repr(text if len(text) <= n else text[:n] + "...")
+    return quote(text, n)

@@ -10,11 +10,11 @@ are bags of sentences: order inside a document carries no meaning.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from ._lines import quote, read_lines, source_name
 from ._paths import find_data
 
 __all__ = ["Conll2002Data", "load_conll2002", "read_conll2002",
@@ -66,7 +66,9 @@ def read_conll2002(source):
     Raises
     ------
     ValueError
-        For a token line without exactly three columns (names file and line).
+        Naming the file and the line: a token line without exactly three columns
+        (quoted up to 80 characters), bytes that are not UTF-8, a path that is not a
+        regular file.
 
     Examples
     --------
@@ -77,10 +79,7 @@ def read_conll2002(source):
     >>> data.X[0], data.Y[0], data.doc.tolist()
     ([('Jan', 'N'), ('loopt', 'V')], ['B-PER', 'O'], [0, 0, 1])
     """
-    if isinstance(source, (str, Path)):
-        name, fh = str(source), open(source, encoding="utf-8")
-    else:
-        name, fh = getattr(source, "name", "<stream>"), source
+    name = source_name(source)
     X, Y, doc = [], [], []
     cur_x, cur_y, cur_doc = [], [], 0
 
@@ -92,26 +91,22 @@ def read_conll2002(source):
             cur_x.clear()
             cur_y.clear()
 
-    try:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split()
-            if not parts:
-                close()
-                continue
-            if parts[0] == _DOCSTART:
-                close()
-                if doc and doc[-1] == cur_doc:  # the previous article had sentences
-                    cur_doc += 1
-                continue
-            if len(parts) != 3:
-                raise ValueError(f"{name}, line {lineno}: expected 3 columns (word POS "
-                                 f"tag), got {len(parts)}: {line.rstrip()!r}")
-            cur_x.append((parts[0], parts[1]))
-            cur_y.append(parts[2])
-        close()
-    finally:
-        if fh is not source:
-            fh.close()
+    for lineno, line in read_lines(source):
+        parts = line.split()
+        if not parts:
+            close()
+            continue
+        if parts[0] == _DOCSTART:
+            close()
+            if doc and doc[-1] == cur_doc:  # the previous article had sentences
+                cur_doc += 1
+            continue
+        if len(parts) != 3:
+            raise ValueError(f"{name}, line {lineno}: expected 3 columns (word POS "
+                             f"tag), got {len(parts)}: {quote(line.rstrip())}")
+        cur_x.append((parts[0], parts[1]))
+        cur_y.append(parts[2])
+    close()
     return Conll2002Data(X, Y, np.asarray(doc, dtype=np.intp))
 
 

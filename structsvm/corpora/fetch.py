@@ -17,38 +17,67 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from ._lines import open_data
 from ._paths import DataNotFoundError, corpora_dir
-from .manifest import ChecksumError, _check_files, corpus_info, locate_corpus
+from .manifest import (ChecksumError, _check_files, corpus_info, file_sha256,
+                       locate_corpus)
 
 __all__ = ["fetch_corpus"]
 
 
 def _copy_verified(info, src, dest_parent):
     """Copy the manifest's files from ``src`` into a new temporary folder in
-    ``dest_parent``, checking each; return the folder or raise ChecksumError."""
+    ``dest_parent``, checking each; return the folder or raise ChecksumError.
+
+    A file's size is compared with the manifest's before a byte is copied, and the
+    copy stops at that size, so a wrong file costs no more than its expected size.
+    """
     tmp = Path(tempfile.mkdtemp(prefix=f".{info.name}.partial-", dir=dest_parent))
     try:
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes it private (0700)
         problems = []
         for rel, (size, digest) in info.files.items():
-            s, d = src / PurePosixPath(rel), tmp / PurePosixPath(rel)
-            if not s.is_file():
-                problems.append((rel, "missing"))
-                continue
-            d.parent.mkdir(parents=True, exist_ok=True)
-            h = hashlib.sha256()
-            with open(s, "rb") as fi, open(d, "wb") as fo:
-                for block in iter(lambda: fi.read(1 << 20), b""):
-                    h.update(block)
-                    fo.write(block)
-            if d.stat().st_size != size or h.hexdigest() != digest:
-                problems.append((rel, "sha256 differs"))
+            what = _copy_one(src / PurePosixPath(rel), tmp / PurePosixPath(rel), size,
+                             digest)
+            if what is not None:
+                problems.append((rel, what))
         if problems:
             raise ChecksumError(_problem_text(info.name, src, problems))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return tmp
+
+
+def _copy_one(s, d, size, digest):
+    """Copy ``s`` to the new file ``d`` if it has ``size`` bytes hashing to
+    ``digest``; None when it does, else what is wrong (``d`` is then not kept)."""
+    try:
+        fi = open_data(s)
+    except FileNotFoundError:
+        return "missing"
+    except ValueError as exc:  # a FIFO, a device, a folder
+        return str(exc).rpartition(": ")[2]
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    with fi:
+        actual = os.fstat(fi.fileno()).st_size
+        if actual != size:
+            return f"size {actual}, expected {size}"
+        d.parent.mkdir(parents=True, exist_ok=True)
+        h, left = hashlib.sha256(), size
+        with open(d, "xb") as fo:
+            while left > 0:
+                block = fi.read(min(left, 1 << 20))
+                if not block:
+                    break
+                h.update(block)
+                fo.write(block)
+                left -= len(block)
+    if left != 0 or h.hexdigest() != digest:
+        d.unlink()
+        return "sha256 differs"
+    return None
 
 
 def _umask():
@@ -98,12 +127,7 @@ def _nltk_download(info, workdir):
     folder = workdir / info.nltk_subdir
     archive = folder.with_name(folder.name + ".zip")
     if ok and not folder.is_dir() and archive.is_file():
-        with zipfile.ZipFile(archive) as zf:
-            base = workdir.resolve()
-            for member in zf.namelist():
-                if not (folder.parent / member).resolve().is_relative_to(base):
-                    raise ChecksumError(f"{archive}: unsafe member {member!r}")
-            zf.extractall(folder.parent)
+        _extract_verified(info, archive, folder)
     if not ok or not folder.is_dir():
         detail = " ".join(log.getvalue().split())
         detail = detail if len(detail) <= 200 else detail[:197] + "..."
@@ -112,6 +136,62 @@ def _nltk_download(info, workdir):
             f"no network? ({detail or 'no details'}). Copy it from a folder that has it "
             f"instead: structsvm data fetch {info.name} --from /path/to/data")
     return folder
+
+
+def _extract_verified(info, archive, folder):
+    """Unpack the corpus files of NLTK's zip into ``folder``, checking first.
+
+    When the manifest lists the archive, its size and SHA-256 are checked before it is
+    opened. Every file of the manifest must be a member ``<folder name>/<file>``
+    declaring the manifest's size, or nothing is unpacked; only those members are
+    unpacked, never past that size, and then verified like any copy.
+    """
+    expected = info.archive or {}
+    if expected:
+        actual = archive.stat().st_size
+        if actual != int(expected["bytes"]) or file_sha256(archive) != expected["sha256"]:
+            raise ChecksumError(f"{archive.name}: the downloaded archive does not match "
+                                f"the manifest (size {actual}, expected "
+                                f"{expected['bytes']}, or its sha256 differs); nothing "
+                                "was unpacked")
+    try:
+        with zipfile.ZipFile(archive) as zf:
+            members = {m.filename: m for m in zf.infolist()}
+            problems = []
+            for rel, (size, _) in info.files.items():
+                m = members.get(f"{folder.name}/{rel}")
+                if m is None or m.is_dir():
+                    problems.append((rel, "not in the archive"))
+                elif m.file_size != size:
+                    problems.append((rel, f"size {m.file_size} in the archive, expected "
+                                          f"{size}"))
+            if problems:
+                raise ChecksumError(_problem_text(info.name, archive.name, problems) +
+                                    "; nothing was unpacked")
+            for rel, (size, _) in info.files.items():
+                m = members[f"{folder.name}/{rel}"]
+                out = folder / PurePosixPath(rel)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(m) as fi, open(out, "xb") as fo:
+                    shutil.copyfileobj(_Capped(fi, size), fo)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError,
+            RuntimeError) as exc:  # also a bad CRC or an encrypted member
+        raise ChecksumError(f"{archive.name}: not a readable zip archive "
+                            f"({type(exc).__name__}: {str(exc)[:80]}); nothing was "
+                            "installed") from None
+
+
+class _Capped:
+    """A reader that returns at most ``left`` bytes of ``fh``."""
+
+    def __init__(self, fh, left):
+        self.fh, self.left = fh, left
+
+    def read(self, n=-1):
+        n = self.left if n is None or n < 0 else min(n, self.left)
+        block = self.fh.read(n) if n else b""
+        self.left -= len(block)
+        return block
 
 
 def fetch_corpus(name, *, source=None, dest=None, force=False):

@@ -123,7 +123,10 @@ def load_manifest(path=None):
     FileNotFoundError
         When no manifest file exists.
     ValueError
-        When the file is not a manifest of the expected version.
+        When the file is not a manifest of the expected version, or an entry is
+        malformed: a file path (or the corpus's ``path``, NLTK folder or archive path)
+        that is absolute, has a drive, a backslash or a ``..`` component; a corpus
+        name that is not a plain folder name; a size or SHA-256 of the wrong form.
 
     Examples
     --------
@@ -146,14 +149,51 @@ def load_manifest(path=None):
         raise ValueError(f"{path}: expected a version-1 corpus manifest")
     out = {}
     for name, c in raw["corpora"].items():
-        nltk = c.get("nltk") or {}
-        out[name] = CorpusInfo(
-            name=name, description=c["description"], size=c["size"], source=c["source"],
-            terms=c["terms"], loader=c.get("loader", ""), path=c["path"],
-            nltk_subdir=nltk.get("subdir"), nltk_package=nltk.get("package"),
-            files={rel: (int(f["bytes"]), f["sha256"]) for rel, f in c["files"].items()},
-            archive=c.get("archive"))
+        try:
+            out[name] = _corpus_entry(name, c, path)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)
+            raise ValueError(f"{path}: corpus {name[:40]!r}: {detail}") from None
     return out
+
+
+def _safe_relative(rel, what, single=False):
+    """``rel`` if it is a relative POSIX path that stays inside its folder: no
+    absolute path, drive, backslash, ``..``, ``.`` or empty component (``single``:
+    one component only)."""
+    if not isinstance(rel, str) or not rel:
+        raise ValueError(f"{what} must be a non-empty string")
+    parts = rel.split("/")
+    if ("\\" in rel or "\0" in rel or ":" in parts[0]
+            or any(p in ("", ".", "..") for p in parts)):
+        raise ValueError(f"{what} {rel[:80]!r} is not a relative path inside the corpus "
+                         "folder (no leading '/', drive, backslash, '.' or '..')")
+    if single and len(parts) > 1:
+        raise ValueError(f"{what} {rel[:80]!r} is not a plain folder name")
+    return rel
+
+
+def _corpus_entry(name, c, manifest):
+    _safe_relative(name, "the corpus name", single=True)
+    nltk = c.get("nltk") or {}
+    for rel, what in ((c["path"], "path"), (nltk.get("subdir"), "nltk subdir"),
+                      ((c.get("archive") or {}).get("path"), "archive path")):
+        if rel is not None:
+            _safe_relative(rel, what)
+    files = {}
+    for rel, f in c["files"].items():
+        _safe_relative(rel, "file")
+        size, digest = int(f["bytes"]), str(f["sha256"])
+        if size < 0 or len(digest) != 64 or not all(ch in "0123456789abcdef"
+                                                     for ch in digest):
+            raise ValueError(f"file {rel[:80]!r}: expected bytes >= 0 and a 64-digit "
+                             "lowercase hex sha256")
+        files[rel] = (size, digest)
+    return CorpusInfo(
+        name=name, description=c["description"], size=c["size"], source=c["source"],
+        terms=c["terms"], loader=c.get("loader", ""), path=c["path"],
+        nltk_subdir=nltk.get("subdir"), nltk_package=nltk.get("package"), files=files,
+        archive=c.get("archive"))
 
 
 def corpus_names():

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
+from ..limits import check_array_size
 from ._lines import (MAX_FEATURE_NUMBER, parse_id, parse_number, parse_pairs, read_lines,
                      source_name)
 
@@ -128,8 +129,14 @@ def read_svm_rank(path, *, n_features=None, dense=False):
     ValueError
         Naming the file and the line, for a line without ``qid:`` or any malformed
         input (see :func:`read_svm_light`).
+    structsvm.limits.MemoryLimitError
+        With ``dense=True``, when the documents' dense rows together exceed the memory
+        budget (:func:`structsvm.limits.memory_limit`).
     """
     X, y, qid = read_svm_light(path, n_features=n_features, need_qid=True)
+    if dense:  # the dense blocks together hold every document's row
+        check_array_size(X.shape, 8, f"dense features ({X.shape[0]} documents x "
+                         f"{X.shape[1]} features)", source=source_name(path))
     if qid is None:
         qid = np.zeros(0, dtype=np.int64)
     uniq, first = np.unique(qid, return_index=True)

@@ -9,77 +9,118 @@ tagged ``-NONE-`` included unless ``remove_traces``).
 """
 from __future__ import annotations
 
-import bisect
 import re
 from pathlib import Path
 
+from ._lines import open_data, quote
 from ._paths import fetch_command, find_data
 
-__all__ = ["treebank_tagged_sents", "load_treebank", "TREEBANK_HINT"]
+__all__ = ["treebank_tagged_sents", "load_treebank", "TREEBANK_HINT", "MAX_TREE_DEPTH"]
 
 TREEBANK_HINT = ("The NLTK treebank sample (package 'treebank') is not installed. Get it "
                  f"with: {fetch_command('treebank', 'treebank')}.")
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
 
+#: Deepest bracket nesting the treebank readers accept. Penn Treebank trees are
+#: less than 40 levels deep; a deeper nesting is a damaged file, refused before
+#: memory grows with it.
+MAX_TREE_DEPTH = 200
+
+
+def _scan(text, source):
+    """Check the bracketing of one .mrg file and yield, per top-level tree,
+    ``(start, end, tagged)``: its span in ``text`` and its ``(word, tag)`` pairs.
+
+    Every word must be the only child of a ``(TAG word)`` pre-terminal; the text is
+    tokenised lazily and the nesting bounded by :data:`MAX_TREE_DEPTH`, so memory
+    stays in proportion to one tree, whatever the file holds.
+    """
+    line, seen = 1, 0
+    stack = []  # per open bracket: [label, n_children, word, start]
+    cur, tree_line = [], 1
+
+    def where(pos):
+        nonlocal line, seen
+        line += text.count("\n", seen, pos)
+        seen = pos
+        return f"{source}, line {line}"
+
+    for m in _TOKEN.finditer(text):
+        tok, pos = m.group(), m.start()
+        if tok == "(":
+            if stack:
+                top = stack[-1]
+                if top[2] is not None:
+                    raise ValueError(f"{where(pos)}: a bracket after the word "
+                                     f"{quote(top[2])} of ({top[0]} ...); a word must be "
+                                     "the only child of a (TAG word) pair")
+                top[1] += 1
+            if len(stack) >= MAX_TREE_DEPTH:
+                raise ValueError(f"{where(pos)}: brackets nested deeper than "
+                                 f"MAX_TREE_DEPTH = {MAX_TREE_DEPTH}")
+            if not stack:
+                where(pos)
+                tree_line = line
+            stack.append([None, 0, None, pos])
+        elif tok == ")":
+            if not stack:
+                raise ValueError(f"{where(pos)}: unbalanced ')' in the bracketing")
+            label, n_children, word, begin = stack.pop()
+            if word is not None:
+                cur.append((word, label))
+            elif n_children == 0:
+                raise ValueError(f"{where(pos)}: empty bracketing "
+                                 f"{quote('(' + (label or '') + ')')}")
+            if not stack:
+                yield begin, pos + 1, cur
+                cur = []
+        else:
+            if not stack:
+                raise ValueError(f"{where(pos)}: {quote(tok)} is outside the brackets")
+            top = stack[-1]
+            if top[0] is None and top[1] == 0:
+                top[0] = tok  # the label: (NP ...
+            elif top[2] is not None:
+                raise ValueError(f"{where(pos)}: {quote(tok)} after the word "
+                                 f"{quote(top[2])} of ({top[0]} ...); a (TAG word) pair "
+                                 "holds one word")
+            elif top[1] > 0:
+                raise ValueError(f"{where(pos)}: {quote(tok)} is outside a (TAG word) "
+                                 f"pair (a word among the constituents of ({top[0]} ...))")
+            else:
+                top[1], top[2] = 1, tok
+    if stack:
+        raise ValueError(f"{source}, line {tree_line}: unbalanced brackets at end of file "
+                         f"(the tree that starts on line {tree_line} is not closed)")
+
 
 def _parse_mrg(text, source):
     """Tagged sentences of one .mrg file (list of lists of (word, tag)).
 
-    Raises ``ValueError`` naming ``source`` and the line for unbalanced brackets and
-    for words outside a ``(TAG word)`` pair.
+    Raises ``ValueError`` naming ``source`` and the line for unbalanced brackets, for
+    words outside a ``(TAG word)`` pair and text outside the brackets, and for
+    nesting deeper than :data:`MAX_TREE_DEPTH`.
     """
-    spans = [(m.group(), m.start()) for m in _TOKEN.finditer(text)]
-    toks = [t for t, _ in spans]
-    newlines = [k for k, c in enumerate(text) if c == "\n"] if "\n" in text else []
-
-    def line_of(i):
-        return bisect.bisect_right(newlines, spans[i][1]) + 1
-
-    sents, cur, depth, i, n = [], [], 0, 0, len(toks)
-    while i < n:
-        tok = toks[i]
-        if tok == "(":
-            if (i + 3 < n and toks[i + 3] == ")" and toks[i + 1] not in "()"
-                    and toks[i + 2] not in "()"):
-                cur.append((toks[i + 2], toks[i + 1]))
-                i += 4
-                if depth == 0:  # a bare (TAG word) at top level is a sentence too
-                    sents.append(cur)
-                    cur = []
-                continue
-            depth += 1
-            if i + 1 < n and toks[i + 1] not in "()":
-                i += 1  # the label of a phrase: (NP ...
-        elif tok == ")":
-            depth -= 1
-            if depth < 0:
-                raise ValueError(f"{source}, line {line_of(i)}: unbalanced ')' in the "
-                                 "bracketing")
-            if depth == 0:
-                if cur:
-                    sents.append(cur)
-                cur = []
-        else:
-            raise ValueError(f"{source}, line {line_of(i)}: {tok[:40]!r} is outside a "
-                             "(TAG word) pair")
-        i += 1
-    if depth != 0:
-        where = f"line {line_of(n - 1)}" if n else "line 1"
-        raise ValueError(f"{source}, {where}: unbalanced brackets at end of file")
-    return sents
+    return [tagged for _, _, tagged in _scan(text, source) if tagged]
 
 
-def _read_mrg(path):
-    """Tagged sentences of one .mrg file; bytes that are not UTF-8 name their line."""
-    raw = Path(path).read_bytes()
+def _read_text(path):
+    """The text of one .mrg file, decoded strictly as UTF-8 (bytes that are not name
+    their line); only a regular file is read."""
+    with open_data(path) as fh:
+        raw = fh.read()
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise ValueError(f"{path}, line {line}: byte 0x{raw[exc.start]:02x} is not UTF-8 "
                          "text") from None
-    return _parse_mrg(text, path)
+
+
+def _read_mrg(path):
+    """Tagged sentences of one .mrg file; every error names the file and the line."""
+    return _parse_mrg(_read_text(path), path)
 
 
 def treebank_tagged_sents(path=None, *, remove_traces=False):
@@ -156,25 +197,6 @@ def load_treebank(path=None, *, n_train=3000, remove_traces=False):
 __all__ += ["treebank_parsed_sents", "load_treebank_trees", "TreebankTrees"]
 
 
-def _bracketings(text, source):
-    """The top-level bracketed strings of one .mrg file."""
-    out, depth, begin = [], 0, None
-    for pos, ch in enumerate(text):
-        if ch == "(":
-            if depth == 0:
-                begin = pos
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth < 0:
-                raise ValueError(f"{source}: unbalanced ')' in the bracketing")
-            if depth == 0:
-                out.append(text[begin:pos + 1])
-    if depth != 0:
-        raise ValueError(f"{source}: unbalanced brackets at end of file")
-    return out
-
-
 def treebank_parsed_sents(path=None, *, clean=True):
     """All parse trees of the treebank sample (3,914 in NLTK's 5% sample), in file order.
 
@@ -210,8 +232,9 @@ def treebank_parsed_sents(path=None, *, clean=True):
                                 + TREEBANK_HINT)
     trees = []
     for f in files:
-        for s in _bracketings(f.read_text(encoding="ascii", errors="replace"), f.name):
-            t = Tree.fromstring(s)
+        text = _read_text(f)
+        for begin, end, _ in _scan(text, f):
+            t = Tree.fromstring(text[begin:end])
             if t.label() == "" and len(t) == 1 and isinstance(t[0], Tree):
                 t = t[0]
             if clean:

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..limits import check_weights
 from ..losses import spans as _spans  # noqa: F401  (registers loss "spans")
 from ..outputs import EncodedTree
 from ..protocols import as_sequence
@@ -149,6 +150,7 @@ class GrammarFeatures(FeatureNamesMixin, BaseEstimator):
         self.grammar_ = Grammar(len(self.symbols_), leaf, phrase, sorted(rule_set), root_ok)
         self._values = TokenValues.fit(words, tags, self.min_count)
         self._layout()
+        check_weights(self.n_features_, "grammar features")
         return self
 
     def _layout(self):

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..limits import check_weights
 from ..protocols import as_sequence
 from ._graph_encoding import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
                               parse_graph)
@@ -183,6 +184,8 @@ class GraphFeatures(FeatureNamesMixin, BaseEstimator):
                                              dtype=np.int64)
         self._set_layout(widths.pop() + (1 if self.bias > 0 else 0),
                          [feat[t] for t in self.edge_types_])
+        check_weights(self.n_features_, f"{self.n_input_features_} features x "
+                      f"{len(self.classes_)} labels, and edge weights")
         return self
 
     def _set_layout(self, n_input, has_features):

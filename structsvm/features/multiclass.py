@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..limits import check_weights
 from ..protocols import as_sequence
 from . import _multiclass_jit as jit
 from ._names import FeatureNamesMixin, input_feature_names
@@ -177,6 +178,8 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
         self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
         n_attr = len(self.classes_) if self.lambda_ is None else self.lambda_.shape[1]
         self.n_features_ = int(self.n_input_features_ * n_attr)
+        check_weights(self.n_features_,
+                      f"{self.n_input_features_} features x {n_attr} classes")
         self._index = label_index(self.classes_)
         return self
 

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..limits import check_weights
 from ..protocols import as_sequence
 from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
                      difference_entries, fused_chain_oracle)
@@ -213,6 +214,7 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
             self.n_input_features_ = fz.n_columns
         K = len(self.tags_)
         self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
+        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
         return Xe
 
     @property

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..limits import check_weights
 from ..losses import tree as _tree_losses  # noqa: F401  (registers loss "tree_distance")
 from ..protocols import as_sequence
 from ._names import FeatureNamesMixin, input_feature_names
@@ -160,6 +161,8 @@ class TaxonomyFeatures(FeatureNamesMixin, BaseEstimator):
             self._label_path(Y[0], 0)[0] == self.tree_.root)
         self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
         self.n_features_ = int(self.n_input_features_ * self.tree_.n_nodes)
+        check_weights(self.n_features_,
+                      f"{self.n_input_features_} features x {self.tree_.n_nodes} nodes")
         self.encode_outputs(Y)  # every training label must be a leaf of the tree
         return self
 
