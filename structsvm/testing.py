@@ -66,63 +66,75 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
     """
     X, Y = as_sequence(X, "X"), as_sequence(Y, "Y")
     assert len(X) == len(Y) and len(X) > 0, "X and Y must be non-empty, of equal length"
+    _check_params(structure)
     view = _view(structure, X, Y)
     d = _check_joint_feature(view, X, Y)
     rng = np.random.default_rng(random_state)
-    for _ in range(n_weights):
-        w = rng.normal(size=d)
+    weights = [rng.normal(size=d) for _ in range(n_weights)]
+    # the argmax of x under every w tried: candidates under the other w's
+    best = [[view.argmax(x, w) for w in weights] for x in X]
+    for w in weights:
         for i, (x, y) in enumerate(zip(X, Y)):
-            cands = _candidates(view, X, Y, i, w)
+            cands, y = _candidates(view, X, Y, i, w) + best[i], view.encode(x, y)
             _check_argmax(view, x, w, cands, i)
             _check_loss(view, x, y, cands, i)
             if view.laa is not None:
                 _check_laa(view, x, y, w, cands, i)
-    _check_params(structure)
     if save:
         _check_save(structure, X, Y)
 
 
 # --------------------------------------------------------------------------- views
 class _View:
-    """What the checks call: phi(x, y), argmax(x, w), loss(x, y, y'), laa (or None),
-    outputs (or None)."""
+    """What the checks call, on outputs as the structure sees them (a built-in
+    map's encoded outputs): phi(x, y), argmax(x, w), loss(y, y'), laa (or None),
+    outputs (or None), and encode(x, y) of a training output."""
 
-    def __init__(self, phi, argmax, loss, laa, outputs):
+    def __init__(self, phi, argmax, loss, laa, outputs, encode=None,
+                 truth_is_output=True):
         self.phi, self.argmax, self.loss, self.laa, self.outputs = \
             phi, argmax, loss, laa, outputs
+        self.encode = encode if encode is not None else (lambda x, y: y)
+        # whether training outputs are predictions too (a built-in map's encoded
+        # truths need not be: a ranking's preferences vs the predicted orderings)
+        self.truth_is_output = truth_is_output
 
 
 def _view(structure, X, Y):
     user = as_structure(structure)
     if user is not None:
-        own = StructureLoss(user)
         laa = user.loss_augmented_argmax if user.provides("loss_augmented_argmax") \
             else None
         outs = user.outputs if user.provides("outputs") else None
-        return _View(user.joint_feature, user.argmax,
-                     lambda x, a, b: own(a, b), laa, outs)
+        return _View(user.joint_feature, user.argmax, StructureLoss(user), laa, outs)
     fm = clone(structure).fit(X, Y)
     decoder = get_decoder(type(fm).default_decoder)
     loss = get_loss(type(fm).default_loss)
+    for x, y in zip(X, Y):  # the public, raw-data method has the map's length
+        n = _as_vector(fm.joint_feature(x, y), "joint_feature(x, y)").size
+        assert n == fm.n_features_, f"joint_feature: {n} features, the map has " \
+                                    f"{fm.n_features_}"
 
-    def enc(x, y):
-        return fm.encode_outputs([y], [x])[0]
+    def phi(x, ye):
+        return fm.joint_features(fm.encode_inputs([x]), [ye]).toarray().ravel()
 
     def argmax(x, w):
-        return fm.decode_outputs(decoder(fm.potentials(x, w)))[0]
+        return decoder(fm.potentials(x, w))[0]
 
-    def laa(x, y, w):
-        batch = fm.potentials(x, w).augment([enc(x, y)], loss)
-        return fm.decode_outputs(decoder(batch))[0]
+    def laa(x, ye, w):
+        return decoder(fm.potentials(x, w).augment([ye], loss))[0]
 
     def outputs(x):
         batch = fm.potentials(x, np.zeros(fm.n_features_))
         if not type(batch).enumerable or batch.output_space_sizes()[0] > 2000:
             return None
-        return fm.decode_outputs(list(batch[0].enumerate()))
+        return list(batch[0].enumerate())
 
-    return _View(fm.joint_feature, argmax, lambda x, a, b: loss(enc(x, a), enc(x, b)),
-                 laa if type(loss).decomposable else None, outputs)
+    def encode(x, y):
+        return fm.encode_outputs([y], [x])[0]
+
+    return _View(phi, argmax, loss, laa if type(loss).decomposable else None, outputs,
+                 encode=encode, truth_is_output=False)
 
 
 # --------------------------------------------------------------------------- checks
@@ -142,7 +154,8 @@ def _as_vector(phi, what):
 def _check_joint_feature(view, X, Y):
     d = None
     for i, (x, y) in enumerate(zip(X, Y)):
-        pairs = [(y, "y")] + [(o, "an output of outputs(x)") for o in _outputs(view, x)]
+        pairs = [(view.encode(x, y), "y")] + [(o, "an output of outputs(x)")
+                                              for o in _outputs(view, x)]
         for out, name in pairs:
             n = _as_vector(view.phi(x, out), f"sample {i} with {name}").size
             d = n if d is None else d
@@ -163,17 +176,21 @@ def _score(view, x, y, w):
 
 
 def _candidates(view, X, Y, i, w):
-    """Outputs to compare with: outputs(x), else y_i and the training outputs that
-    fit x_i (their Φ has the right length), plus argmax(x, w)."""
+    """Outputs to compare with: outputs(x), else (when training outputs are
+    predictions too) y_i and the training outputs that fit x_i (their Φ has the
+    right length), plus argmax(x, w)."""
     x = X[i]
     outs = _outputs(view, x)
     if outs:
         return outs
-    cands = [Y[i]]
+    if not view.truth_is_output:
+        return [view.argmax(x, w)]
+    cands = [view.encode(x, Y[i])]
     for y in Y:
         try:
-            if _as_vector(view.phi(x, y), "").size == w.size:
-                cands.append(y)
+            ye = view.encode(x, y)
+            if _as_vector(view.phi(x, ye), "").size == w.size:
+                cands.append(ye)
         except (ValueError, KeyError, IndexError, TypeError, AssertionError):
             continue  # an output of another shape than x's
     return cands + [view.argmax(x, w)]
@@ -193,20 +210,37 @@ def _check_argmax(view, x, w, cands, i):
             f"{s_hat:.6g} but {y!r} scores {s:.6g}"
 
 
+def _loss(view, a, b, i):
+    try:
+        return float(view.loss(a, b))
+    except ValueError as exc:
+        raise AssertionError(f"loss: sample {i}: {exc}") from None
+
+
+def _predictions(view, x, y, cands):
+    """The candidates that are predictions (a loss's second argument): with y when
+    training outputs are predictions too."""
+    return cands + [y] if view.truth_is_output else cands
+
+
 def _check_loss(view, x, y, cands, i):
-    zero = view.loss(x, y, y)
+    zero = _loss(view, y, y, i)
     assert zero == 0, f"loss: loss(y, y) = {zero!r} for sample {i}, not 0"
-    for other in cands:
-        v = view.loss(x, y, other)
+    for other in _predictions(view, x, y, cands):
+        v = _loss(view, y, other, i)
         assert np.isfinite(v) and v >= 0, \
             f"loss: loss(y, {other!r}) = {v!r} for sample {i}; a loss is finite and >= 0"
 
 
 def _check_laa(view, x, y, w, cands, i):
     y_hat = view.laa(x, y, w)
-    v_hat = view.loss(x, y, y_hat) + _score(view, x, y_hat, w)
-    for other in cands + [y]:
-        v = view.loss(x, y, other) + _score(view, x, other, w)
+    v_hat = _loss(view, y, y_hat, i) + _score(view, x, y_hat, w)
+    # a built-in's loss-augmented argmax may range over a larger space than its
+    # argmax (a ranking's pair labellings): compared with y and outputs(x) only
+    others = _predictions(view, x, y, cands) if view.truth_is_output else \
+        _outputs(view, x)
+    for other in others + [y]:
+        v = _loss(view, y, other, i) + _score(view, x, other, w)
         assert v_hat >= v - _tol(v), \
             f"loss_augmented_argmax: for sample {i} and a random w, it returns " \
             f"{y_hat!r} with loss + score {v_hat:.6g} but {other!r} has {v:.6g}"
@@ -214,7 +248,10 @@ def _check_laa(view, x, y, w, cands, i):
 
 def _check_params(structure):
     params = structure.get_params(deep=False)
-    copy = clone(structure)
+    try:
+        copy = clone(structure)
+    except RuntimeError as exc:
+        raise AssertionError(f"clone: {exc}") from None
     assert type(copy) is type(structure), "clone: the copy is of another class"
     again = type(structure)(**params).get_params(deep=False)
     for k, v in params.items():
