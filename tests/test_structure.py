@@ -239,3 +239,27 @@ def test_the_guide_page_runs(tmp_path, monkeypatch):
     for name, _ in blocks:
         if name:
             sys.modules.pop(Path(name).stem, None)
+
+
+def test_a_file_cannot_name_another_class_into_being(data, tmp_path):
+    from structsvm.io import read_model_file, write_model_file
+
+    X, Y = data
+    path = structsvm.fit(X, Y, feature_map=MultiLabel(), max_iter=2).save(
+        tmp_path / "model.npz")
+    meta, arrays = read_model_file(path)
+    header = {k: v for k, v in meta.items() if k not in ("format", "version", "sha256")}
+    user = header["feature_map"]["params"]["user_structure"]
+    assert user == {"__object__": "structure_examples:MultiLabel",
+                    "params": {"n_labels": 3, "bias": 1.0}}
+    lookalike = type("MultiLabel", (MultiLabel,), {"__module__": "elsewhere"})
+    for name in ("subprocess:Popen", "structure_examples:Enumerated", "os:system"):
+        user["__object__"] = name
+        write_model_file(tmp_path / "edited.npz", header, arrays)
+        with pytest.raises(ModelFileError, match=re.escape(repr(name))):
+            structsvm.load(tmp_path / "edited.npz", trusted=[MultiLabel])
+    user["__object__"] = "structure_examples:MultiLabel"
+    write_model_file(tmp_path / "edited.npz", header, arrays)
+    with pytest.raises(ModelFileError, match="trusted="):
+        structsvm.load(tmp_path / "edited.npz", trusted=[lookalike])
+    assert structsvm.load(tmp_path / "edited.npz", trusted=[MultiLabel]).predict(X[:1])
