@@ -47,8 +47,8 @@ class StructuredSVM(BaseEstimator):
         or "perceptron", or a configured learner (e.g.
         ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
         ``learner__solver``). None picks the learner for the feature map's structure
-        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings,
-        "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
+        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings and
+        for a :class:`structsvm.Structure`, "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
         "multiclass_cd", :data:`structsvm.learners.SPECIALISED_DEFAULTS`; see
         docs/defaults.md, and docs/learners.md for the measurements), or
         "one_slack" when ``constraints`` are given or ``fit`` is called with

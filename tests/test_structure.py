@@ -18,6 +18,8 @@ from structsvm.structure import FunctionStructure, StructureMap, same_output
 from structure_examples import (ArrayParam, Enumerated, MultiLabel, SparseMultiLabel,
                                 multilabel_data)
 
+pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "own_structure.md"
 
 
