@@ -49,7 +49,8 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
         Random weight vectors tried.
     random_state : int, default=0
     save : bool, default=True
-        Check that a fitted model saves and loads back.
+        Check that a fitted model saves and loads back (False for a structure that
+        cannot be saved on purpose: plain functions, a class defined in a script).
 
     Raises
     ------

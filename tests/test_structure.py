@@ -265,3 +265,22 @@ def test_a_file_cannot_name_another_class_into_being(data, tmp_path):
     with pytest.raises(ModelFileError, match="trusted="):
         structsvm.load(tmp_path / "edited.npz", trusted=[lookalike])
     assert structsvm.load(tmp_path / "edited.npz", trusted=[MultiLabel]).predict(X[:1])
+
+
+def test_n_features_may_be_set_by_the_structure(data):
+    X, Y = data
+
+    class Declared(MultiLabel):
+        n_features = 15
+
+    class Wrong(MultiLabel):
+        n_features = 16
+
+    assert structsvm.fit(X, Y, feature_map=Declared(), max_iter=2).coef_.shape == (15,)
+    with pytest.raises(ValueError, match="joint_feature returned 15 features, expected "
+                                         "16"):
+        structsvm.fit(X, Y, feature_map=Wrong())
+    with pytest.raises(ValueError, match="must be 1-D"):
+        structsvm.fit(X, Y, feature_map=FunctionStructure(
+            joint_feature=lambda x, y: np.ones((2, 2)), argmax=MultiLabel().argmax,
+            outputs=Enumerated().outputs))
