@@ -11,6 +11,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
+from .losses import BaseLoss
 from .protocols import Decoder
 
 __all__ = ["same_output", "StructureLoss", "StructurePotentials",
@@ -59,8 +60,12 @@ class StructureLoss:
     def __init__(self, structure, func=None):
         self.structure = structure
         self.func = func
-        self.name = "structure" if func is None else \
-            getattr(func, "name", getattr(func, "__name__", type(func).__name__))
+        if func is None:
+            self.name = "structure"
+        elif isinstance(func, BaseLoss):
+            self.name = func.name
+        else:  # a function
+            self.name = getattr(func, "__name__", type(func).__name__)
 
     @property
     def own(self):
