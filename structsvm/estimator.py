@@ -16,7 +16,7 @@ from .io import MAX_BYTES
 from .learners import get_learner, make_default_learner
 from .losses import CallableLoss, get_loss
 from .protocols import StructureMismatchError, as_sequence
-from .structure import StructureMap, as_structure, structure_plugins
+from .structure import StructureMap, as_structure, check_savable, structure_plugins
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
 
@@ -242,8 +242,12 @@ class StructuredSVM(BaseEstimator):
         ------
         ValueError
             Bad parameters or data (None/NaN labels, labels of different types that
-            print the same), or a checkpoint from other parameters or data.
+            print the same), a checkpoint from other parameters or data, or a
+            ``checkpoint`` of a structure a model file cannot hold.
         """
+        user = as_structure(self.feature_map, self.decoder, self.loss)
+        if checkpoint is not None and user is not None:
+            check_savable(user)  # before training, not at the first checkpoint
         return _training.run_fit(
             self, X, Y, checkpoint=checkpoint, resume=resume,
             checkpoint_every=checkpoint_every,

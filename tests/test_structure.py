@@ -284,3 +284,15 @@ def test_n_features_may_be_set_by_the_structure(data):
         structsvm.fit(X, Y, feature_map=FunctionStructure(
             joint_feature=lambda x, y: np.ones((2, 2)), argmax=MultiLabel().argmax,
             outputs=Enumerated().outputs))
+
+
+def test_a_checkpoint_of_an_unsavable_structure_is_refused_before_training(data,
+                                                                            tmp_path):
+    X, Y = data
+
+    class Local(MultiLabel):
+        pass
+
+    with pytest.raises(ValueError, match="inside a function"):
+        structsvm.fit(X, Y, feature_map=Local(), checkpoint=tmp_path / "ck.npz")
+    assert not (tmp_path / "ck.npz").exists()
