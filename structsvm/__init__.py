@@ -7,5 +7,6 @@ None
 from . import features  # noqa: F401  (registers the maps' losses and decoders)
 from ._version import __version__
 from .estimator import StructuredSVM, fit, load
+from .structure import Structure
 
-__all__ = ["StructuredSVM", "fit", "load", "__version__"]
+__all__ = ["StructuredSVM", "Structure", "fit", "load", "__version__"]

@@ -45,8 +45,11 @@ def _param_names(cls):
 def construct(key, params, allowed, where):
     """Instantiate the allowed class ``key`` with ``params`` (checked names), or refuse."""
     if not isinstance(key, str) or key not in allowed:
+        name = key.rsplit(":", 1)[-1] if isinstance(key, str) else "TheClass"
         raise ModelFileError(f"{where} names {key!r}, which is not a class model files "
-                             "may name (see structsvm.estimator.allowed_classes)")
+                             "may name (see structsvm.estimator.allowed_classes); if it "
+                             "is a class of yours that you trust, load with "
+                             f"structsvm.load(path, trusted=[{name}])")
     cls = allowed[key]
     if not isinstance(params, dict):
         raise ModelFileError(f"{where}: the parameters of {key} are a "

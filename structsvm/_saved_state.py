@@ -9,6 +9,7 @@ classes are allowed and how decoders are found by name.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import clone
 
 from . import features, learners, losses
 from ._model_format import Decoder, Encoder, ModelFileError, class_key, construct
@@ -16,6 +17,7 @@ from ._version import __version__
 from .inference import get_decoder
 from .io import (check_writable, read_model_file, refusing_inconsistent,
                  registered_classes, write_model_file)
+from .structure import StructureMap, check_savable
 
 __all__ = ["FITTED", "allowed_classes", "write", "read"]
 
@@ -41,6 +43,7 @@ def allowed_classes(estimator):
             out[f"{module}:{cls.__qualname__}"] = cls
 
     add(estimator, "structsvm")
+    add(StructureMap)
     for name in getattr(features, "__all__", ()):
         cls = getattr(features, name, None)
         if isinstance(cls, type) and hasattr(cls, "structure") and hasattr(cls, "fit"):
@@ -62,10 +65,14 @@ def write(path, est, *, checkpoint=None):
     """Write the fitted estimator ``est`` (and the training progress ``checkpoint``,
     JSON values) to ``path``; return ``path`` as a Path."""
     check_writable(path)
-    enc = Encoder(allowed_classes(type(est)))
+    allowed = allowed_classes(type(est))
+    fm = est.feature_map_
+    if isinstance(fm, StructureMap):  # the structure's own class, when it can be
+        check_savable(fm.user_structure)  # imported back and holds JSON values
+        allowed[class_key(type(fm.user_structure))] = type(fm.user_structure)
+    enc = Encoder(allowed)
     params = {k: enc(v, k) for k, v in est.get_params(deep=False).items()
               if k != "feature_map"}
-    fm = est.feature_map_
     header = {
         "estimator": class_key(type(est)),
         "params": params,
@@ -83,17 +90,19 @@ def write(path, est, *, checkpoint=None):
     return write_model_file(path, header, enc.arrays)
 
 
-def read(path, max_bytes, estimator, *, checkpoint=False):
+def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
     """The fitted estimator in ``path`` (a subclass of ``estimator``) and, with
     ``checkpoint=True``, the header's ``checkpoint`` entry (empty for an ordinary
-    model file; not read otherwise: ``{}``).
+    model file; not read otherwise: ``{}``). The file may name the classes of
+    ``allowed_classes`` and the ``trusted`` ones (by module and qualified name).
 
     Raises ``FileNotFoundError`` or :class:`~structsvm.io.ModelFileError` naming the
     file (see :mod:`structsvm.io`).
     """
+    trusted = _trusted_keys(trusted)
     meta, arrays = read_model_file(path, max_bytes=max_bytes)
     with refusing_inconsistent(path):
-        allowed = allowed_classes(estimator)
+        allowed = {**allowed_classes(estimator), **trusted}
         decode = Decoder(arrays, allowed, get_decoder)
         model, fm, coef, fitted = _decode_model(meta, decode, estimator)
         # fitted attributes are set by the estimator's one method for it, as in fit
@@ -132,7 +141,9 @@ def _decode_model(meta, decode, estimator):
     if cls is None or not issubclass(cls, estimator):
         raise ModelFileError(f"the header's estimator {key!r} is not a structsvm "
                              "estimator")
-    model = construct(key, dict(params, feature_map=fm), decode.allowed, "estimator")
+    # the estimator's parameter is the structure itself, as the user passed it
+    param = clone(fm.user_structure) if isinstance(fm, StructureMap) else fm
+    model = construct(key, dict(params, feature_map=param), decode.allowed, "estimator")
     model._check_params()
     fm.load_fitted_state({k: decode(v, f"feature_map_.{k}") for k, v in state.items()})
     coef = decode(meta["coef"], "coef")
@@ -148,3 +159,16 @@ def _decode_model(meta, decode, estimator):
     if missing:
         raise ModelFileError(f"the header has no fitted value {missing[0]!r}")
     return model, fm, coef, {k: decode(fitted[k], k) for k in FITTED}
+
+
+def _trusted_keys(trusted):
+    """{"module:QualName": class} of the classes a caller trusts."""
+    if isinstance(trusted, type):
+        trusted = [trusted]
+    out = {}
+    for cls in trusted:
+        if not isinstance(cls, type):
+            raise TypeError(f"trusted must be a list of classes, got a "
+                            f"{type(cls).__name__} ({cls!r:.60})")
+        out[class_key(cls)] = cls
+    return out

@@ -29,7 +29,6 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _checkpoints, _labels
-from .features import MulticlassFeatures
 from .io import check_writable
 from .learners import LEARNERS
 from .problem import Problem
@@ -214,7 +213,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
                          f"Y has {len(Y)}")
     if len(X) == 0:
         raise ValueError("Cannot fit on an empty data set (X and Y have 0 samples)")
-    proto = est.feature_map if est.feature_map is not None else MulticlassFeatures()
+    proto = est._feature_map_prototype()  # a Structure becomes its StructureMap
     # the configured learner, or the default for the map's structure (fails fast
     # on a bad name, before the map is fitted)
     learner = est._resolve_learner(

@@ -2,6 +2,7 @@
 model files (``StructuredSVM.save``, ``structsvm.load``)."""
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -9,11 +10,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import _saved_state, _training
+from .features import MulticlassFeatures
 from .inference import get_decoder
 from .io import MAX_BYTES
 from .learners import get_learner, make_default_learner
 from .losses import CallableLoss, get_loss
 from .protocols import StructureMismatchError, as_sequence
+from .structure import StructureMap, as_structure, check_savable, structure_plugins
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
 
@@ -25,23 +28,27 @@ class StructuredSVM(BaseEstimator):
 
     Parameters
     ----------
-    feature_map : FeatureMap, default=None
+    feature_map : FeatureMap, Structure or callable, default=None
         Joint feature map Φ (e.g. :class:`~structsvm.features.MulticlassFeatures`,
-        ``SequenceFeatures``). Cloned and fitted in ``fit``; None means
-        ``MulticlassFeatures()``.
-    decoder : str or Decoder, default=None
+        ``SequenceFeatures``), a :class:`structsvm.Structure` of your own, or a
+        function ``phi(x, y)`` (then ``decoder`` is its argmax; see
+        :class:`~structsvm.structure.FunctionStructure`). Cloned and fitted in
+        ``fit``; None means ``MulticlassFeatures()``.
+    decoder : str, Decoder or callable, default=None
         Decoder name ("argmax", "viterbi", "tree", "sort", "exhaustive", ...); None
-        uses the feature map's default.
+        uses the feature map's default (a Structure's ``argmax``). With a function
+        ``feature_map``, a function ``argmax(x, w)`` returning the best output.
     loss : str, Loss or callable, default=None
         Task loss Δ; None uses the feature map's default (zero-one for classes,
-        Hamming for sequences). A callable ``f(y_true, y_pred)`` gets raw outputs.
+        Hamming for sequences, a Structure's ``loss``). A callable
+        ``f(y_true, y_pred)`` gets raw outputs.
     learner : str, learner object or None, default=None
         "dual_cd", "multiclass_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos"
         or "perceptron", or a configured learner (e.g.
         ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
         ``learner__solver``). None picks the learner for the feature map's structure
-        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings,
-        "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
+        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings and
+        for a :class:`structsvm.Structure`, "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
         "multiclass_cd", :data:`structsvm.learners.SPECIALISED_DEFAULTS`; see
         docs/defaults.md, and docs/learners.md for the measurements), or
         "one_slack" when ``constraints`` are given or ``fit`` is called with
@@ -176,7 +183,23 @@ class StructuredSVM(BaseEstimator):
         if self.rescaling not in ("margin", "slack"):
             raise ValueError(f"rescaling must be 'margin' or 'slack', got {self.rescaling!r}")
 
+    def _feature_map_prototype(self):
+        """The unfitted feature map ``fit`` clones: ``feature_map``, a
+        :class:`~structsvm.structure.StructureMap` of a Structure or of plain
+        functions, or ``MulticlassFeatures()``."""
+        user = as_structure(self.feature_map, self.decoder, self.loss)
+        if user is not None:
+            return StructureMap(user)
+        return MulticlassFeatures() if self.feature_map is None else self.feature_map
+
+    def _trusted(self):
+        """The classes a checkpoint of this estimator may name: its Structure's."""
+        user = as_structure(self.feature_map, self.decoder, self.loss)
+        return [] if user is None else [type(user)]
+
     def _resolve_plugins(self, fm):
+        if isinstance(fm, StructureMap):
+            return structure_plugins(fm, self.decoder, self.loss)
         decoder = get_decoder(self.decoder if self.decoder is not None
                               else type(fm).default_decoder)
         if decoder.structure not in (type(fm).structure, "any"):
@@ -219,11 +242,17 @@ class StructuredSVM(BaseEstimator):
         ------
         ValueError
             Bad parameters or data (None/NaN labels, labels of different types that
-            print the same), or a checkpoint from other parameters or data.
+            print the same), a checkpoint from other parameters or data, or a
+            ``checkpoint`` of a structure a model file cannot hold.
         """
-        return _training.run_fit(self, X, Y, checkpoint=checkpoint, resume=resume,
-                                 checkpoint_every=checkpoint_every,
-                                 read_checkpoint=read_checkpoint_info)
+        user = as_structure(self.feature_map, self.decoder, self.loss)
+        if checkpoint is not None and user is not None:
+            check_savable(user)  # before training, not at the first checkpoint
+        return _training.run_fit(
+            self, X, Y, checkpoint=checkpoint, resume=resume,
+            checkpoint_every=checkpoint_every,
+            read_checkpoint=functools.partial(read_checkpoint_info,
+                                              trusted=self._trusted()))
 
     def _resolve_learner(self, fm, *, checkpointing=False, plugins=None):
         """The configured learner, or the default one for the map's structure (and
@@ -365,12 +394,18 @@ def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
 
 
 # ---------------------------------------------------------------------- model files
-def load(path, *, max_bytes=MAX_BYTES):
+def load(path, *, trusted=(), max_bytes=MAX_BYTES):
     """Load a model written by ``model.save(path)``; predictions are identical.
 
     Parameters
     ----------
     path : str or Path
+    trusted : sequence of classes, default=()
+        Classes of your own the file may name (a :class:`structsvm.Structure`
+        subclass, say), matched by module and qualified name. The file names a class
+        by its import path; it is instantiated only when it is structsvm's own
+        (:func:`allowed_classes`) or one of these, never imported by the name read
+        from the file.
     max_bytes : int, default=MAX_BYTES
         Refuse files whose arrays declare more bytes than this (checked before
         anything is inflated; :data:`structsvm.io.MAX_BYTES`).
@@ -385,8 +420,8 @@ def load(path, *, max_bytes=MAX_BYTES):
         No file at ``path``.
     structsvm.io.ModelFileError
         The file is damaged, truncated, edited, too large, of another format or
-        version, or names a class model files may not name; the message names the
-        file and the reason.
+        version, or names a class model files may not name (a structure's class
+        not in ``trusted``); the message names the file and the reason.
 
     Examples
     --------
@@ -397,17 +432,17 @@ def load(path, *, max_bytes=MAX_BYTES):
     >>> structsvm.load(model.save(path)).predict(X)
     ['a', 'b']
     """
-    return _saved_state.read(path, max_bytes, StructuredSVM)[0]
+    return _saved_state.read(path, max_bytes, StructuredSVM, trusted=trusted)[0]
 
 
-def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
+def read_checkpoint_info(path, *, trusted=(), max_bytes=MAX_BYTES):
     """The model in ``path`` and the training progress saved with it.
 
     Parameters
     ----------
     path : str or Path
         A file written by ``StructuredSVM.fit(..., checkpoint=path)``.
-    max_bytes : int, default=MAX_BYTES
+    trusted, max_bytes
         As :func:`load`.
 
     Returns
@@ -431,7 +466,8 @@ def read_checkpoint_info(path, *, max_bytes=MAX_BYTES):
     >>> info["complete"], info["n_iter"] == model.n_iter_
     (True, True)
     """
-    return _saved_state.read(path, max_bytes, StructuredSVM, checkpoint=True)
+    return _saved_state.read(path, max_bytes, StructuredSVM, checkpoint=True,
+                             trusted=trusted)
 
 
 def allowed_classes():

@@ -14,8 +14,10 @@ A model file is data, never code:
   (:func:`structsvm.estimator.allowed_classes`): structsvm's estimator, the feature
   maps exported by :mod:`structsvm.features`, the learners of
   :data:`structsvm.learners.LEARNERS`, the losses of :data:`structsvm.losses.LOSSES`,
-  and classes registered with :func:`register_model_class`. No function is ever
-  called; an allowed class is instantiated with keyword arguments that must be among
+  classes registered with :func:`register_model_class`, and the classes the caller
+  passes as ``structsvm.load(path, trusted=[...])`` (a user's structure, matched by
+  module and qualified name; never imported by a name read from the file). No
+  function is ever called; an allowed class is instantiated with keyword arguments that must be among
   its constructor's parameters;
 - the SHA-256 of the header (canonical JSON) and of every array is recorded and
   checked, so a damaged or edited file is refused;

@@ -17,9 +17,11 @@ LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, 
 
 #: The learner ``StructuredSVM(learner=None)`` runs, per output structure (the
 #: feature map's ``structure``); any other structure gets ``DEFAULT_LEARNERS[None]``.
-#: The measurements behind each choice: docs/learners.md.
+#: The measurements behind each choice: docs/learners.md; a structsvm.Structure
+#: ("user": its oracle calls Python per example) gets the learner with the fewest
+#: oracle passes, which converges at every C.
 DEFAULT_LEARNERS = {None: "dual_cd", "multiclass": "dual_cd", "tree": "dual_cd",
-                    "chain": "dual_cd", "ranking": "one_slack"}
+                    "chain": "dual_cd", "ranking": "one_slack", "user": "one_slack"}
 
 #: Specialised learners the default prefers for a structure when the problem is one
 #: they solve (their ``refusal(feature_map, decoder, loss, rescaling)`` is None):

@@ -1,0 +1,291 @@
+"""Conformance checks for structures: :func:`check_structure`, the check a structure's
+author runs (as scikit-learn's ``check_estimator`` is for estimators)."""
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from ._structure_map import StructureLoss, same_output
+from .estimator import StructuredSVM, load
+from .inference import get_decoder
+from .losses import get_loss
+from .protocols import as_sequence
+from .structure import Structure, as_structure
+
+__all__ = ["check_structure"]
+
+
+def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
+    """Check that ``structure`` keeps the contract of a structure on data X, Y.
+
+    Each check raises an AssertionError whose message starts with the property
+    that fails:
+
+    - ``joint_feature``: a 1-D array or a 1 × d sparse row, of one length d for
+      every (x, y) tried (the training pairs, ``outputs(x)``, the argmaxes);
+    - ``argmax``: under a few random w, ``argmax(x, w)`` scores at least as high as
+      every output of ``outputs(x)`` where given, otherwise as y and as the other
+      training outputs that fit x;
+    - ``loss``: loss(y, y) == 0, and loss ≥ 0 (finite) on the pairs tried;
+    - ``loss_augmented_argmax``: where given, it maximises loss(y, ·) + w·Φ(x, ·)
+      over the same outputs;
+    - ``clone``/``get_params``: the parameters round-trip;
+    - ``save``: a fitted model saves and loads back with ``trusted=`` and predicts
+      the same (with ``save=True``).
+
+    Parameters
+    ----------
+    structure : Structure or FeatureMap
+        A :class:`structsvm.Structure`, or a built-in feature map (checked through
+        its ``joint_feature(x, y)``, ``potentials(x, w)`` and default decoder and
+        loss, fitted on X, Y).
+    X, Y : sequences of inputs and outputs (a few examples suffice).
+    n_weights : int, default=3
+        Random weight vectors tried.
+    random_state : int, default=0
+    save : bool, default=True
+        Check that a fitted model saves and loads back (False for a structure that
+        cannot be saved on purpose: plain functions, a class defined in a script).
+
+    Raises
+    ------
+    AssertionError
+        The first property that fails.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm
+    >>> from structsvm.testing import check_structure
+    >>> from structsvm.features import MulticlassFeatures
+    >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 1.0])]
+    >>> check_structure(MulticlassFeatures(), X, ["a", "b", "a"])
+    """
+    X, Y = as_sequence(X, "X"), as_sequence(Y, "Y")
+    assert len(X) == len(Y) and len(X) > 0, "X and Y must be non-empty, of equal length"
+    _check_params(structure)
+    view = _view(structure, X, Y)
+    d = _check_joint_feature(view, X, Y)
+    rng = np.random.default_rng(random_state)
+    weights = [rng.normal(size=d) for _ in range(n_weights)]
+    # the argmax of x under every w tried: candidates under the other w's
+    best = [[view.argmax(x, w) for w in weights] for x in X]
+    for w in weights:
+        for i, (x, y) in enumerate(zip(X, Y)):
+            cands, y = _candidates(view, X, Y, i, w) + best[i], view.encode(x, y)
+            _check_argmax(view, x, w, cands, i)
+            _check_loss(view, x, y, cands, i)
+            if view.laa is not None:
+                _check_laa(view, x, y, w, cands, i)
+    if save:
+        _check_save(structure, X, Y)
+
+
+# --------------------------------------------------------------------------- views
+class _View:
+    """What the checks call, on outputs as the structure sees them (a built-in
+    map's encoded outputs): phi(x, y), argmax(x, w), loss(y, y'), laa (or None),
+    outputs (or None), and encode(x, y) of a training output."""
+
+    def __init__(self, phi, argmax, loss, laa, outputs, encode=None,
+                 truth_is_output=True):
+        self.phi, self.argmax, self.loss, self.laa, self.outputs = \
+            phi, argmax, loss, laa, outputs
+        self.encode = encode if encode is not None else (lambda x, y: y)
+        # whether training outputs are predictions too (a built-in map's encoded
+        # truths need not be: a ranking's preferences vs the predicted orderings)
+        self.truth_is_output = truth_is_output
+
+
+def _view(structure, X, Y):
+    user = as_structure(structure)
+    if user is not None:
+        laa = user.loss_augmented_argmax if user.provides("loss_augmented_argmax") \
+            else None
+        outs = user.outputs if user.provides("outputs") else None
+        return _View(user.joint_feature, user.argmax, StructureLoss(user), laa, outs)
+    fm = clone(structure).fit(X, Y)
+    decoder = get_decoder(type(fm).default_decoder)
+    loss = get_loss(type(fm).default_loss)
+    for x, y in zip(X, Y):  # the public, raw-data method has the map's length
+        n = _as_vector(fm.joint_feature(x, y), "joint_feature(x, y)").size
+        assert n == fm.n_features_, f"joint_feature: {n} features, the map has " \
+                                    f"{fm.n_features_}"
+
+    def phi(x, ye):
+        return fm.joint_features(fm.encode_inputs([x]), [ye]).toarray().ravel()
+
+    def argmax(x, w):
+        return decoder(fm.potentials(x, w))[0]
+
+    def laa(x, ye, w):
+        return decoder(fm.potentials(x, w).augment([ye], loss))[0]
+
+    def outputs(x):
+        batch = fm.potentials(x, np.zeros(fm.n_features_))
+        if not type(batch).enumerable or batch.output_space_sizes()[0] > 2000:
+            return None
+        return list(batch[0].enumerate())
+
+    def encode(x, y):
+        return fm.encode_outputs([y], [x])[0]
+
+    return _View(phi, argmax, loss, laa if type(loss).decomposable else None, outputs,
+                 encode=encode, truth_is_output=False)
+
+
+# --------------------------------------------------------------------------- checks
+def _as_vector(phi, what):
+    if sp.issparse(phi):
+        assert phi.ndim == 2 and phi.shape[0] == 1, \
+            f"joint_feature: {what} returned a sparse matrix of shape {phi.shape}, " \
+            "not a 1 x d row"
+        return np.asarray(phi.toarray(), dtype=float).ravel()
+    phi = np.asarray(phi)
+    assert phi.ndim == 1, f"joint_feature: {what} returned shape {phi.shape}, not a " \
+                          "1-D array or a 1 x d sparse row"
+    assert phi.dtype.kind in "biuf", f"joint_feature: {what} returned dtype {phi.dtype}"
+    return phi.astype(float)
+
+
+def _check_joint_feature(view, X, Y):
+    d = None
+    for i, (x, y) in enumerate(zip(X, Y)):
+        pairs = [(view.encode(x, y), "y")] + [(o, "an output of outputs(x)")
+                                              for o in _outputs(view, x)]
+        for out, name in pairs:
+            n = _as_vector(view.phi(x, out), f"sample {i} with {name}").size
+            d = n if d is None else d
+            assert n == d, f"joint_feature: sample {i} with {name} has {n} features, " \
+                            f"sample 0 has {d}: one length for every (x, y)"
+    return d
+
+
+def _outputs(view, x):
+    if view.outputs is None:
+        return []
+    out = view.outputs(x)
+    return [] if out is None else list(out)
+
+
+def _score(view, x, y, w):
+    return float(_as_vector(view.phi(x, y), "an output tried") @ w)
+
+
+def _candidates(view, X, Y, i, w):
+    """Outputs to compare with: outputs(x), else (when training outputs are
+    predictions too) y_i and the training outputs that fit x_i (their Φ has the
+    right length), plus argmax(x, w)."""
+    x = X[i]
+    outs = _outputs(view, x)
+    if outs:
+        return outs
+    if not view.truth_is_output:
+        return [view.argmax(x, w)]
+    cands = [view.encode(x, Y[i])]
+    for y in Y:
+        try:
+            ye = view.encode(x, y)
+            if _as_vector(view.phi(x, ye), "").size == w.size:
+                cands.append(ye)
+        except (ValueError, KeyError, IndexError, TypeError, AssertionError):
+            continue  # an output of another shape than x's
+    return cands + [view.argmax(x, w)]
+
+
+def _tol(s):
+    return 1e-8 * (1.0 + abs(s))
+
+
+def _check_argmax(view, x, w, cands, i):
+    y_hat = view.argmax(x, w)
+    s_hat = _score(view, x, y_hat, w)
+    for y in cands:
+        s = _score(view, x, y, w)
+        assert s_hat >= s - _tol(s), \
+            f"argmax: for sample {i} and a random w, argmax(x, w) = {y_hat!r} scores " \
+            f"{s_hat:.6g} but {y!r} scores {s:.6g}"
+
+
+def _loss(view, a, b, i):
+    try:
+        return float(view.loss(a, b))
+    except ValueError as exc:
+        raise AssertionError(f"loss: sample {i}: {exc}") from None
+
+
+def _predictions(view, x, y, cands):
+    """The candidates that are predictions (a loss's second argument): with y when
+    training outputs are predictions too."""
+    return cands + [y] if view.truth_is_output else cands
+
+
+def _check_loss(view, x, y, cands, i):
+    zero = _loss(view, y, y, i)
+    assert zero == 0, f"loss: loss(y, y) = {zero!r} for sample {i}, not 0"
+    for other in _predictions(view, x, y, cands):
+        v = _loss(view, y, other, i)
+        assert np.isfinite(v) and v >= 0, \
+            f"loss: loss(y, {other!r}) = {v!r} for sample {i}; a loss is finite and >= 0"
+
+
+def _check_laa(view, x, y, w, cands, i):
+    y_hat = view.laa(x, y, w)
+    v_hat = _loss(view, y, y_hat, i) + _score(view, x, y_hat, w)
+    # a built-in's loss-augmented argmax may range over a larger space than its
+    # argmax (a ranking's pair labellings): compared with y and outputs(x) only
+    others = _predictions(view, x, y, cands) if view.truth_is_output else \
+        _outputs(view, x)
+    for other in others + [y]:
+        v = _loss(view, y, other, i) + _score(view, x, other, w)
+        assert v_hat >= v - _tol(v), \
+            f"loss_augmented_argmax: for sample {i} and a random w, it returns " \
+            f"{y_hat!r} with loss + score {v_hat:.6g} but {other!r} has {v:.6g}"
+
+
+def _check_params(structure):
+    params = structure.get_params(deep=False)
+    try:
+        copy = clone(structure)
+    except RuntimeError as exc:
+        raise AssertionError(f"clone: {exc}") from None
+    assert type(copy) is type(structure), "clone: the copy is of another class"
+    again = type(structure)(**params).get_params(deep=False)
+    for k, v in params.items():
+        assert k in again and _same_param(again[k], v), \
+            f"get_params: parameter {k!r} does not round-trip through " \
+            f"{type(structure).__name__}(**get_params()); __init__ must store each " \
+            "parameter under its own name, unchanged"
+
+
+def _same_param(a, b):
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return a is b
+
+
+def _check_save(structure, X, Y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = StructuredSVM(feature_map=structure, max_iter=3).fit(X, Y)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.npz")
+        try:
+            model.save(path)
+        except ValueError as exc:
+            raise AssertionError(f"save: the fitted model cannot be saved ({exc})") \
+                from None
+        back = load(path, trusted=[type(structure)])
+    before, after = model.predict(X), back.predict(X)
+    for i, (a, b) in enumerate(zip(before, after)):
+        assert same_output(a, b), f"save: the loaded model predicts {b!r} for sample " \
+                                  f"{i}, the saved one {a!r}"
+    assert isinstance(structure, Structure) or type(back.feature_map_) is \
+        type(model.feature_map_), "save: the loaded model has another feature map"

@@ -1,0 +1,145 @@
+"""check_structure: every built-in feature map passes it, a user structure passes it,
+and a broken structure fails it with a message naming the broken method."""
+import networkx as nx  # noqa: F401  (graph inputs need networkx installed)
+import numpy as np
+import pytest
+from nltk import Tree
+
+import structsvm
+import structsvm.features as features
+from structsvm.features import (GraphFeatures, GrammarFeatures, MulticlassFeatures,
+                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
+from structsvm.testing import check_structure
+from structure_examples import MultiLabel, multilabel_data
+
+
+def _multiclass(rng):
+    X = list(rng.normal(size=(8, 3)))
+    return MulticlassFeatures(), X, [["a", "b", "c"][int(np.argmax(x))] for x in X]
+
+
+def _attributes(rng):
+    fm, X, Y = _multiclass(rng)
+    return MulticlassFeatures(attributes={"a": [1.0, 0.0], "b": [0.0, 1.0],
+                                          "c": [1.0, 1.0]}), X, Y
+
+
+def _taxonomy(rng):
+    tree = {"animal": ["cat", "dog"], "plant": ["oak", "fern"],
+            "root": ["animal", "plant"]}
+    X = list(rng.normal(size=(8, 4)))
+    return TaxonomyFeatures(tree=tree), X, [["cat", "dog", "oak", "fern"][
+        int(np.argmax(x))] for x in X]
+
+
+def _sequence(rng):
+    X = [rng.normal(size=(int(rng.integers(1, 4)), 3)) for _ in range(6)]
+    return SequenceFeatures(), X, [["A" if r[0] > 0 else "B" for r in x] for x in X]
+
+
+def _ranking(rng):
+    w = rng.normal(size=3)
+    X = [rng.normal(size=(int(rng.integers(2, 5)), 3)) for _ in range(5)]
+    return RankingFeatures(), X, [np.round(q @ w) for q in X]
+
+
+def _grammar(rng):
+    Y = [Tree.fromstring(s) for s in (
+        "(S (NP (DT the) (NN dog)) (VP (VB runs)))",
+        "(S (NP (DT a) (NN cat)) (VP (VB sees) (NP (DT the) (NN dog))))",
+        "(S (NP (NN dog)) (VP (VB sees) (NP (DT a) (NN cat))))")]
+    return GrammarFeatures(), [t.leaves() for t in Y], Y
+
+
+def _graph(rng):
+    X, Y = [], []
+    for _ in range(5):
+        m = int(rng.integers(1, 4))
+        edges = np.array([(i, i + 1) for i in range(m - 1)], dtype=np.int64).reshape(-1, 2)
+        X.append((rng.normal(size=(m, 2)), {"chain": edges}))
+        Y.append(np.array(["ab"[j] for j in rng.integers(0, 2, size=m)]))
+    return GraphFeatures(), X, Y
+
+
+MAPS = {"MulticlassFeatures": _multiclass, "MulticlassFeatures-attributes": _attributes,
+        "TaxonomyFeatures": _taxonomy, "SequenceFeatures": _sequence,
+        "RankingFeatures": _ranking, "GrammarFeatures": _grammar,
+        "GraphFeatures": _graph}
+
+
+def test_every_exported_map_is_checked():
+    exported = {name for name in features.__all__
+                if isinstance(getattr(features, name), type)
+                and "fit" in dir(getattr(features, name))}
+    assert exported <= {name.split("-")[0] for name in MAPS}, exported
+
+
+@pytest.mark.parametrize("name", list(MAPS))
+def test_builtin_maps_pass(name):
+    fm, X, Y = MAPS[name](np.random.default_rng(0))
+    check_structure(fm, X, Y)
+
+
+def test_a_user_structure_passes():
+    X, Y = multilabel_data(n=12)
+    check_structure(MultiLabel(n_labels=3), X, Y)
+
+
+class WrongArgmax(MultiLabel):
+    def argmax(self, x, w):
+        return (0,) * self.n_labels
+
+
+class WrongLength(MultiLabel):
+    def joint_feature(self, x, y):
+        phi = super().joint_feature(x, y)
+        return phi if y[0] == 0 else np.append(phi, 1.0)
+
+
+class WrongLoss(MultiLabel):
+    def loss(self, y_true, y_pred):
+        return super().loss(y_true, y_pred) - 0.5
+
+
+class WrongAugmented(MultiLabel):
+    def loss_augmented_argmax(self, x, y, w):
+        return self.argmax(x, w)
+
+
+class WrongInit(MultiLabel):
+    def __init__(self, n_labels=3):
+        self.n_labels = int(n_labels) + 1
+
+
+@pytest.mark.parametrize("cls, name", [(WrongArgmax, "argmax"),
+                                       (WrongLength, "joint_feature"),
+                                       (WrongLoss, "loss"),
+                                       (WrongAugmented, "loss_augmented_argmax"),
+                                       (WrongInit, "clone")])
+def test_a_broken_method_is_named(cls, name):
+    X, Y = multilabel_data(n=12)
+    with pytest.raises(AssertionError, match=rf"^{name}: "):
+        check_structure(cls(), X, Y, save=False)
+
+
+def test_a_structure_in_main_fails_the_save_check(monkeypatch):
+    X, Y = multilabel_data(n=12)
+
+    class Local(MultiLabel):
+        pass
+
+    with pytest.raises(AssertionError, match="^save: .*inside a function"):
+        check_structure(Local(), X, Y)
+    check_structure(Local(), X, Y, save=False)
+
+
+def test_plain_functions_are_checked_too():
+    from structsvm.structure import FunctionStructure
+
+    X, Y = multilabel_data(n=12)
+    s = MultiLabel(n_labels=3)
+    check_structure(FunctionStructure(joint_feature=s.joint_feature, argmax=s.argmax,
+                                      loss=s.loss,
+                                      loss_augmented_argmax=s.loss_augmented_argmax),
+                    X, Y, save=False)
+    assert structsvm.Structure is type(s).__mro__[1]
