@@ -33,7 +33,7 @@ from .features import MulticlassFeatures
 from .io import check_writable
 from .learners import LEARNERS
 from .problem import Problem
-from .protocols import as_sequence
+from .protocols import as_sequence, capability
 
 logger = logging.getLogger("structsvm")
 
@@ -178,24 +178,24 @@ def _ensure_handler():
 # ------------------------------------------------------------------ learner options
 def learner_options(learner, warm, constraints, state):
     """Keyword arguments for ``learner.solve``: the warm-start state and the constraints
-    on w, each only for learners that declare they honour it (class attributes
-    ``supports_warm_start`` / ``supports_constraints``); the others refuse."""
+    on w, each only for learners that declare they honour it (capabilities
+    ``accepts_constraints``, ``supports_warm_start`` and ``keeps_state``); the others
+    refuse."""
     def able(attr):
-        return sorted(n for n, cls in LEARNERS.items() if getattr(cls, attr, False))
+        return sorted(n for n, cls in LEARNERS.items() if capability(cls, attr))
 
     out = {}
     if constraints is not None:
-        if not getattr(type(learner), "supports_constraints", False):
+        if not capability(learner, "accepts_constraints"):
             raise ValueError(f"learner={learner.name!r} cannot honour constraints on w; "
-                             f"learners that can: {', '.join(able('supports_constraints'))}")
+                             f"learners that can: {', '.join(able('accepts_constraints'))}")
         out["constraints"] = constraints
     if warm:
-        ok = getattr(type(learner), "supports_warm_start", None)
-        if ok is False:
+        if not capability(learner, "supports_warm_start"):
             raise ValueError(f"learner={learner.name!r} cannot continue from a previous "
                              "fit (warm_start is not supported by it); warm_start=True "
                              f"works with: {', '.join(able('supports_warm_start'))}")
-        if ok:
+        if capability(learner, "keeps_state"):
             out["state"] = state if isinstance(state, dict) else None
     return out
 
@@ -223,7 +223,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
         check_writable(checkpoint)
     ckpt = _checkpoints.read_resume(est, resume, learner, read_checkpoint) \
         if resume is not None else None
-    warm = est.warm_start and hasattr(est, "coef_")
+    warm = est.warm_start and "coef_" in vars(est)
     _labels.check_labels(Y, type(proto).structure)
     Xe = None
     if ckpt is not None:
@@ -232,8 +232,9 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
         fm = est.feature_map_
     else:
         fm = clone(proto)
-        if hasattr(fm, "fit_encode"):  # optional: fit and encode in one pass
-            Xe = fm.fit_encode(X, Y)
+        fit_encode = capability(fm, "fit_encode")  # optional: fit and encode at once
+        if fit_encode is not None:
+            Xe = fit_encode(X, Y)
         else:
             fm.fit(X, Y)
     decoder, loss = est._resolve_plugins(fm)
@@ -248,7 +249,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     w0 = est.coef_ if warm else np.zeros(fm.n_features_)
     tol = float(type(fm).default_tol if est.tol is None else est.tol)
     extra = learner_options(learner, warm, est.constraints,
-                            getattr(est, "learner_state_", None))
+                            vars(est).get("learner_state_"))
     max_iter, done, curve0, fingerprint = est.max_iter, 0, [], None
     if checkpoint is not None or ckpt is not None:
         fingerprint = _checkpoints.data_fingerprint(problem)
@@ -299,8 +300,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     # large states (a cutting plane's working set and cache) only when asked for
     keep = est.warm_start or "light_state" not in result.extra
     est.learner_state_ = result.extra.get("state" if keep else "light_state")
-    if not result.converged and learner.name in ("one_slack", "n_slack", "dual_cd",
-                                                 "multiclass_cd", "frank_wolfe"):
+    if not result.converged and capability(learner, "certifies_gap"):
         warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                       f"with duality gap {result.duality_gap:.3g} "
                       f"(objective {result.objective:.6g}); increase max_iter or tol",

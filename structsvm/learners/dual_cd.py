@@ -62,7 +62,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult
 from . import _dual_cd_jit as jit
 
 __all__ = ["DualCD"]
@@ -140,7 +140,7 @@ def _grow(a, cap):
     return out
 
 
-class DualCD(BaseEstimator):
+class DualCD(LearnerBase, BaseEstimator):
     """Dual coordinate descent over per-example caches (DCD-SSVM), certified.
 
     ``max_iter`` counts oracle passes over the data (sweeps and certifying passes;
@@ -200,6 +200,7 @@ class DualCD(BaseEstimator):
     """
 
     name: ClassVar[str] = "dual_cd"
+    certifies_gap: ClassVar[bool] = True
 
     def __init__(self, cache_size=16, n_batches=8, inner_passes=10, inner_tol=0.1):
         self.cache_size = cache_size

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult, capability
 from . import _multiclass_cd_jit as jit
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
@@ -69,12 +69,13 @@ _UNSHRINK_EVERY = 5  # every this many passes one over every example and class
 def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     """Why :class:`MulticlassDualCD` cannot solve a problem (None when it can).
 
-    It solves plain one-hot multiclass problems: a fitted
-    :class:`~structsvm.features.MulticlassFeatures` without class attributes, an exact
-    decoder (the map's own argmax or exhaustive enumeration), margin rescaling (or
-    slack rescaling with the zero-one loss, the same problem) and a finite loss table
-    Δ(y, k) ≥ 0. (Constraints on w are refused by the estimator, as for every
-    learner without ``supports_constraints``.)
+    It solves one-hot multiclass problems: a fitted map that describes itself as
+    one-hot class blocks (capability ``has_class_blocks``, e.g.
+    :class:`~structsvm.features.MulticlassFeatures` without class attributes), an exact
+    decoder (the map's own default decoder or exhaustive enumeration), margin
+    rescaling (or slack rescaling with the zero-one loss, the same problem) and a
+    finite loss table Δ(y, k) ≥ 0. (Constraints on w are refused by the estimator, as
+    for every learner without ``accepts_constraints``.)
 
     Parameters
     ----------
@@ -103,19 +104,17 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     >>> multiclass_cd_refusal(fm, get_decoder("argmax"), get_loss("zero_one"))
     'it needs one-hot class blocks (MulticlassFeatures without attributes)'
     """
-    from ..features import MulticlassFeatures
     from ..inference import get_decoder
 
-    if not isinstance(feature_map, MulticlassFeatures) or \
-            getattr(feature_map, "lambda_", None) is not None:
+    blocks = feature_map.class_blocks(None, loss) \
+        if capability(feature_map, "has_class_blocks") else None
+    if blocks is None:
         return "it needs one-hot class blocks (MulticlassFeatures without attributes)"
     own = get_decoder(type(feature_map).default_decoder)
-    if not (getattr(decoder, "func", None) is own.func
-            or getattr(decoder, "structure", None) == "any"):
-        return (f"it decodes exactly by itself; decoder "
-                f"{getattr(decoder, 'name', decoder)!r} is neither {own.name!r} nor "
-                "exhaustive")
-    table = loss_table(feature_map, loss)
+    if not (decoder.func is own.func or decoder.structure == "any"):
+        return (f"it decodes exactly by itself; decoder {decoder.name!r} is neither "
+                f"{own.name!r} nor exhaustive")
+    table = np.asarray(blocks.loss_table, dtype=float)
     if not np.all(np.isfinite(table)) or np.any(table < 0):
         return "its loss table Δ(y, k) must be finite and >= 0"
     if rescaling == "slack":
@@ -127,16 +126,7 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     return None
 
 
-def loss_table(feature_map, loss):
-    """Δ(c, k) for every pair of classes of a fitted map (a K × K array)."""
-    from ..features import MulticlassPotentials
-
-    K = len(feature_map.classes_)
-    pot = MulticlassPotentials(np.zeros((K, K)))
-    return np.array(pot.augment(np.arange(K), loss).scores, dtype=float)
-
-
-class MulticlassDualCD(BaseEstimator):
+class MulticlassDualCD(LearnerBase, BaseEstimator):
     """Sequential dual method for Crammer-Singer multiclass SVMs, certified.
 
     One pass visits every example once, in random order, and solves its whole K-class
@@ -194,7 +184,8 @@ class MulticlassDualCD(BaseEstimator):
     """
 
     name: ClassVar[str] = "multiclass_cd"
-    supports_warm_start: ClassVar[bool] = True
+    certifies_gap: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
 
     def __init__(self, shrinking=True):
         self.shrinking = shrinking
@@ -229,13 +220,13 @@ class MulticlassDualCD(BaseEstimator):
         rng = check_random_state(0 if random_state is None else random_state)
         max_iter = _MAX_PASSES if max_iter is None else int(max_iter)
         C = float(problem.C)
-        X, dense = _as_rows(problem.Xe)
+        blocks = problem.feature_map.class_blocks(problem.Xe, problem.loss)
+        X, dense = _as_rows(blocks.inputs)
         indptr, indices, data = X
         n = problem.n_samples
-        K = len(problem.feature_map.classes_)
-        d = problem.feature_map.n_input_features_
+        table = np.asarray(blocks.loss_table, dtype=float)
+        K, d = table.shape[0], blocks.inputs.shape[1]
         Y = np.asarray(problem.Ye, dtype=np.int64).reshape(n)
-        table = loss_table(problem.feature_map, problem.loss)
         sqn = _row_sqnorms(indptr, data, n)
         beta = _start(state, Y, C, K)
         zero = sqn <= 0.0
