@@ -104,6 +104,7 @@ class RoundTracker:
     def __init__(self, w0, flag, verbose=0, round_offset=0, curve0=(),
                  write_checkpoint=None, every=60.0):
         self.best_w = np.array(w0, dtype=float)
+        self.best_state = None  # the learner's state at the best round (checkpoints)
         self.best_objective = math.nan
         self.curve = list(curve0)
         self.rounds = int(round_offset)
@@ -130,6 +131,8 @@ class RoundTracker:
         if not math.isnan(obj) and not obj >= self.best_objective:
             self.best_objective = obj
             self.best_w = np.array(info["w"], dtype=float)
+            if self.write_checkpoint is not None and info.get("state") is not None:
+                self.best_state = info["state"]()  # a snapshot, only when checkpointing
         if self.verbose:
             _log_round(self.rounds, info)
         if self.write_checkpoint is not None and \
@@ -217,11 +220,12 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     proto = est.feature_map if est.feature_map is not None else MulticlassFeatures()
     # the configured learner, or the default for the map's structure (fails fast
     # on a bad name, before the map is fitted)
-    learner = est._resolve_learner(
-        proto, checkpointing=checkpoint is not None or resume is not None)
+    learner = est._resolve_learner(proto)
     if checkpoint is not None:
         check_writable(checkpoint)
-    ckpt = _checkpoints.read_resume(est, resume, learner, read_checkpoint) \
+    if resume is not None and est.learner is not None:
+        _checkpoints.check_resumable(learner)  # before reading anything
+    ckpt = _checkpoints.read_resume(est, resume, read_checkpoint) \
         if resume is not None else None
     warm = est.warm_start and "coef_" in vars(est)
     _labels.check_labels(Y, type(proto).structure)
@@ -239,9 +243,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
             fm.fit(X, Y)
     decoder, loss = est._resolve_plugins(fm)
     if est.learner is None:  # the map is fitted now: a specialised default may apply
-        learner = est._resolve_learner(
-            fm, checkpointing=checkpoint is not None or resume is not None,
-            plugins=(fm, decoder, loss, est.rescaling))
+        learner = est._resolve_learner(fm, plugins=(fm, decoder, loss, est.rescaling))
     problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
                       Ye=fm.encode_outputs(Y, X),
                       feature_map=fm, decoder=decoder, loss=loss, C=est._C(fm),
@@ -259,10 +261,13 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
             raise ValueError(f"resume: {resume} was written for other training data "
                              "(or another C); train from scratch or pass the same "
                              "X, Y")
+        _checkpoints.check_resumable(learner)
         w0, done = model.coef_, int(info.get("n_iter", 0))
         curve0 = list(info.get("objective_curve", []))
         if max_iter is not None:
             max_iter = max(1, max_iter - done)
+        if capability(learner, "keeps_state"):  # continue from the saved state
+            extra["state"] = _checkpoints.resume_state(learner, info)
     writer = None
     if checkpoint is not None:
         def writer(tracker, complete):

@@ -161,7 +161,9 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
     Warm start: with ``warm_start=True`` the estimator hands back the previous fit's
     dual variables; when they fit the problem (same examples and labels), training
     continues from them, scaled by C_new / C_old when C changed (still feasible).
-    Otherwise it starts from β = 0 (a weight vector alone is no dual point).
+    Otherwise it starts from β = 0 (a weight vector alone is no dual point). A
+    checkpoint stores the same state (β, the labels and C), and a run resumed from
+    it certifies that dual point first, then continues.
 
     Only problems :func:`multiclass_cd_refusal` accepts: a ValueError otherwise.
 
@@ -185,6 +187,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
 
     name: ClassVar[str] = "multiclass_cd"
     certifies_gap: ClassVar[bool] = True
+    resumable: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
 
     def __init__(self, shrinking=True):
@@ -229,6 +232,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
         Y = np.asarray(problem.Ye, dtype=np.int64).reshape(n)
         sqn = _row_sqnorms(indptr, data, n)
         beta = _start(state, Y, C, K)
+        resumed = bool(beta.any())  # a previous dual point: certify it first
         zero = sqn <= 0.0
         if zero.any():  # x_i = 0: w ignores the example; its block's optimum is a vertex
             beta[zero] = _vertex(Y[zero], table, C)
@@ -247,24 +251,27 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
         dual = const - float(np.sum(beta * table[Y])) - 0.5 * float(np.dot(WT.ravel(),
                                                                            WT.ravel()))
         full = True  # the next pass sees every example and class
+        est = float("nan")
         while True:
-            if full:
-                n_act[:] = K
-                active = np.flatnonzero(~zero)
-            order = rng.permutation(active).astype(np.int64)
-            _, gain = jit.sweep(order, indptr, indices, data, dense, Y, sqn, table, C, WT,
-                                beta, cls, n_act, shrink, gaps)
-            passes += 1
-            dual += gain  # exact up to rounding; recomputed at each certification
-            # the block gaps of a pass over every class estimate the duality gap (a
-            # pass after shrinking misses the shrunk ones)
-            trusted, full = full or not shrink, shrink and passes % _UNSHRINK_EVERY == 0
-            if shrink:
-                active = active[n_act[active] > 1]
-            est = float(gaps.sum())
-            if not ((trusted and est <= tol * max(dual + est, 1e-300))
-                    or passes - last >= _CERTIFY_EVERY or passes >= max_iter):
-                continue
+            if not resumed:
+                if full:
+                    n_act[:] = K
+                    active = np.flatnonzero(~zero)
+                order = rng.permutation(active).astype(np.int64)
+                _, gain = jit.sweep(order, indptr, indices, data, dense, Y, sqn, table, C,
+                                    WT, beta, cls, n_act, shrink, gaps)
+                passes += 1
+                dual += gain  # exact up to rounding; recomputed at each certification
+                # the block gaps of a pass over every class estimate the duality gap (a
+                # pass after shrinking misses the shrunk ones)
+                trusted, full = full or not shrink, shrink and passes % _UNSHRINK_EVERY == 0
+                if shrink:
+                    active = active[n_act[active] > 1]
+                est = float(gaps.sum())
+                if not ((trusted and est <= tol * max(dual + est, 1e-300))
+                        or passes - last >= _CERTIFY_EVERY or passes >= max_iter):
+                    continue
+            resumed = False
             # certification: w exactly from β, every class score at that w
             certs, last = certs + 1, passes
             jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
@@ -278,7 +285,8 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
             if callback is not None:
                 callback(dict(round=passes, w=np.ascontiguousarray(WT.T).ravel(),
                               objective=primal, gap=gap, gap_estimate=est,
-                              time=time.perf_counter() - t0))
+                              time=time.perf_counter() - t0,
+                              state=lambda: dict(beta=beta.copy(), labels=Y.copy(), C=C)))
             if gap <= tol * max(primal, 1e-300):
                 converged = True
                 break
@@ -337,6 +345,8 @@ def _start(state, Y, C, K):
     if isinstance(old_C, float) and old_C > 0 and isinstance(state.get("beta"), np.ndarray):
         beta = state["beta"]
         if beta.shape == (n, K) and np.array_equal(state.get("labels"), Y):
+            if C == old_C and _feasible(beta, Y, C):
+                return np.array(beta, dtype=float)  # the same dual point, exactly
             beta = beta * (C / old_C)
             beta[np.arange(n), Y] = 0.0
             own = -beta.sum(axis=1)  # β_iy_i = Σ_{k≠y_i} α_ik
@@ -344,3 +354,13 @@ def _start(state, Y, C, K):
                 beta[np.arange(n), Y] = np.minimum(C, own)
                 return beta
     return np.zeros((n, K))
+
+
+def _feasible(beta, Y, C):
+    """β is a dual point for labels Y and this C (to rounding)."""
+    n = len(Y)
+    own = beta[np.arange(n), Y]
+    others = beta.copy()
+    others[np.arange(n), Y] = 0.0
+    return bool(np.all(others <= 0) and np.all(own <= C * (1 + 1e-12))
+                and np.allclose(beta.sum(axis=1), 0.0, atol=1e-9 * max(C, 1.0)))
