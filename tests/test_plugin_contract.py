@@ -192,3 +192,13 @@ def test_every_kind_of_plugin_registers_by_name():
     finally:
         del DECODERS["test_argmax_copy"]
     assert callable(register_loss) and "zero_one" in LOSSES
+
+
+def test_built_in_plugins_declare_capabilities_on_the_base_classes():
+    for cls in FEATURE_MAPS.values():
+        assert issubclass(cls, FeatureMapBase), cls
+    for cls in LEARNERS.values():
+        assert issubclass(cls, LearnerBase), cls
+    # a map that only satisfies the protocol gets the documented defaults
+    assert capability(object(), "has_fused_oracle") is False
+    assert capability(object(), "example_costs") is None

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..protocols import ClassBlocks, as_sequence
+from ..protocols import ClassBlocks, FeatureMapBase, as_sequence
 from . import _multiclass_jit as jit
 from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_training_inputs, inputs_with_bias, label_index
@@ -86,7 +86,7 @@ class MulticlassPotentials:
         return table
 
 
-class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
+class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     """Φ(x, y) = φ(x) ⊗ Λ(y): one weight vector per class, or per class attribute.
 
     With ``attributes=None``, Λ(y) is the one-hot vector of y and the structural SVM
