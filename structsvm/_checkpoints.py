@@ -1,6 +1,14 @@
 """Checkpoints of a fit: a model file with the best weights so far and the progress
-(rounds done, objective curve, learner, a fingerprint of the training data), and the
-checks that a checkpoint fits the run that continues from it."""
+(rounds done, objective curve, learner, the learner's state where it gives one, a
+fingerprint of the training data), and the checks that a checkpoint fits the run
+that continues from it.
+
+A learner is resumable when it declares ``resumable`` (a capability,
+:class:`structsvm.protocols.LearnerBase`): the cutting planes restart their working
+set at the checkpoint's w and converge to the unique minimiser of the strictly
+convex primal within ``tol``; the dual coordinate-descent learners hand their state
+(caches and dual variables, as arrays) to the round callback, the checkpoint stores
+it, and the resumed run continues from that dual point."""
 from __future__ import annotations
 
 import hashlib
@@ -9,18 +17,18 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, clone
 
-__all__ = ["RESUMABLE", "write_checkpoint", "read_resume", "data_fingerprint"]
+from .learners import LEARNERS
+from .protocols import capability
 
-#: Learners whose run continues from saved weights to the same optimum: the cutting
-#: planes restart their working set at the checkpoint's w and converge to the unique
-#: minimiser of the strictly convex primal within ``tol``.
-RESUMABLE = ("one_slack", "n_slack")
+__all__ = ["write_checkpoint", "read_resume", "check_resumable", "resume_state",
+           "data_fingerprint"]
 
 
 def write_checkpoint(est, path, plugins, tracker, fingerprint, complete):
     """Save ``est``'s finished fit (``complete``) or, with ``est``'s parameters and
     ``plugins`` = (feature map, decoder, loss, learner), the best round so far, plus
-    the progress :func:`read_resume` needs, atomically."""
+    the progress :func:`read_resume` needs (with the learner's state at the best
+    round, ``tracker.best_state``, where the learner gave one), atomically."""
     if complete:
         snap = est
     else:
@@ -30,16 +38,30 @@ def write_checkpoint(est, path, plugins, tracker, fingerprint, complete):
     snap._save(path, checkpoint={
         "n_iter": int(snap.n_iter_), "objective_curve": list(snap.objective_curve_),
         "learner": plugins[3].name, "data_sha256": fingerprint,
-        "complete": bool(complete)})
+        "complete": bool(complete), "learner_state": tracker.best_state})
 
 
-def read_resume(est, path, learner, read):
+def check_resumable(learner):
+    """Refuse, with a ValueError naming the learners that can, a learner that cannot
+    continue from a checkpoint."""
+    if not capability(learner, "resumable"):
+        able = sorted(n for n, cls in LEARNERS.items() if capability(cls, "resumable"))
+        raise ValueError(f"resume: learner {learner.name!r} cannot continue from a "
+                         f"checkpoint; use one of {able} or train again")
+
+
+def resume_state(learner, info):
+    """The learner state a checkpoint's ``info`` holds for ``learner`` (None when it
+    holds none, or one of another learner)."""
+    if info.get("learner") != learner.name:
+        return None
+    state = info.get("learner_state")
+    return state if isinstance(state, dict) else None
+
+
+def read_resume(est, path, read):
     """(model, info) of a checkpoint this estimator may continue from; ``read(path)``
     reads a checkpoint file (``structsvm.estimator.read_checkpoint_info``)."""
-    if learner.name not in RESUMABLE:
-        raise ValueError(f"resume: learner {learner.name!r} cannot continue from a "
-                         f"checkpoint (its state is not saved); use one of "
-                         f"{list(RESUMABLE)} or train again")
     model, info = read(path)
     if "data_sha256" not in info:
         raise ValueError(f"resume: {path} is a model file, not a checkpoint")

@@ -18,30 +18,15 @@ from . import features, learners
 from .estimator import StructuredSVM
 from .inference import DECODERS, get_decoder
 from .losses import LOSSES
-from .protocols import FeatureMap
 
 __all__ = ["feature_maps", "structure_defaults", "learner_defaults",
            "estimator_defaults", "decoder_names", "loss_names", "defaults",
            "defaults_markdown"]
 
-# the class attributes the FeatureMap protocol declares (structure, default_*)
-_MAP_ATTRS = tuple(name for name, ann in FeatureMap.__annotations__.items()
-                   if "ClassVar" in str(ann))
-
-
 def feature_maps():
-    """The feature-map classes :mod:`structsvm.features` exports, in its order.
-
-    A feature map is a class in ``structsvm.features.__all__`` that sets every class
-    attribute the :class:`~structsvm.protocols.FeatureMap` protocol declares.
-    """
-    out = []
-    for name in features.__all__:
-        obj = getattr(features, name)
-        if inspect.isclass(obj) and all(
-                any(a in vars(k) for k in obj.__mro__) for a in _MAP_ATTRS):
-            out.append(obj)
-    return out
+    """The feature-map classes registered in :data:`structsvm.features.FEATURE_MAPS`,
+    in registration order (each once)."""
+    return list(dict.fromkeys(features.FEATURE_MAPS.values()))
 
 
 def _signature_defaults(func):

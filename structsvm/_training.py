@@ -32,7 +32,7 @@ from . import _checkpoints, _labels
 from .io import check_writable
 from .learners import LEARNERS
 from .problem import Problem
-from .protocols import as_sequence
+from .protocols import as_sequence, capability
 
 logger = logging.getLogger("structsvm")
 
@@ -103,6 +103,7 @@ class RoundTracker:
     def __init__(self, w0, flag, verbose=0, round_offset=0, curve0=(),
                  write_checkpoint=None, every=60.0):
         self.best_w = np.array(w0, dtype=float)
+        self.best_state = None  # the learner's state at the best round (checkpoints)
         self.best_objective = math.nan
         self.curve = list(curve0)
         self.rounds = int(round_offset)
@@ -129,6 +130,8 @@ class RoundTracker:
         if not math.isnan(obj) and not obj >= self.best_objective:
             self.best_objective = obj
             self.best_w = np.array(info["w"], dtype=float)
+            if self.write_checkpoint is not None and info.get("state") is not None:
+                self.best_state = info["state"]()  # a snapshot, only when checkpointing
         if self.verbose:
             _log_round(self.rounds, info)
         if self.write_checkpoint is not None and \
@@ -177,24 +180,24 @@ def _ensure_handler():
 # ------------------------------------------------------------------ learner options
 def learner_options(learner, warm, constraints, state):
     """Keyword arguments for ``learner.solve``: the warm-start state and the constraints
-    on w, each only for learners that declare they honour it (class attributes
-    ``supports_warm_start`` / ``supports_constraints``); the others refuse."""
+    on w, each only for learners that declare they honour it (capabilities
+    ``accepts_constraints``, ``supports_warm_start`` and ``keeps_state``); the others
+    refuse."""
     def able(attr):
-        return sorted(n for n, cls in LEARNERS.items() if getattr(cls, attr, False))
+        return sorted(n for n, cls in LEARNERS.items() if capability(cls, attr))
 
     out = {}
     if constraints is not None:
-        if not getattr(type(learner), "supports_constraints", False):
+        if not capability(learner, "accepts_constraints"):
             raise ValueError(f"learner={learner.name!r} cannot honour constraints on w; "
-                             f"learners that can: {', '.join(able('supports_constraints'))}")
+                             f"learners that can: {', '.join(able('accepts_constraints'))}")
         out["constraints"] = constraints
     if warm:
-        ok = getattr(type(learner), "supports_warm_start", None)
-        if ok is False:
+        if not capability(learner, "supports_warm_start"):
             raise ValueError(f"learner={learner.name!r} cannot continue from a previous "
                              "fit (warm_start is not supported by it); warm_start=True "
                              f"works with: {', '.join(able('supports_warm_start'))}")
-        if ok:
+        if capability(learner, "keeps_state"):
             out["state"] = state if isinstance(state, dict) else None
     return out
 
@@ -216,13 +219,14 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     proto = est._feature_map_prototype()  # a Structure becomes its StructureMap
     # the configured learner, or the default for the map's structure (fails fast
     # on a bad name, before the map is fitted)
-    learner = est._resolve_learner(
-        proto, checkpointing=checkpoint is not None or resume is not None)
+    learner = est._resolve_learner(proto)
     if checkpoint is not None:
         check_writable(checkpoint)
-    ckpt = _checkpoints.read_resume(est, resume, learner, read_checkpoint) \
+    if resume is not None and est.learner is not None:
+        _checkpoints.check_resumable(learner)  # before reading anything
+    ckpt = _checkpoints.read_resume(est, resume, read_checkpoint) \
         if resume is not None else None
-    warm = est.warm_start and hasattr(est, "coef_")
+    warm = est.warm_start and "coef_" in vars(est)
     _labels.check_labels(Y, type(proto).structure)
     Xe = None
     if ckpt is not None:
@@ -231,15 +235,14 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
         fm = est.feature_map_
     else:
         fm = clone(proto)
-        if hasattr(fm, "fit_encode"):  # optional: fit and encode in one pass
-            Xe = fm.fit_encode(X, Y)
+        fit_encode = capability(fm, "fit_encode")  # optional: fit and encode at once
+        if fit_encode is not None:
+            Xe = fit_encode(X, Y)
         else:
             fm.fit(X, Y)
     decoder, loss = est._resolve_plugins(fm)
     if est.learner is None:  # the map is fitted now: a specialised default may apply
-        learner = est._resolve_learner(
-            fm, checkpointing=checkpoint is not None or resume is not None,
-            plugins=(fm, decoder, loss, est.rescaling))
+        learner = est._resolve_learner(fm, plugins=(fm, decoder, loss, est.rescaling))
     problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
                       Ye=fm.encode_outputs(Y, X),
                       feature_map=fm, decoder=decoder, loss=loss, C=est._C(fm),
@@ -247,7 +250,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     w0 = est.coef_ if warm else np.zeros(fm.n_features_)
     tol = float(type(fm).default_tol if est.tol is None else est.tol)
     extra = learner_options(learner, warm, est.constraints,
-                            getattr(est, "learner_state_", None))
+                            vars(est).get("learner_state_"))
     max_iter, done, curve0, fingerprint = est.max_iter, 0, [], None
     if checkpoint is not None or ckpt is not None:
         fingerprint = _checkpoints.data_fingerprint(problem)
@@ -257,10 +260,13 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
             raise ValueError(f"resume: {resume} was written for other training data "
                              "(or another C); train from scratch or pass the same "
                              "X, Y")
+        _checkpoints.check_resumable(learner)
         w0, done = model.coef_, int(info.get("n_iter", 0))
         curve0 = list(info.get("objective_curve", []))
         if max_iter is not None:
             max_iter = max(1, max_iter - done)
+        if capability(learner, "keeps_state"):  # continue from the saved state
+            extra["state"] = _checkpoints.resume_state(learner, info)
     writer = None
     if checkpoint is not None:
         def writer(tracker, complete):
@@ -298,8 +304,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     # large states (a cutting plane's working set and cache) only when asked for
     keep = est.warm_start or "light_state" not in result.extra
     est.learner_state_ = result.extra.get("state" if keep else "light_state")
-    if not result.converged and learner.name in ("one_slack", "n_slack", "dual_cd",
-                                                 "multiclass_cd", "frank_wolfe"):
+    if not result.converged and capability(learner, "certifies_gap"):
         warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                       f"with duality gap {result.duality_gap:.3g} "
                       f"(objective {result.objective:.6g}); increase max_iter or tol",

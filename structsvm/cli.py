@@ -294,7 +294,7 @@ def build_parser():
 
     learn.add_argument("--learner", default=None, choices=sorted(LEARNERS),
                        help="default: the one chosen for the task's structure "
-                            "(one_slack with --solver, --checkpoint or --resume)")
+                            "(one_slack with --solver)")
     learn.add_argument("--solver", default=None,
                        help="QP solver of the cutting plane (implies one_slack if no "
                             "--learner)")
@@ -304,8 +304,7 @@ def build_parser():
     learn.add_argument("-v", "--verbose", action="count", default=0)
     learn.add_argument("--checkpoint", default=None, metavar="PATH",
                        help="write the training state here every --checkpoint-every "
-                            "seconds (a model file; resume with --resume); without "
-                            "--learner this trains with one_slack")
+                            "seconds (a model file; resume with --resume)")
     learn.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
     learn.add_argument("--resume", default=None, metavar="PATH",
                        help="continue from a checkpoint (same data and parameters)")

@@ -51,9 +51,9 @@ class StructuredSVM(BaseEstimator):
         for a :class:`structsvm.Structure`, "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
         "multiclass_cd", :data:`structsvm.learners.SPECIALISED_DEFAULTS`; see
         docs/defaults.md, and docs/learners.md for the measurements), or
-        "one_slack" when ``constraints`` are given or ``fit`` is called with
-        ``checkpoint`` or ``resume`` (they need the cutting plane); ``learner_``
-        names the one that ran.
+        "one_slack" when ``constraints`` are given (they need the cutting plane);
+        ``learner_`` names the one that ran. Any object with a ``name`` and a
+        ``solve`` method (:class:`structsvm.protocols.Learner`) is accepted.
     C : float, default=None
         Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
         the feature map's ``default_C`` (docs/defaults.md; smaller for sequences,
@@ -222,15 +222,16 @@ class StructuredSVM(BaseEstimator):
         checkpoint : str or Path, optional
             Write the training state (a model file with the best weights so far and
             the rounds done) here every ``checkpoint_every`` seconds, on Ctrl-C and
-            at the end. With ``learner=None`` this trains with "one_slack" instead of
-            the structure's default learner (a cutting plane can continue from a
-            checkpoint); a checkpoint of a configured learner other than "one_slack"
-            or "n_slack" holds its best weights but cannot be resumed.
+            at the end, with the learner's state where it has one (the dual
+            variables of "dual_cd" and "multiclass_cd"). The learner is the same as
+            without a checkpoint; a checkpoint of a learner that is not resumable
+            (its ``resumable`` attribute) holds its best weights but cannot be
+            resumed.
         resume : str or Path, optional
             Continue from a checkpoint written by a run with the same parameters on
-            the same data ("one_slack" and "n_slack" learners: they reach the same
-            optimum, within ``tol``, as an uninterrupted run; with ``learner=None``
-            "one_slack" is used, as for ``checkpoint``).
+            the same data (resumable learners: the default ones, "one_slack" and
+            "n_slack"; they reach the same optimum, within ``tol``, as an
+            uninterrupted run, and ``n_iter_`` counts on from the checkpoint's).
         checkpoint_every : float, default=60.0
             Seconds between checkpoints.
 
@@ -254,16 +255,16 @@ class StructuredSVM(BaseEstimator):
             read_checkpoint=functools.partial(read_checkpoint_info,
                                               trusted=self._trusted()))
 
-    def _resolve_learner(self, fm, *, checkpointing=False, plugins=None):
+    def _resolve_learner(self, fm, *, plugins=None):
         """The configured learner, or the default one for the map's structure (and
         the fitted ``plugins`` = (map, decoder, loss, rescaling), when known: a
         specialised learner that accepts them comes first).
 
-        With ``learner=None``, constraints on w and checkpoints need a learner that
-        honours them: the 1-slack cutting plane is chosen then.
+        With ``learner=None``, constraints on w need a learner that honours them:
+        the 1-slack cutting plane is chosen then.
         """
         if self.learner is None:
-            if self.constraints is not None or checkpointing:
+            if self.constraints is not None:
                 return get_learner("one_slack")
             return make_default_learner(type(fm).structure, plugins)
         return get_learner(self.learner)

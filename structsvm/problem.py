@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .outputs import LazyOutputs
-from .protocols import Decoder, check_enumerable
+from .protocols import Decoder, capability, check_enumerable, plugin_name
 
 __all__ = ["Problem", "Violation", "weighted_row_sum"]
 
@@ -142,7 +142,9 @@ class Problem:
         if self.rescaling == "slack":
             why, alt = "rescaling='slack'", "Use rescaling='margin'."
         elif not type(self.loss).decomposable:
-            why = f"loss {getattr(self.loss, 'name', type(self.loss).__name__)!r}, " \
+            if self.rescaling == "margin" and self.decoder.augmented is not None:
+                return  # the decoder may decode loss-augmented itself (else enumeration)
+            why = f"loss {plugin_name(self.loss)!r}, " \
                   "which does not decompose over the decoder's parts,"
             alt = f"Use a decomposable loss (e.g. {fm.default_loss!r})."
         elif isinstance(self.decoder, Decoder) and self.decoder.structure == "any":
@@ -156,7 +158,7 @@ class Problem:
     @property
     def _fast_differences(self):
         # optional capability of a map: δΦ rows built from the differing parts only
-        return bool(getattr(type(self.feature_map), "has_feature_differences", False))
+        return bool(capability(self.feature_map, "has_feature_differences"))
 
     @property
     def n_samples(self):
@@ -231,13 +233,15 @@ class Problem:
         Y = [self.Ye[i] for i in idx]
         batch = self.feature_map.batch_potentials(self.Xe, w, idx)
         if not augment:
-            y_hat = self.decoder(batch)
-        elif self.rescaling == "slack":
-            y_hat = _slack_rescaled_argmax(batch, Y, loss)
-        elif loss.decomposable:
-            y_hat = self.decoder(batch.augment(Y, loss))
-        else:
-            y_hat = _enumerated_argmax(batch, Y, loss, slack=False)
+            return Y, batch, self.decoder(batch)
+        if self.rescaling == "slack":
+            return Y, batch, _slack_rescaled_argmax(batch, Y, loss)
+        # the decoder's own loss-augmented decoding first, then the potentials'
+        # augment (a decomposable loss), then enumeration
+        y_hat = self.decoder.loss_augmented(batch, Y, loss)
+        if y_hat is None:
+            y_hat = self.decoder(batch.augment(Y, loss)) if loss.decomposable else \
+                _enumerated_argmax(batch, Y, loss, slack=False)
         return Y, batch, y_hat
 
     # ------------------------------------------------------------------ parallel map
@@ -270,7 +274,7 @@ class Problem:
         """Relative decoding cost of every example (a map's optional
         ``example_costs(Xe)``, e.g. sentence lengths), or None: equal costs."""
         if "cost" not in self._truth_cache:
-            f = getattr(self.feature_map, "example_costs", None)
+            f = capability(self.feature_map, "example_costs")
             self._truth_cache["cost"] = None if f is None else \
                 np.asarray(f(self.Xe), dtype=float)
         return self._truth_cache["cost"]
@@ -331,7 +335,7 @@ class Problem:
 
     def _oracle_chunk(self, w, idx, augment):
         fm, loss = self.feature_map, self.loss
-        if self.rescaling == "margin" and getattr(type(fm), "has_fused_oracle", False):
+        if self.rescaling == "margin" and capability(fm, "has_fused_oracle"):
             fused = fm.fused_oracle(self.Xe, self.Ye, w, loss, self.decoder, idx, augment)
             if fused is not None:
                 y_hat, lo, psi, margin = fused
@@ -369,11 +373,11 @@ class Problem:
         fm = self.feature_map
         idx = np.arange(self.n_samples)
         if self.rescaling == "margin" and self._map_aggregates():
-            if getattr(type(fm), "has_chunked_aggregate", False):
+            if capability(fm, "has_chunked_aggregate"):
                 parts = self._map_chunks("_aggregate_chunk", w, idx)
             else:
                 parts = [self._aggregate_chunk(w, idx)]
-        elif getattr(type(fm), "has_difference_sum", False):
+        elif capability(fm, "has_difference_sum"):
             parts = self._map_chunks("_oracle_sum_chunk", w, idx)
         else:
             v = self.oracle(w)
@@ -389,12 +393,11 @@ class Problem:
         the map's default decoder, the one it implements (another decoder — the
         exhaustive one, a user's — takes the generic path)."""
         fm = type(self.feature_map)
-        if not getattr(fm, "has_aggregate_oracle", False):
+        if not capability(fm, "has_aggregate_oracle"):
             return False
         from .inference import get_decoder
 
-        own = get_decoder(fm.default_decoder)
-        return getattr(self.decoder, "func", None) is own.func
+        return self.decoder.func is get_decoder(fm.default_decoder).func
 
     def _aggregate_chunk(self, w, idx):
         whole = len(idx) == self.n_samples  # the map's one-pass path, dense sum
@@ -475,7 +478,7 @@ def weighted_row_sum(M, weights):
 def _enumerated_argmax(batch, Y, loss, slack):
     """Loss-augmented argmax by enumeration (non-decomposable losses, slack rescaling)."""
     check_enumerable(batch, "slack rescaling" if slack else
-                     f"loss {getattr(loss, 'name', type(loss).__name__)!r}, which does "
+                     f"loss {plugin_name(loss)!r}, which does "
                      "not decompose over the decoder's parts,",
                      "Use rescaling='margin'." if slack else "Use a decomposable loss.")
     out = []

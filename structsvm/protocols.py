@@ -1,4 +1,5 @@
-"""Protocols shared by every plugin: feature maps, potentials, decoders, losses, learners.
+"""The plugin contract: everything the core calls on a feature map, potentials, a
+decoder, a loss and a learner, required and optional.
 
 Data flows one way: inputs and outputs are *encoded* once by the fitted
 :class:`FeatureMap`; the map turns a weight vector into *potentials* (factor scores);
@@ -7,18 +8,34 @@ that loss-augmented decoding is the same decoder on other scores. Around that lo
 :meth:`structsvm.problem.Problem.oracle` finds the most violated constraint of every
 example and is the only thing learners ask of the model.
 
+Required members are the methods and attributes of the protocol classes below.
+Optional capabilities are class attributes with a default: a plugin declares one by
+setting it (``has_fused_oracle = True``, ``resumable = True``, ...); one that does not
+has the default listed in :data:`FEATURE_MAP_CAPABILITIES` and
+:data:`LEARNER_CAPABILITIES`. The base classes :class:`FeatureMapBase` and
+:class:`LearnerBase` carry those defaults; the core reads a capability with
+:func:`capability`, so a plugin that only satisfies the protocol (without the base
+class) works too. A decoder's optional capability is its ``augmented`` function
+(:class:`Decoder`). Plugins are registered by name with
+:func:`structsvm.features.register_feature_map`,
+:func:`structsvm.inference.register_decoder`, :func:`structsvm.losses.register_loss`
+and :func:`structsvm.learners.register_learner`.
+
 This module sits at the bottom of the package: it imports nothing from structsvm.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Callable, ClassVar, Optional, Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
+    "FeatureMapBase", "LearnerBase", "ClassBlocks", "FEATURE_MAP_CAPABILITIES",
+    "LEARNER_CAPABILITIES", "capability", "plugin_name",
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
 ]
@@ -40,6 +57,111 @@ class StructureMismatchError(TypeError):
 class EnumerationError(StructureMismatchError):
     """Something would enumerate an output space that cannot or should not be
     enumerated (no enumeration exists, or more than ``MAX_ENUMERATED_OUTPUTS``)."""
+
+
+# --------------------------------------------------------------------------- capabilities
+#: Optional capabilities of a feature map and their defaults (see :class:`FeatureMap`).
+FEATURE_MAP_CAPABILITIES = {
+    "has_feature_differences": False,  # joint_feature_differences(Xe, Ye, Ye_hat, idx)
+    "has_difference_sum": False,   # joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)
+    "has_aggregate_oracle": False,  # aggregate_violation(Xe, Ye, w, loss[, idx])
+    "has_chunked_aggregate": False,  # aggregate_violation accepts idx (chunks)
+    "has_fused_oracle": False,     # fused_oracle(Xe, Ye, w, loss, decoder, idx, augment)
+    "has_class_blocks": False,     # class_blocks(Xe, loss) -> ClassBlocks or None
+    "example_costs": None,         # example_costs(Xe): relative decoding cost per example
+    "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
+}
+
+#: Optional capabilities of a learner and their defaults (see :class:`Learner`).
+LEARNER_CAPABILITIES = {
+    "certifies_gap": False,        # reports a certified duality gap (tol is a gap)
+    "resumable": False,            # continues from a checkpoint to the same optimum
+    "accepts_constraints": False,  # solve(..., constraints=) honours constraints on w
+    "supports_warm_start": True,   # continues from a previous fit (False: refuses)
+    "keeps_state": False,          # solve(..., state=) takes a previous or saved state
+    "refusal": None,               # refusal(feature_map, decoder, loss, rescaling)
+}
+
+_CAPABILITIES = {**FEATURE_MAP_CAPABILITIES, **LEARNER_CAPABILITIES}
+
+
+def capability(plugin, name):
+    """The optional capability ``name`` of a plugin: what it declares, or the default.
+
+    Parameters
+    ----------
+    plugin : object
+        A feature map or learner (instance or class).
+    name : str
+        A key of :data:`FEATURE_MAP_CAPABILITIES` or :data:`LEARNER_CAPABILITIES`.
+
+    Returns
+    -------
+    object
+        The declared value (for a method: the bound method), else the default.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is no declared capability.
+
+    Examples
+    --------
+    >>> class MyLearner:
+    ...     name, resumable = "mine", True
+    >>> capability(MyLearner(), "resumable"), capability(MyLearner(), "certifies_gap")
+    (True, False)
+    """
+    return getattr(plugin, name, _CAPABILITIES[name])
+
+
+def plugin_name(plugin):
+    """A plugin's ``name``, or its class name when it has none (for messages)."""
+    return getattr(plugin, "name", None) or type(plugin).__name__
+
+
+class FeatureMapBase:
+    """Defaults of the optional capabilities of a feature map
+    (:data:`FEATURE_MAP_CAPABILITIES`); a map overrides the ones it has."""
+
+    has_feature_differences: ClassVar[bool] = False
+    has_difference_sum: ClassVar[bool] = False
+    has_aggregate_oracle: ClassVar[bool] = False
+    has_chunked_aggregate: ClassVar[bool] = False
+    has_fused_oracle: ClassVar[bool] = False
+    has_class_blocks: ClassVar[bool] = False
+    example_costs: ClassVar[Optional[Callable]] = None
+    fit_encode: ClassVar[Optional[Callable]] = None
+
+
+class LearnerBase:
+    """Defaults of the optional capabilities of a learner (:data:`LEARNER_CAPABILITIES`);
+    a learner overrides the ones it has."""
+
+    certifies_gap: ClassVar[bool] = False
+    resumable: ClassVar[bool] = False
+    accepts_constraints: ClassVar[bool] = False
+    supports_warm_start: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = False
+    refusal: ClassVar[Optional[Callable]] = None
+
+
+@dataclass(frozen=True)
+class ClassBlocks:
+    """A multiclass problem whose Φ(x, k) = x ⊗ e_k (one-hot class blocks), as a map
+    with ``has_class_blocks`` describes it to a learner that solves such problems.
+
+    Attributes
+    ----------
+    inputs : ndarray or sparse matrix of shape (n_samples, n_inputs), or None
+        The rows x_i (None when no encoded inputs were asked for); w is class-major,
+        ``w[k * n_inputs + j]``, and the encoded outputs are class indices 0..K-1.
+    loss_table : ndarray of shape (n_classes, n_classes)
+        Δ(c, k) for every pair of classes.
+    """
+
+    inputs: Any
+    loss_table: np.ndarray
 
 
 # --------------------------------------------------------------------------- protocols
@@ -95,22 +217,40 @@ class FeatureMap(Protocol):
     Class attribute ``structure`` names the output structure ("multiclass", "chain",
     "tree", "ranking", ...); a decoder is accepted only for its own structure.
     ``default_decoder``, ``default_loss``, ``default_C`` and ``default_tol`` are what
-    the estimator uses when the user gives none. Optional capability: a map whose class sets
-    ``has_feature_differences = True`` provides
-    ``joint_feature_differences(Xe, Ye, Ye_hat, idx)`` (CSR rows Φ(x_i, y_i) −
-    Φ(x_i, ŷ_i)), which the oracle then uses instead of two ``joint_features`` calls;
-    one with ``has_difference_sum = True`` provides
-    ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)`` (the dense vector
-    Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i))) for the 1-slack oracle; one with
-    ``has_aggregate_oracle = True`` computes the whole margin-rescaled 1-slack
-    oracle itself, ``aggregate_violation(Xe, Ye, w, loss) -> (Σ_i Δ_i, Σ_i δΦ_i
-    (dense), ξ per example)``, e.g. Joachims' O(n log n) ranking oracle.
+    the estimator uses when the user gives none. A map is a scikit-learn estimator
+    (``get_params``/``set_params``): ``fit`` clones it.
 
     The public pair works on raw (user) data:
     ``joint_feature(x, y)`` and ``potentials(x, w)``. Learners use the encoded,
     batched methods: ``encode_inputs``/``encode_outputs`` once, then
     ``joint_features(Xe, Ye)`` (a CSR matrix, one row Φ(x_i, y_i) per example) and
-    ``batch_potentials(Xe, w)`` every round.
+    ``batch_potentials(Xe, w)`` every round. Model files store ``fitted_state()``
+    (a dict of numbers, strings and arrays) and give it back to
+    ``load_fitted_state(state)`` of an unfitted map with the same parameters.
+
+    Optional capabilities (:data:`FEATURE_MAP_CAPABILITIES`, defaults in
+    :class:`FeatureMapBase`), each a class attribute:
+
+    - ``has_feature_differences``: ``joint_feature_differences(Xe, Ye, Ye_hat, idx)``
+      gives the CSR rows Φ(x_i, y_i) − Φ(x_i, ŷ_i); the oracle then uses it instead
+      of two ``joint_features`` calls;
+    - ``has_difference_sum``: ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx,
+      weights)`` gives the dense vector Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) for
+      the 1-slack oracle;
+    - ``has_aggregate_oracle``: ``aggregate_violation(Xe, Ye, w, loss) -> (Σ_i Δ_i,
+      Σ_i δΦ_i (dense or a sparse row), ξ per example)`` computes the whole
+      margin-rescaled 1-slack oracle with the map's default decoder (e.g. Joachims'
+      O(n log n) ranking oracle); with ``has_chunked_aggregate`` it also takes the
+      examples ``idx`` as a fifth argument, so chunks run in parallel;
+    - ``has_fused_oracle``: ``fused_oracle(Xe, Ye, w, loss, decoder, idx, augment)``
+      returns ``(y_hat, losses, δΦ rows, margins)`` in one pass, or None where it does
+      not apply (another decoder or loss), margin rescaling only;
+    - ``has_class_blocks``: ``class_blocks(Xe, loss)`` returns a :class:`ClassBlocks`
+      when the fitted map's Φ is one-hot class blocks (None otherwise), what the
+      multiclass dual method solves on; ``Xe`` may be None (only the loss table);
+    - ``example_costs(Xe)``: the relative decoding cost of every example (e.g.
+      sentence lengths), so parallel chunks get equal work;
+    - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass.
     """
 
     structure: ClassVar[str]
@@ -143,6 +283,12 @@ class FeatureMap(Protocol):
 
     def potentials(self, x, w) -> Potentials:
         """The :class:`Potentials` of one raw input under ``w``."""
+
+    def fitted_state(self) -> dict:
+        """What fit learnt, as numbers, strings and arrays (stored in model files)."""
+
+    def load_fitted_state(self, state) -> "FeatureMap":
+        """Become fitted from a ``fitted_state()``; return self."""
 
 
 @runtime_checkable
@@ -179,14 +325,28 @@ class Decoder:
     (the lecture's "argmax over y ≠ y_i").
     ``structure`` is the structure it decodes; "any" accepts every batch that can
     enumerate its outputs.
+
+    Optional: ``augmented(batch, Y, loss)`` decodes loss-augmented itself, the argmax
+    over y of Δ(y_i, y) + score_i(y) for every example (margin rescaling), e.g. for a
+    loss that does not decompose over the parts of the potentials; it returns the
+    list of outputs, or None where it cannot for that loss. The oracle asks it first,
+    then the potentials' ``augment`` (a decomposable loss), then enumeration.
     """
 
     name: str
     structure: str
     func: Any
+    augmented: Any = None
 
     def __call__(self, batch, exclude=None):
         return self.func(batch, exclude=exclude)
+
+    def loss_augmented(self, batch, Y, loss):
+        """``augmented(batch, Y, loss)``, or None when the decoder has none."""
+        if self.augmented is None:
+            return None
+        out = self.augmented(batch, Y, loss)
+        return None if out is None or out is NotImplemented else out
 
 
 @runtime_checkable
@@ -194,7 +354,31 @@ class Learner(Protocol):
     """An optimiser of the structural-SVM objective over a :class:`Problem`.
 
     ``solve(problem, w0, *, max_iter, tol, random_state, callback)`` returns a
-    :class:`LearnerResult` (the learner keeps no state on ``self``).
+    :class:`LearnerResult` (the learner keeps no state on ``self``); ``name`` is the
+    name it is registered and reported under. The estimator clones a learner
+    (``get_params`` where it has one, a deep copy otherwise).
+
+    ``callback(info)``, where given, is called once per round or epoch with a dict:
+    ``round``, ``w``, ``objective``, ``time`` and, where the learner has them,
+    ``gap``, ``n_constraints``, ``mistakes`` and ``state`` (a function of no
+    arguments returning the learner's state at that round, as numbers, strings and
+    arrays, which a checkpoint stores). The callback may raise to stop training.
+
+    Optional capabilities (:data:`LEARNER_CAPABILITIES`, defaults in
+    :class:`LearnerBase`), each a class attribute:
+
+    - ``certifies_gap``: ``tol`` is a relative duality gap, the result's
+      ``duality_gap`` certifies it (a ConvergenceWarning when ``max_iter`` stops it);
+    - ``resumable``: a run continued from a checkpoint reaches the same optimum (from
+      the saved ``state`` when the learner gives one in its callback, else from the
+      saved weights);
+    - ``accepts_constraints``: ``solve(..., constraints=f)`` honours constraints on w;
+    - ``supports_warm_start``: False refuses ``warm_start=True``;
+    - ``keeps_state``: ``solve(..., state=...)`` takes ``extra["state"]`` of a
+      previous result (warm start) or a checkpoint's state (resume);
+    - ``refusal(feature_map, decoder, loss, rescaling)``: a static method saying why
+      the learner cannot solve such a problem (None when it can), for learners that
+      solve only some problems.
     """
 
     name: ClassVar[str]

@@ -326,7 +326,7 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
 
     # (an unpickled Decoder, in a worker process, is a copy: compare its function)
     if (type(loss) is not HammingLoss
-            or getattr(decoder, "func", None) is not get_decoder("viterbi").func):
+            or decoder.func is not get_decoder("viterbi").func):
         return None
     y_all = _flat_truth(Xe, Ye)
     W, trans, start, end = fm.split_weights(w)

@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from ..limits import check_weights
 from ..losses import spans as _spans  # noqa: F401  (registers loss "spans")
 from ..outputs import EncodedTree
-from ..protocols import as_sequence
+from ..protocols import FeatureMapBase, as_sequence
 from ._grammar_encoding import (EncodedSentences, Grammar, GrammarPotentials, batch_scores,
                                 span_rows)
 from ._grammar_features import (KINDS, LEAF_TEMPLATES, SPAN_TEMPLATES, TokenValues,
@@ -23,7 +23,7 @@ from ._names import FeatureNamesMixin
 __all__ = ["GrammarFeatures", "GrammarPotentials", "Grammar", "clean_tree"]
 
 
-class GrammarFeatures(FeatureNamesMixin, BaseEstimator):
+class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     r"""Joint features of parse trees: rules, and span and word features per symbol.
 
     Trees are cleaned (empty elements, function tags), binarised (unary chains

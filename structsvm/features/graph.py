@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..limits import check_weights
-from ..protocols import as_sequence
+from ..protocols import FeatureMapBase, as_sequence
 from ._graph_encoding import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
                               parse_graph)
 from ._names import FeatureNamesMixin, input_feature_names
@@ -18,7 +18,7 @@ from .multiclass import _as_label_array, _sorted_unique
 __all__ = ["GraphFeatures", "GraphPotentials", "EncodedGraphs"]
 
 
-class GraphFeatures(FeatureNamesMixin, BaseEstimator):
+class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     """Joint features of pairwise graphs (collective classification, skip chains).
 
     An input graph has nodes v with feature vectors φ(x_v) ∈ R^d and typed edges

@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..limits import check_weights
-from ..protocols import as_sequence
+from ..protocols import ClassBlocks, FeatureMapBase, as_sequence
 from . import _multiclass_jit as jit
 from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_training_inputs, inputs_with_bias, label_index
@@ -87,7 +87,7 @@ class MulticlassPotentials:
         return table
 
 
-class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
+class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     """Φ(x, y) = φ(x) ⊗ Λ(y): one weight vector per class, or per class attribute.
 
     With ``attributes=None``, Λ(y) is the one-hot vector of y and the structural SVM
@@ -157,6 +157,7 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     default_tol: ClassVar[float] = 5e-4
     has_difference_sum: ClassVar[bool] = True
     has_feature_differences: ClassVar[bool] = True
+    has_class_blocks: ClassVar[bool] = True
 
     def __init__(self, attributes=None, classes=None, bias=0.0):
         self.attributes = attributes
@@ -380,6 +381,27 @@ class MulticlassFeatures(FeatureNamesMixin, BaseEstimator):
     def potentials(self, x, w):
         """:class:`MulticlassPotentials` of one raw input (``.score(k)`` for class k)."""
         return self.batch_potentials(self.encode_inputs([x]), w)
+
+    def class_blocks(self, Xe, loss):
+        """This fitted map as one-hot class blocks, Φ(x, k) = x ⊗ e_k, for learners
+        that solve such problems directly (the multiclass dual method).
+
+        Parameters
+        ----------
+        Xe : encoded inputs or None
+        loss : Loss
+
+        Returns
+        -------
+        structsvm.protocols.ClassBlocks or None
+            The inputs ``Xe`` and the table Δ(c, k); None with class ``attributes``
+            (Φ is then no one-hot block).
+        """
+        if self.lambda_ is not None:
+            return None
+        K = len(self.classes_)
+        table = MulticlassPotentials(np.zeros((K, K))).augment(np.arange(K), loss).scores
+        return ClassBlocks(inputs=Xe, loss_table=np.array(table, dtype=float))
 
     # ------------------------------------------------------------------ names
     def _feature_names_key(self):

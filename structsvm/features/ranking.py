@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from ..losses import ranking as rank_losses
 from ..outputs import PairLabelling, Preferences, as_preferences, output_coef
-from ..protocols import as_sequence
+from ..protocols import FeatureMapBase, as_sequence
 from . import _ranking_jit
 from ._names import FeatureNamesMixin, input_feature_names
 from ._ranking_pairs import FlatTargets
@@ -130,7 +130,7 @@ def _segment_sums(v, offsets):
     return np.bincount(np.repeat(np.arange(n), np.diff(offsets)), weights=v, minlength=n)
 
 
-class RankingFeatures(FeatureNamesMixin, BaseEstimator):
+class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     r"""Joint feature map of the ranking SVM over queries (Joachims 2002, 2006).
 
     An input is a query: an array of shape (n_docs, d) whose row a is φ(q, d_a)

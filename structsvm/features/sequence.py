@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..limits import check_weights
-from ..protocols import as_sequence
+from ..protocols import FeatureMapBase, as_sequence
 from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
                      difference_entries, fused_chain_oracle)
 from ._sequence_observations import FEATURE_SETS, TokenFeaturizer
@@ -20,7 +20,7 @@ from .multiclass import _as_label_array, _sorted_unique
 __all__ = ["SequenceFeatures", "ChainPotentials", "EncodedSequences"]
 
 
-class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
+class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     """Joint features of a first-order chain (HMM-style), for tagging and chunking.
 
     For a sentence x = (x_1..x_T) with observation features φ(x, t) ∈ R^d (word,

@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator
 
 from ..limits import check_weights
 from ..losses import tree as _tree_losses  # noqa: F401  (registers loss "tree_distance")
-from ..protocols import as_sequence
+from ..protocols import FeatureMapBase, as_sequence
 from ._names import FeatureNamesMixin, input_feature_names
 from ._taxonomy_tree import Tree, build_tree
 from ._validation import check_training_inputs, inputs_with_bias
@@ -77,7 +77,7 @@ class TreePotentials:
         return TreePotentials(out, self.tree)
 
 
-class TaxonomyFeatures(FeatureNamesMixin, BaseEstimator):
+class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     r"""Φ(x, y) = φ(x) ⊗ Λ(y) for classes that are root-to-leaf paths of a tree.
 
     Λ(y) stacks the indicators of every node on the path of y (the root excluded: it

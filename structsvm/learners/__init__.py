@@ -1,4 +1,10 @@
-"""Learners: optimisers of the structural-SVM objective over a Problem."""
+"""Learners: optimisers of the structural-SVM objective over a Problem.
+
+Learners live in a registry (name → class, :data:`LEARNERS`); a learner class is
+added with :func:`register_learner`, and :func:`get_learner` resolves a name or
+passes any object satisfying :class:`structsvm.protocols.Learner` through (cloned).
+"""
+from ..protocols import Learner, capability
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
 from .frank_wolfe import FrankWolfe
@@ -9,10 +15,44 @@ from .perceptron import Perceptron
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "MulticlassDualCD",
            "FrankWolfe", "Pegasos", "Perceptron", "LEARNERS", "DEFAULT_LEARNERS",
            "SPECIALISED_DEFAULTS", "DEFAULT_PARAMS", "default_learner",
-           "make_default_learner", "get_learner"]
+           "make_default_learner", "get_learner", "register_learner"]
 
-LEARNERS = {cls.name: cls for cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD,
-                                      MulticlassDualCD, FrankWolfe, Pegasos, Perceptron)}
+LEARNERS = {}
+
+
+def register_learner(cls):
+    """Register a learner class under its ``name`` (usable as a decorator).
+
+    Parameters
+    ----------
+    cls : type
+        A class whose instances satisfy :class:`structsvm.protocols.Learner`,
+        constructible without arguments; its optional capabilities are class
+        attributes (:class:`structsvm.protocols.LearnerBase`).
+
+    Returns
+    -------
+    cls
+
+    Raises
+    ------
+    TypeError
+        ``cls`` has no string ``name`` or no ``solve``.
+    """
+    try:
+        name, solve = cls.name, cls.solve
+    except AttributeError:
+        name = solve = None
+    if not (isinstance(cls, type) and isinstance(name, str) and name and callable(solve)):
+        raise TypeError(f"register_learner needs a learner class with a str name and a "
+                        f"solve method, got {cls!r}")
+    LEARNERS[name] = cls
+    return cls
+
+
+for _cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD, MulticlassDualCD,
+             FrankWolfe, Pegasos, Perceptron):
+    register_learner(_cls)
 
 
 #: The learner ``StructuredSVM(learner=None)`` runs, per output structure (the
@@ -66,20 +106,44 @@ def default_learner(structure, plugins=None):
     """
     special = SPECIALISED_DEFAULTS.get(structure)
     if plugins is not None and special is not None and \
-            LEARNERS[special].refusal(*plugins) is None:
+            _accepts(LEARNERS[special], plugins):
         return special
     return DEFAULT_LEARNERS.get(structure, DEFAULT_LEARNERS[None])
 
 
+def _accepts(cls, plugins):
+    refusal = capability(cls, "refusal")
+    return refusal is None or refusal(*plugins) is None
+
+
 def get_learner(learner):
-    """Resolve a learner name or instance (an instance is cloned, never mutated)."""
+    """Resolve a learner name or object.
+
+    Parameters
+    ----------
+    learner : str or Learner
+        A registered name, or any object with a ``name`` and a ``solve`` method
+        (:class:`structsvm.protocols.Learner`): it is cloned (``get_params`` where it
+        has one, a deep copy otherwise), never mutated.
+
+    Returns
+    -------
+    Learner
+
+    Raises
+    ------
+    ValueError
+        Unknown name.
+    TypeError
+        Neither a name nor a learner.
+    """
     from sklearn.base import clone
 
     if isinstance(learner, str):
         if learner not in LEARNERS:
             raise ValueError(f"Unknown learner {learner!r}; choose one of {sorted(LEARNERS)}")
         return LEARNERS[learner]()
-    if isinstance(learner, tuple(LEARNERS.values())):
-        return clone(learner)
-    raise TypeError(f"learner must be a name or a structsvm learner, got "
-                    f"{type(learner).__name__}")
+    if not isinstance(learner, type) and isinstance(learner, Learner):
+        return clone(learner, safe=False)
+    raise TypeError(f"learner must be a name or a learner (an object with a name and a "
+                    f"solve method), got {type(learner).__name__}")

@@ -55,7 +55,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult
 from ._cache import OutputCache, problem_fingerprint
 from ._qp import CVXPY_SOLVERS, SOLVERS, solve_dual_qp
 from ._sparse_jit import aggregate_rows, gather_dots, scatter_add
@@ -164,10 +164,12 @@ class _WorkingSet:
         return self.weights(alpha), dual
 
 
-class _CuttingPlaneBase(BaseEstimator):
+class _CuttingPlaneBase(LearnerBase, BaseEstimator):
     name: ClassVar[str] = ""
-    supports_warm_start: ClassVar[bool] = True
-    supports_constraints: ClassVar[bool] = True
+    certifies_gap: ClassVar[bool] = True
+    resumable: ClassVar[bool] = True  # from the saved weights (see _checkpoints)
+    accepts_constraints: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
     _n_groups_one: ClassVar[bool] = True
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1):

@@ -62,8 +62,9 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult
 from . import _dual_cd_jit as jit
+from ._cache import problem_fingerprint
 
 __all__ = ["DualCD"]
 
@@ -140,7 +141,7 @@ def _grow(a, cap):
     return out
 
 
-class DualCD(BaseEstimator):
+class DualCD(LearnerBase, BaseEstimator):
     """Dual coordinate descent over per-example caches (DCD-SSVM), certified.
 
     ``max_iter`` counts oracle passes over the data (sweeps and certifying passes;
@@ -176,8 +177,13 @@ class DualCD(BaseEstimator):
     ``cached_outputs`` (mean per example at the end). Memory: the cached rows (at most
     ``cache_size`` + 1 per example) and a (cache_size + 1)² Gram block per example.
 
-    A non-zero ``w0`` (warm start) cannot be written as a dual point, so training
-    starts from α = 0; the most violated outputs under ``w0`` seed the caches.
+    State: ``extra["state"]`` (kept by the estimator with ``warm_start=True``) and the
+    state a checkpoint stores hold the caches and their dual variables (arrays). Given
+    back as ``state`` on the same examples with the same ``cache_size``, training
+    continues from that dual point (α scaled by C_new / C_old when C is smaller, so
+    it stays feasible), with a certifying pass first. Otherwise a non-zero ``w0``
+    (warm start) cannot be written as a dual point, so training starts from α = 0;
+    the most violated outputs under ``w0`` seed the caches.
 
     References
     ----------
@@ -200,6 +206,9 @@ class DualCD(BaseEstimator):
     """
 
     name: ClassVar[str] = "dual_cd"
+    certifies_gap: ClassVar[bool] = True
+    resumable: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
 
     def __init__(self, cache_size=16, n_batches=8, inner_passes=10, inner_tol=0.1):
         self.cache_size = cache_size
@@ -215,26 +224,34 @@ class DualCD(BaseEstimator):
         if not (isinstance(self.inner_tol, (int, float)) and self.inner_tol >= 0):
             raise ValueError(f"inner_tol must be a number >= 0, got {self.inner_tol!r}")
 
-    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
+              state=None):
         """Run oracle passes until the certified gap ≤ ``tol`` × primal or ``max_iter``.
 
         ``random_state=None`` uses the fixed seed 0: the order in which examples are
         visited changes the path, not the certified optimum, and the default call of
         the estimator should give the same model every time (as its tags promise).
+        ``state`` (a previous result's ``extra["state"]`` or a checkpoint's) continues
+        from its dual point when it belongs to this problem.
         """
         self._check()
         rng = check_random_state(0 if random_state is None else random_state)
         max_iter = 200 if max_iter is None else int(max_iter)
         n, C, D = problem.n_samples, float(problem.C), problem.n_features
-        st = _State(n, int(self.cache_size) + 1, D)
-        w = np.zeros(D)
-        w0 = np.asarray(w0, dtype=float)
-        if np.any(w0 != 0):
-            self._offer(problem, st, problem.oracle(w0), w, 0)
+        fp = problem_fingerprint(problem)
+        st = _State.restored(state, n, int(self.cache_size) + 1, D, fp, C)
+        certify = st is not None  # a restored dual point: certify it first
+        if st is None:
+            st = _State(n, int(self.cache_size) + 1, D)
+            w = np.zeros(D)
+            w0 = np.asarray(w0, dtype=float)
+            if np.any(w0 != 0):
+                self._offer(problem, st, problem.oracle(w0), w, 0)
+        else:
+            w = st.weights()
         est = np.full(n, np.inf)           # per-example block gaps, as last seen
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
         passes = inner = last = 0
-        certify = False
         while True:
             if certify or passes >= max_iter - 1:
                 # certifying pass: every example at one w, exactly Σ α ψ
@@ -248,7 +265,8 @@ class DualCD(BaseEstimator):
                 if callback is not None:
                     callback(dict(round=passes, w=w, objective=primal, gap=gap,
                                   n_constraints=int((st.slot >= 0).sum()),
-                                  time=time.perf_counter() - t0))
+                                  time=time.perf_counter() - t0,
+                                  state=lambda: st.saved(fp, C)))
                 if gap <= tol * max(primal, 1e-300):
                     converged = True
                     break
@@ -272,7 +290,8 @@ class DualCD(BaseEstimator):
             duality_gap=float(gap), converged=converged,
             extra=dict(oracle_passes=passes, certified_passes=len(curve),
                        inner_passes=inner,
-                       cached_outputs=float((st.slot >= 0).sum() / max(n, 1))))
+                       cached_outputs=float((st.slot >= 0).sum() / max(n, 1)),
+                       state=st.saved(fp, C), light_state=None))
 
     # ------------------------------------------------------------------ steps
     def _sweep(self, problem, st, w, rng, est, it):
@@ -348,3 +367,46 @@ class _State:
         p = self.pool
         return jit.weights_from_alpha(self.D, p.ind, p.dat, p.start, p.len, self.slot,
                                       self.alpha)
+
+    def saved(self, fingerprint, C):
+        """The caches and dual variables as arrays and JSON values (copies)."""
+        p = self.pool
+        return {"learner": DualCD.name, "fingerprint": fingerprint, "C": float(C),
+                "n_features": int(self.D),
+                "ind": p.ind[:p.used].copy(), "dat": p.dat[:p.used].copy(),
+                "start": p.start[:p.nrows].copy(), "len": p.len[:p.nrows].copy(),
+                "slot": self.slot.copy(), "alpha": self.alpha.copy(),
+                "loss": self.loss.copy(), "gram": self.gram.copy(),
+                "stamp": self.stamp.copy()}
+
+    @classmethod
+    def restored(cls, state, n, S, D, fingerprint, C):
+        """The caches of a :meth:`saved` state of this problem (same examples,
+        cache size and features), α scaled by min(1, C / C_saved); else None."""
+        if not isinstance(state, dict) or state.get("learner") != DualCD.name \
+                or state.get("fingerprint") != fingerprint \
+                or state.get("n_features") != D:
+            return None
+        try:
+            slot = np.asarray(state["slot"], dtype=np.int64)
+            if slot.shape != (n, S):
+                return None
+            st = cls(n, S, D)
+            p = st.pool
+            p.ind = np.array(state["ind"], dtype=p.idx_dtype)
+            p.dat = np.array(state["dat"], dtype=float)
+            p.start = np.array(state["start"], dtype=np.int64)
+            p.len = np.array(state["len"], dtype=np.int64)
+            p.used, p.nrows = p.ind.size, p.start.size
+            if slot.max(initial=-1) >= p.nrows or p.dat.size != p.used \
+                    or p.len.size != p.nrows:
+                return None
+            st.slot = slot.copy()
+            st.alpha = np.array(state["alpha"], dtype=float).reshape(n, S)
+            st.loss = np.array(state["loss"], dtype=float).reshape(n, S)
+            st.gram = np.array(state["gram"], dtype=float).reshape(n, S, S)
+            st.stamp = np.array(state["stamp"], dtype=np.int64).reshape(n, S)
+            st.alpha *= min(1.0, C / float(state["C"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+        return st

@@ -34,13 +34,13 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult
 from ._sparse_jit import gather_dot, scatter_add
 
 __all__ = ["FrankWolfe"]
 
 
-class FrankWolfe(BaseEstimator):
+class FrankWolfe(LearnerBase, BaseEstimator):
     """Block-coordinate Frank-Wolfe learner; ``max_iter`` counts passes (default 50).
 
     Parameters
@@ -63,6 +63,7 @@ class FrankWolfe(BaseEstimator):
     """
 
     name: ClassVar[str] = "frank_wolfe"
+    certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False  # its dual variables must match w
 
     def __init__(self, batch_size=1):

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult, capability
 from . import _multiclass_cd_jit as jit
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
@@ -69,12 +69,13 @@ _UNSHRINK_EVERY = 5  # every this many passes one over every example and class
 def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     """Why :class:`MulticlassDualCD` cannot solve a problem (None when it can).
 
-    It solves plain one-hot multiclass problems: a fitted
-    :class:`~structsvm.features.MulticlassFeatures` without class attributes, an exact
-    decoder (the map's own argmax or exhaustive enumeration), margin rescaling (or
-    slack rescaling with the zero-one loss, the same problem) and a finite loss table
-    Δ(y, k) ≥ 0. (Constraints on w are refused by the estimator, as for every
-    learner without ``supports_constraints``.)
+    It solves one-hot multiclass problems: a fitted map that describes itself as
+    one-hot class blocks (capability ``has_class_blocks``, e.g.
+    :class:`~structsvm.features.MulticlassFeatures` without class attributes), an exact
+    decoder (the map's own default decoder or exhaustive enumeration), margin
+    rescaling (or slack rescaling with the zero-one loss, the same problem) and a
+    finite loss table Δ(y, k) ≥ 0. (Constraints on w are refused by the estimator, as
+    for every learner without ``accepts_constraints``.)
 
     Parameters
     ----------
@@ -103,19 +104,17 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     >>> multiclass_cd_refusal(fm, get_decoder("argmax"), get_loss("zero_one"))
     'it needs one-hot class blocks (MulticlassFeatures without attributes)'
     """
-    from ..features import MulticlassFeatures
     from ..inference import get_decoder
 
-    if not isinstance(feature_map, MulticlassFeatures) or \
-            getattr(feature_map, "lambda_", None) is not None:
+    blocks = feature_map.class_blocks(None, loss) \
+        if capability(feature_map, "has_class_blocks") else None
+    if blocks is None:
         return "it needs one-hot class blocks (MulticlassFeatures without attributes)"
     own = get_decoder(type(feature_map).default_decoder)
-    if not (getattr(decoder, "func", None) is own.func
-            or getattr(decoder, "structure", None) == "any"):
-        return (f"it decodes exactly by itself; decoder "
-                f"{getattr(decoder, 'name', decoder)!r} is neither {own.name!r} nor "
-                "exhaustive")
-    table = loss_table(feature_map, loss)
+    if not (decoder.func is own.func or decoder.structure == "any"):
+        return (f"it decodes exactly by itself; decoder {decoder.name!r} is neither "
+                f"{own.name!r} nor exhaustive")
+    table = np.asarray(blocks.loss_table, dtype=float)
     if not np.all(np.isfinite(table)) or np.any(table < 0):
         return "its loss table Δ(y, k) must be finite and >= 0"
     if rescaling == "slack":
@@ -127,16 +126,7 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     return None
 
 
-def loss_table(feature_map, loss):
-    """Δ(c, k) for every pair of classes of a fitted map (a K × K array)."""
-    from ..features import MulticlassPotentials
-
-    K = len(feature_map.classes_)
-    pot = MulticlassPotentials(np.zeros((K, K)))
-    return np.array(pot.augment(np.arange(K), loss).scores, dtype=float)
-
-
-class MulticlassDualCD(BaseEstimator):
+class MulticlassDualCD(LearnerBase, BaseEstimator):
     """Sequential dual method for Crammer-Singer multiclass SVMs, certified.
 
     One pass visits every example once, in random order, and solves its whole K-class
@@ -171,7 +161,9 @@ class MulticlassDualCD(BaseEstimator):
     Warm start: with ``warm_start=True`` the estimator hands back the previous fit's
     dual variables; when they fit the problem (same examples and labels), training
     continues from them, scaled by C_new / C_old when C changed (still feasible).
-    Otherwise it starts from β = 0 (a weight vector alone is no dual point).
+    Otherwise it starts from β = 0 (a weight vector alone is no dual point). A
+    checkpoint stores the same state (β, the labels and C), and a run resumed from
+    it certifies that dual point first, then continues.
 
     Only problems :func:`multiclass_cd_refusal` accepts: a ValueError otherwise.
 
@@ -194,7 +186,9 @@ class MulticlassDualCD(BaseEstimator):
     """
 
     name: ClassVar[str] = "multiclass_cd"
-    supports_warm_start: ClassVar[bool] = True
+    certifies_gap: ClassVar[bool] = True
+    resumable: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
 
     def __init__(self, shrinking=True):
         self.shrinking = shrinking
@@ -229,15 +223,16 @@ class MulticlassDualCD(BaseEstimator):
         rng = check_random_state(0 if random_state is None else random_state)
         max_iter = _MAX_PASSES if max_iter is None else int(max_iter)
         C = float(problem.C)
-        X, dense = _as_rows(problem.Xe)
+        blocks = problem.feature_map.class_blocks(problem.Xe, problem.loss)
+        X, dense = _as_rows(blocks.inputs)
         indptr, indices, data = X
         n = problem.n_samples
-        K = len(problem.feature_map.classes_)
-        d = problem.feature_map.n_input_features_
+        table = np.asarray(blocks.loss_table, dtype=float)
+        K, d = table.shape[0], blocks.inputs.shape[1]
         Y = np.asarray(problem.Ye, dtype=np.int64).reshape(n)
-        table = loss_table(problem.feature_map, problem.loss)
         sqn = _row_sqnorms(indptr, data, n)
         beta = _start(state, Y, C, K)
+        resumed = bool(beta.any())  # a previous dual point: certify it first
         zero = sqn <= 0.0
         if zero.any():  # x_i = 0: w ignores the example; its block's optimum is a vertex
             beta[zero] = _vertex(Y[zero], table, C)
@@ -256,24 +251,27 @@ class MulticlassDualCD(BaseEstimator):
         dual = const - float(np.sum(beta * table[Y])) - 0.5 * float(np.dot(WT.ravel(),
                                                                            WT.ravel()))
         full = True  # the next pass sees every example and class
+        est = float("nan")
         while True:
-            if full:
-                n_act[:] = K
-                active = np.flatnonzero(~zero)
-            order = rng.permutation(active).astype(np.int64)
-            _, gain = jit.sweep(order, indptr, indices, data, dense, Y, sqn, table, C, WT,
-                                beta, cls, n_act, shrink, gaps)
-            passes += 1
-            dual += gain  # exact up to rounding; recomputed at each certification
-            # the block gaps of a pass over every class estimate the duality gap (a
-            # pass after shrinking misses the shrunk ones)
-            trusted, full = full or not shrink, shrink and passes % _UNSHRINK_EVERY == 0
-            if shrink:
-                active = active[n_act[active] > 1]
-            est = float(gaps.sum())
-            if not ((trusted and est <= tol * max(dual + est, 1e-300))
-                    or passes - last >= _CERTIFY_EVERY or passes >= max_iter):
-                continue
+            if not resumed:
+                if full:
+                    n_act[:] = K
+                    active = np.flatnonzero(~zero)
+                order = rng.permutation(active).astype(np.int64)
+                _, gain = jit.sweep(order, indptr, indices, data, dense, Y, sqn, table, C,
+                                    WT, beta, cls, n_act, shrink, gaps)
+                passes += 1
+                dual += gain  # exact up to rounding; recomputed at each certification
+                # the block gaps of a pass over every class estimate the duality gap (a
+                # pass after shrinking misses the shrunk ones)
+                trusted, full = full or not shrink, shrink and passes % _UNSHRINK_EVERY == 0
+                if shrink:
+                    active = active[n_act[active] > 1]
+                est = float(gaps.sum())
+                if not ((trusted and est <= tol * max(dual + est, 1e-300))
+                        or passes - last >= _CERTIFY_EVERY or passes >= max_iter):
+                    continue
+            resumed = False
             # certification: w exactly from β, every class score at that w
             certs, last = certs + 1, passes
             jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
@@ -287,7 +285,8 @@ class MulticlassDualCD(BaseEstimator):
             if callback is not None:
                 callback(dict(round=passes, w=np.ascontiguousarray(WT.T).ravel(),
                               objective=primal, gap=gap, gap_estimate=est,
-                              time=time.perf_counter() - t0))
+                              time=time.perf_counter() - t0,
+                              state=lambda: dict(beta=beta.copy(), labels=Y.copy(), C=C)))
             if gap <= tol * max(primal, 1e-300):
                 converged = True
                 break
@@ -346,6 +345,8 @@ def _start(state, Y, C, K):
     if isinstance(old_C, float) and old_C > 0 and isinstance(state.get("beta"), np.ndarray):
         beta = state["beta"]
         if beta.shape == (n, K) and np.array_equal(state.get("labels"), Y):
+            if C == old_C and _feasible(beta, Y, C):
+                return np.array(beta, dtype=float)  # the same dual point, exactly
             beta = beta * (C / old_C)
             beta[np.arange(n), Y] = 0.0
             own = -beta.sum(axis=1)  # β_iy_i = Σ_{k≠y_i} α_ik
@@ -353,3 +354,13 @@ def _start(state, Y, C, K):
                 beta[np.arange(n), Y] = np.minimum(C, own)
                 return beta
     return np.zeros((n, K))
+
+
+def _feasible(beta, Y, C):
+    """β is a dual point for labels Y and this C (to rounding)."""
+    n = len(Y)
+    own = beta[np.arange(n), Y]
+    others = beta.copy()
+    others[np.arange(n), Y] = 0.0
+    return bool(np.all(others <= 0) and np.all(own <= C * (1 + 1e-12))
+                and np.allclose(beta.sum(axis=1), 0.0, atol=1e-9 * max(C, 1.0)))

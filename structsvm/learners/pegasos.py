@@ -35,13 +35,13 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult
 from ._sparse_jit import aggregate_rows, average_inplace, gather_dot, scatter_add
 
 __all__ = ["Pegasos"]
 
 
-class Pegasos(BaseEstimator):
+class Pegasos(LearnerBase, BaseEstimator):
     """Stochastic subgradient learner (Pegasos) for the structural SVM.
 
     ``max_iter`` of the estimator counts epochs (passes over the data).
@@ -69,7 +69,7 @@ class Pegasos(BaseEstimator):
     """
 
     name: ClassVar[str] = "pegasos"
-    supports_warm_start: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
 
     def __init__(self, batch_size=1, average=True, projection=True, eval_every=1):
         self.batch_size = batch_size

@@ -17,12 +17,12 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerResult
+from ..protocols import LearnerBase, LearnerResult
 
 __all__ = ["Perceptron"]
 
 
-class Perceptron(BaseEstimator):
+class Perceptron(LearnerBase, BaseEstimator):
     """Averaged structured perceptron; ``max_iter`` counts epochs (default 20).
 
     Stops early after an epoch without mistakes (the data are separated). If the
@@ -42,7 +42,7 @@ class Perceptron(BaseEstimator):
     """
 
     name: ClassVar[str] = "perceptron"
-    supports_warm_start: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
 
     def __init__(self, average=True):
         self.average = average

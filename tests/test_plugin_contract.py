@@ -1,0 +1,204 @@
+"""The plugin contract: capabilities are declared attributes read through
+structsvm.protocols, never probed with hasattr/getattr(..., default) elsewhere;
+every kind of plugin registers the same way."""
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import structsvm
+from structsvm import protocols
+from structsvm.features import FEATURE_MAPS, MulticlassFeatures, register_feature_map
+from structsvm.inference import DECODERS, get_decoder, register_decoder
+from structsvm.learners import (LEARNERS, DualCD, MulticlassDualCD, get_learner,
+                                register_learner)
+from structsvm.losses import LOSSES, register_loss
+from structsvm.protocols import (FEATURE_MAP_CAPABILITIES, LEARNER_CAPABILITIES,
+                                 FeatureMapBase, LearnerBase, capability)
+
+PACKAGE = pathlib.Path(structsvm.__file__).parent
+
+# (file, call) pairs that read attributes of something other than a plugin, and why
+ALLOWED = {
+    ("_saved_state.py", "getattr(features, '__all__', ())"):
+        "a module's export list",
+    ("_saved_state.py", "getattr(features, name, None)"):
+        "a module's exports",
+    ("_saved_state.py", "hasattr(cls, 'structure')"):
+        "which exported classes model files may name",
+    ("_saved_state.py", "hasattr(cls, 'fit')"):
+        "which exported classes model files may name",
+    ("_saved_state.py", "getattr(losses, '__all__', ())"):
+        "a module's export list",
+    ("_saved_state.py", "getattr(est, 'interrupted_', False)"):
+        "the estimator's fitted attributes",
+    ("_saved_state.py", "hasattr(type(fm), 'structure')"):
+        "an object read from a model file: is it a feature map at all",
+    ("_saved_state.py", "getattr(fm, 'load_fitted_state', None)"):
+        "an object read from a model file: is it a feature map at all",
+    ("_model_format.py", "getattr(cls, '_get_param_names', None)"):
+        "any allowed class a model file names (scikit-learn parameters or not)",
+    ("_model_format.py", "getattr(obj, 'get_params', None)"):
+        "any value being written to a model file",
+    ("_model_format.py", "getattr(obj, '__name__', type(obj).__name__)"):
+        "the name of a value that cannot be saved, for the message",
+    ("losses/basic.py", "getattr(self.func, '__name__', self.func)"):
+        "a user's function, for repr",
+    ("features/_grammar_features.py", "hasattr(x, '__len__')"):
+        "input validation of user data",
+    ("features/sequence.py", "hasattr(x, '__len__')"): "input validation of user data",
+    ("features/sequence.py", "hasattr(y, '__len__')"): "input validation of user data",
+    ("features/graph.py", "hasattr(y, '__len__')"): "input validation of user data",
+    ("features/_sequence_chain.py", "getattr(Xe, '_flat_truth', None)"):
+        "a cache on the map's own encoded data",
+    ("inference/cky.py", "getattr(type(batch), 'structure', None)"):
+        "a decoder refuses any object that is no batch of its structure",
+    ("inference/viterbi.py", "getattr(type(batch), 'structure', None)"):
+        "a decoder refuses any object that is no batch of its structure",
+    ("inference/max_product.py", "getattr(type(batch), 'structure', None)"):
+        "a decoder refuses any object that is no batch of its structure",
+    ("_defaults.py", "getattr(module, body.id, None)"):
+        "module constants named in source code (the defaults page)",
+    ("_defaults.py", "getattr(cls, body.attr, None)"):
+        "class constants named in source code (the defaults page)",
+    ("plotting.py", "hasattr(path, 'path')"): "a user's regularisation path or list",
+    ("plotting.py", "hasattr(path, 'evaluations')"):
+        "a user's regularisation path or list",
+    ("corpora/_lines.py", "getattr(source, 'name', '<stream>')"):
+        "a user's file object, for messages",
+    ("corpora/conll2002.py", "getattr(source, 'name', '<stream>')"):
+        "a user's file object, for messages",
+}
+
+
+def _probes():
+    """(file, call source) of every hasattr(...) and 3-argument getattr(...) call."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel == "protocols.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and (
+                    node.func.id == "hasattr"
+                    or (node.func.id == "getattr" and len(node.args) == 3)):
+                yield rel, ast.unparse(node)
+
+
+def test_no_capability_probing_outside_protocols():
+    found = set(_probes())
+    unexpected = sorted(found - set(ALLOWED))
+    assert not unexpected, (
+        "plugins are read through structsvm.protocols.capability (declared "
+        f"capabilities), not probed: {unexpected}")
+
+
+def test_every_capability_has_a_default_on_the_base_classes():
+    for name, default in FEATURE_MAP_CAPABILITIES.items():
+        assert getattr(FeatureMapBase, name) == default, name
+    for name, default in LEARNER_CAPABILITIES.items():
+        assert getattr(LearnerBase, name) == default, name
+    with pytest.raises(KeyError):
+        capability(DualCD(), "not_a_capability")
+
+
+def test_learner_capabilities_are_attributes():
+    assert {n for n, c in LEARNERS.items() if c.certifies_gap} == {
+        "one_slack", "n_slack", "dual_cd", "multiclass_cd", "frank_wolfe"}
+    assert {n for n, c in LEARNERS.items() if c.resumable} == {
+        "one_slack", "n_slack", "dual_cd", "multiclass_cd"}
+    assert {n for n, c in LEARNERS.items() if c.accepts_constraints} == {
+        "one_slack", "n_slack"}
+    assert not LEARNERS["frank_wolfe"].supports_warm_start
+    for cls in LEARNERS.values():
+        assert isinstance(cls(), protocols.Learner)
+
+
+class _PlainLearner:
+    """A learner that only satisfies the protocol: no base class, no get_params."""
+
+    name = "plain_gd"
+    certifies_gap = False
+
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+        w = np.array(w0, dtype=float)
+        for t in range(1, (max_iter or 50) + 1):
+            v = problem.oracle(w)
+            g = w - problem.C * np.asarray(v.psi[v.slack > 0].sum(axis=0)).ravel()
+            w = w - g / (t + 1.0)
+            obj = problem.primal_objective(w)
+            if callback is not None:
+                callback(dict(round=t, w=w, objective=obj, time=0.0))
+        return protocols.LearnerResult(w=w, objective=problem.primal_objective(w),
+                                       objective_curve=[], n_iter=t)
+
+
+def _blobs():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.3, size=(10, 2)) for c in ([0, 0], [3, 0], [0, 3])])
+    return list(X), [k for k in "abc" for _ in range(10)]
+
+
+def test_get_learner_accepts_any_object_satisfying_the_protocol():
+    learner = _PlainLearner()
+    got = get_learner(learner)
+    assert got is not learner and isinstance(got, _PlainLearner)
+    X, Y = _blobs()
+    model = structsvm.fit(X, Y, learner=learner, max_iter=30)
+    assert model.learner_.name == "plain_gd" and model.score(X, Y) > 0.6
+    with pytest.raises(TypeError, match="solve"):
+        get_learner(object())
+
+
+def test_register_learner():
+    @register_learner
+    class Mine(LearnerBase):
+        name = "test_registered_learner"
+        solve = _PlainLearner.solve
+
+    try:
+        assert isinstance(get_learner("test_registered_learner"), Mine)
+        X, Y = _blobs()
+        model = structsvm.fit(X, Y, learner="test_registered_learner", max_iter=20)
+        assert model.score(X, Y) > 0.6
+    finally:
+        del LEARNERS["test_registered_learner"]
+    with pytest.raises(TypeError, match="register_learner"):
+        register_learner(object)
+
+
+def test_every_kind_of_plugin_registers_by_name():
+    assert FEATURE_MAPS["multiclass"] is MulticlassFeatures
+    for cls in FEATURE_MAPS.values():
+        assert cls.__name__ in structsvm.features.__all__
+
+    class MyMap(MulticlassFeatures):
+        pass
+
+    assert register_feature_map("test_my_map", MyMap) is MyMap
+    try:
+        assert FEATURE_MAPS["test_my_map"] is MyMap
+    finally:
+        del FEATURE_MAPS["test_my_map"]
+    with pytest.raises(TypeError, match="register_feature_map"):
+        register_feature_map("nothing", object)
+
+    @register_decoder("test_argmax_copy", "multiclass")
+    def copy(batch, exclude=None):
+        return get_decoder("argmax")(batch, exclude)
+
+    try:
+        assert get_decoder("test_argmax_copy").func is copy
+    finally:
+        del DECODERS["test_argmax_copy"]
+    assert callable(register_loss) and "zero_one" in LOSSES
+
+
+def test_built_in_plugins_declare_capabilities_on_the_base_classes():
+    for cls in FEATURE_MAPS.values():
+        assert issubclass(cls, FeatureMapBase), cls
+    for cls in LEARNERS.values():
+        assert issubclass(cls, LearnerBase), cls
+    # a map that only satisfies the protocol gets the documented defaults
+    assert capability(object(), "has_fused_oracle") is False
+    assert capability(object(), "example_costs") is None
