@@ -69,6 +69,16 @@ ALLOWED = {
         "a user's file object, for messages",
     ("corpora/conll2002.py", "getattr(source, 'name', '<stream>')"):
         "a user's file object, for messages",
+    ("corpora/_lines.py", "getattr(os, 'O_BINARY', 0)"):
+        "an open() flag that exists on some platforms only",
+    ("corpora/_lines.py", "getattr(os, 'O_NONBLOCK', 0)"):
+        "an open() flag that exists on some platforms only",
+    ("corpora/_lines.py", "hasattr(os, 'set_blocking')"):
+        "a function that exists on some platforms only",
+    ("_structure_map.py", "getattr(func, '__name__', type(func).__name__)"):
+        "a user's loss function, for its name",
+    ("structure.py", "getattr(found, part, None)"):
+        "does a user class import back by its module and qualified name",
 }
 
 
