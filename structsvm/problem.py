@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .outputs import LazyOutputs
-from .protocols import Decoder, capability, check_enumerable, plugin_name
+from .protocols import Decoder, as_decoder, capability, check_enumerable, plugin_name
 
 __all__ = ["Problem", "Violation", "weighted_row_sum"]
 
@@ -76,7 +76,9 @@ class Problem:
     Xe : encoded inputs (``feature_map.encode_inputs(X)``), indexable by position.
     Ye : list of encoded outputs.
     feature_map : FeatureMap (fitted).
-    decoder : Decoder
+    decoder : Decoder or callable
+        A plain function ``f(batch, exclude=None)`` is taken as a decoder of the
+        map's structure.
     loss : Loss
     C : float
         Weight of the summed slacks in ½‖w‖² + C Σ ξ_i.
@@ -123,6 +125,8 @@ class Problem:
     _pool: Any = field(default=None, repr=False)
 
     def __post_init__(self):
+        # a plain function f(batch, exclude=None) decodes the map's structure
+        self.decoder = as_decoder(self.decoder, type(self.feature_map).structure)
         self.check_enumeration()
 
     def check_enumeration(self):

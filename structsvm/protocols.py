@@ -35,7 +35,7 @@ import scipy.sparse as sp
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
     "FeatureMapBase", "LearnerBase", "ClassBlocks", "FEATURE_MAP_CAPABILITIES",
-    "LEARNER_CAPABILITIES", "capability", "plugin_name",
+    "LEARNER_CAPABILITIES", "capability", "plugin_name", "as_decoder",
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
 ]
@@ -347,6 +347,18 @@ class Decoder:
             return None
         out = self.augmented(batch, Y, loss)
         return None if out is None or out is NotImplemented else out
+
+
+def as_decoder(decoder, structure):
+    """``decoder`` as a :class:`Decoder`: a Decoder as it is, a plain function
+    ``f(batch, exclude=None)`` named after itself, decoding ``structure``."""
+    if isinstance(decoder, Decoder):
+        return decoder
+    if not callable(decoder):
+        raise TypeError(f"decoder must be a Decoder or a function of a batch of "
+                        f"potentials, got {type(decoder).__name__}")
+    return Decoder(name=getattr(decoder, "__name__", type(decoder).__name__),
+                   structure=structure, func=decoder)
 
 
 @runtime_checkable
