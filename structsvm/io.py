@@ -42,7 +42,7 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 import numpy as np
@@ -188,7 +188,11 @@ def write_model_file(path, header, arrays):
     sums[_HEADER_KEY] = _header_digest(meta)
     meta["sha256"] = sums
     blob = np.frombuffer(json.dumps(meta, allow_nan=True).encode("utf-8"), dtype=np.uint8)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    # a temporary file beside the target, renamed over it when complete; created with
+    # mode 0666 less the umask, as any new file of the user's (mkstemp's would be 0600)
+    tmp = path.parent / f".{path.name}.{secrets.token_hex(8)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez_compressed(fh, **{META: blob}, **arrays)

@@ -399,3 +399,21 @@ def test_sequence_model_round_trip_and_missing_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="folder .*missing.* does not exist"):
         model.save(tmp_path / "missing" / "m.npz")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["seq.npz"]
+
+
+def test_a_saved_model_file_has_the_users_file_mode(tmp_path):
+    """A model file is created like any new file of the user's (0666 less the
+    umask), not private to its owner as a temporary file would be."""
+    import os
+    import stat
+
+    from structsvm.io import write_model_file
+
+    old = os.umask(0o022)
+    try:
+        path = write_model_file(tmp_path / "m.npz", {"w": {"__array__": "w"}},
+                                {"w": np.ones(2)})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]  # no temporary left

@@ -69,6 +69,8 @@ ALLOWED = {
         "a user's file object, for messages",
     ("corpora/conll2002.py", "getattr(source, 'name', '<stream>')"):
         "a user's file object, for messages",
+    ("io.py", "getattr(os, 'O_BINARY', 0)"):
+        "an open() flag that exists on some platforms only",
     ("corpora/_lines.py", "getattr(os, 'O_BINARY', 0)"):
         "an open() flag that exists on some platforms only",
     ("corpora/_lines.py", "getattr(os, 'O_NONBLOCK', 0)"):
