@@ -233,6 +233,8 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
     """
     path = Path(path)
     if not path.is_file():
+        if path.exists():  # a FIFO, device or folder: never opened (it could block)
+            raise ModelFileError(f"{path}: not a regular file, so not a model file")
         raise FileNotFoundError(f"No model file at {path}")
     try:
         files = read_archive(path, max_bytes)

@@ -417,3 +417,12 @@ def test_a_saved_model_file_has_the_users_file_mode(tmp_path):
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]  # no temporary left
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path):
+    import os
+
+    fifo = tmp_path / "model.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(sio.ModelFileError, match="not a regular file"):
+        structsvm.load(fifo)
