@@ -294,3 +294,25 @@ def test_fit_encode_equals_fit_then_encode(features, min_count, n_hash):
     assert (Xa.X != Xb.X).nnz == 0 and Xa.X.shape == Xb.X.shape
     np.testing.assert_array_equal(Xa.X.indptr, Xb.X.indptr)
     np.testing.assert_array_equal(Xa.X.indices, Xb.X.indices)
+
+
+@pytest.mark.parametrize("features", ["pos", "word"])
+@pytest.mark.parametrize("min_count", [1, 2])
+def test_direct_columns_equal_the_feature_strings(features, min_count):
+    from structsvm.features._sequence_observations import TokenFeaturizer
+
+    rng = np.random.default_rng(0)
+    words = ["the", "The", "THE", "", "İstanbul", "ABC-12", "x²", "²", "-", "a-b", "Hello",
+             "dogs", "running", "ran", "1999", "3.14", "ÉCOLE", "straße", "Ǆemal", "ǅ", "'s",
+             ",", ".", "U.S.", "co-operate", "x" * 12]
+    train = [list(rng.choice(words[:18], size=int(rng.integers(1, 9)))) for _ in range(60)]
+    test = [list(rng.choice(words, size=int(rng.integers(1, 9)))) for _ in range(60)]
+    fz = TokenFeaturizer(features).fit(train, min_count)
+    n = len(fz.vocabulary)
+    for sents in (train, test, [["zzz"]], [["the"]]):
+        got, off = fz._gather(sents)  # straight from the vocabulary
+        # the strings, mapped by a copy of the vocabulary (new strings: absent)
+        want, off2 = fz._gather(sents, grow=dict(fz.vocabulary))
+        np.testing.assert_array_equal(got, np.where(want >= n, -1, want))
+        np.testing.assert_array_equal(off, off2)
+    assert len(fz.vocabulary) == n

@@ -254,7 +254,12 @@ class SequenceFeatures(FeatureNamesMixin, BaseEstimator):
 
     def decode_outputs(self, Ye):
         """State arrays back to tag lists."""
-        return [self.tags_[np.asarray(y, dtype=np.intp)].tolist() for y in Ye]
+        if len(Ye) < 2:
+            return [self.tags_[np.asarray(y, dtype=np.intp)].tolist() for y in Ye]
+        parts = [np.asarray(y, dtype=np.intp).reshape(-1) for y in Ye]
+        tags = self.tags_[np.concatenate(parts)].tolist()  # one conversion for all
+        ends = np.cumsum([p.size for p in parts]).tolist()
+        return [tags[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
     # ------------------------------------------------------------------ features
     def split_weights(self, w):
