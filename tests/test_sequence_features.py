@@ -316,3 +316,34 @@ def test_direct_columns_equal_the_feature_strings(features, min_count):
         np.testing.assert_array_equal(got, np.where(want >= n, -1, want))
         np.testing.assert_array_equal(off, off2)
     assert len(fz.vocabulary) == n
+
+
+def test_shared_unaries_equal_the_sparse_product():
+    from structsvm.features._sequence_jit import shared_unaries
+
+    rng = np.random.default_rng(1)
+    n_types, width, d, K, n = 6, 4, 30, 5, 40
+    table = rng.integers(-1, d, size=(n_types, width))
+    rows = rng.integers(0, n_types, size=n)
+    tail = [rng.integers(0, d, size=int(rng.integers(0, 4))) for _ in range(n)]
+    lists = [np.concatenate([table[r][table[r] >= 0], t]) for r, t in zip(rows, tail)]
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c in lists])])
+    X = sp.csr_matrix((np.ones(indptr[-1]), np.concatenate(lists), indptr), shape=(n, d))
+    W = rng.normal(size=(d, K))
+    np.testing.assert_array_equal(shared_unaries(table, rows, X.indptr, X.indices, W),
+                                  X @ W)
+
+
+def test_potentials_of_encoded_tokens_equal_the_sparse_product():
+    rng = np.random.default_rng(2)
+    words = ["a", "b", "Cc", "d-1", "ee", "F"]
+    X = [list(rng.choice(words, size=int(rng.integers(1, 7)))) for _ in range(30)]
+    Y = [list(rng.choice(["N", "V", "D"], size=len(x))) for x in X]
+    fm = SequenceFeatures().fit(X, Y)
+    w = rng.normal(size=fm.n_features_)
+    W = fm.split_weights(w)[0]
+    Xe = fm.encode_inputs(X + [["unseen", "a", "Zz9"]])
+    assert Xe.shared is not None
+    for idx in (None, np.arange(3, 12), np.array([30, 4, 0])):
+        Xs, _ = Xe.select(idx)
+        np.testing.assert_array_equal(fm.batch_potentials(Xe, w, idx).unary, Xs @ W)

@@ -213,12 +213,17 @@ class TokenFeaturizer:
                         dtype=np.int64)
 
     def _gather(self, sents, grow=None):
-        """(n_tokens, n_slots) column ids, -1 for absent features."""
+        """(n_tokens, n_slots) column ids, -1 for absent features, and the offsets."""
+        return self._gather_shared(sents, grow)[:2]
+
+    def _gather_shared(self, sents, grow=None):
+        """:meth:`_gather` and, from the vocabulary's tables, the current token's
+        (table, rows): every token's first columns (see ``EncodedSequences``)."""
         lengths = np.fromiter((len(s) for s in sents), dtype=np.int64, count=len(sents))
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         n = int(offsets[-1])
         if callable(self.features):
-            return self._gather_callable(sents, grow), offsets
+            return self._gather_callable(sents, grow), offsets, None
         direct = (grow is None and self.n_hash is None and not callable(self.features)
                   and self.features in SLOT_SPECS)
         ids, tables = self._column_tables(sents) if direct else self._type_tables(sents)
@@ -243,7 +248,9 @@ class TokenFeaturizer:
                 (strings, width), rows = table, type_rows(off)
             cols = self._columns(strings, grow)
             blocks.append(cols.reshape(-1, width)[rows])
-        return np.hstack(blocks) if blocks else np.zeros((n, 0), np.int64), offsets
+        cols = np.hstack(blocks) if blocks else np.zeros((n, 0), np.int64)
+        shared = (tables[0], ids + 2) if direct and roles[0][0] == 0 else None
+        return cols, offsets, shared
 
     @staticmethod
     def _conjunctions(offsets, atoms, type_rows):
@@ -322,6 +329,12 @@ class TokenFeaturizer:
     def transform(self, sents):
         """CSR of shape (n_tokens, n_columns) and the sentence offsets."""
         return self._csr(*self._gather(sents))
+
+    def transform_shared(self, sents):
+        """:meth:`transform` and the current token's (table, rows) or None (the
+        ``shared`` of ``EncodedSequences``)."""
+        cols, offsets, shared = self._gather_shared(sents)
+        return (*self._csr(cols, offsets), shared)
 
     def _csr(self, cols, offsets):
         mask = cols >= 0
