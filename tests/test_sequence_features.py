@@ -347,3 +347,14 @@ def test_potentials_of_encoded_tokens_equal_the_sparse_product():
     for idx in (None, np.arange(3, 12), np.array([30, 4, 0])):
         Xs, _ = Xe.select(idx)
         np.testing.assert_array_equal(fm.batch_potentials(Xe, w, idx).unary, Xs @ W)
+
+
+def test_direct_columns_without_known_words():
+    from structsvm.features._sequence_observations import TokenFeaturizer
+
+    for train in ([["a", "b"], ["b", "c"]], [["ab", "cb"], ["db"]]):
+        fz = TokenFeaturizer("pos").fit(train, min_count=3)
+        assert not any(s.startswith("+0|w=") for s in fz.vocabulary)
+        got, _ = fz._gather([["ab", "cb"], ["b"]])
+        want, _ = fz._gather([["ab", "cb"], ["b"]], grow=dict(fz.vocabulary))
+        np.testing.assert_array_equal(got, np.where(want >= len(fz.vocabulary), -1, want))

@@ -79,7 +79,7 @@ class ColumnLookup:
         # the whole-word slot of the current token, whose words are memoised
         self._word_slot = next((j for j, (prefix, name) in enumerate(self.roles[0][1])
                                 if name == "w" and self.roles[0][0] == 0), -1)
-        self._known, self._known_rows = None, None
+        self._memo = None  # (known word -> row, per-role rows), made on first use
 
     def tables(self, words):
         """One (2 + n_types, width) int64 table per role: rows 0 and 1 the
@@ -89,22 +89,23 @@ class ColumnLookup:
         computed once, on the first call, and gathered afterwards; the others are
         computed on every call.
         """
-        if self._known is None:
+        if self._memo is None:  # one assignment: threads see all of it or none
             known = list(self._dicts[0][self._word_slot]) if self._word_slot >= 0 else []
-            self._known = dict(zip(known, range(len(known))))
-            self._known_rows = self._rows(known)
-        at = np.fromiter(map(self._known.get, words, itertools.repeat(-1)),
+            rows = [np.vstack([r, np.full((1, r.shape[1]), -1)]) for r in self._rows(known)]
+            self._memo = (dict(zip(known, range(len(known)))), rows)  # last rows: -1
+        index, known_rows = self._memo
+        at = np.fromiter(map(index.get, words, itertools.repeat(-1)),
                          dtype=np.int64, count=len(words))
         miss = np.flatnonzero(at < 0)
         fresh = self._rows([words[i] for i in miss])
         out = []
-        for (off, slots), rows, new in zip(self.roles, self._known_rows, fresh):
+        for (off, slots), rows, new in zip(self.roles, known_rows, fresh):
             table = np.empty((len(words) + 2, len(slots)), dtype=np.int64)
             table[:2] = -1
             if off:  # both pad rows hold the role's one boundary string
                 table[:2, 0] = self.vocabulary.get(
                     f"{off:+d}|<{'BOS' if off < 0 else 'EOS'}>", -1)
-            table[2:] = rows[np.maximum(at, 0)]
+            table[2:] = rows[at]  # unknown words (-1): the last row, then replaced
             table[2 + miss] = new
             out.append(table)
         return out
