@@ -116,7 +116,7 @@ class _WorkingSet:
             self.rows.extend(new[j] for j in range(k))
             new = new[:0]
         for j in range(new.shape[0]):
-            row = new[j]
+            row = new if new.shape[0] == 1 else new[j]  # 1-slack: no scipy slicing
             row.sum_duplicates()
             dense = np.zeros(self.n_features)
             dense[row.indices] = row.data
