@@ -40,3 +40,15 @@ def test_bench_chunking_small_slice(need_data, capsys):
     assert abs(row["f1"] - 2 * row["correct"] / (n_true + row["predicted"])) < 1e-12
     assert 0.6 < row["f1"] < 0.95  # 150 sentences: clearly learnt, not yet the full F1
     assert f"{row['f1']:.5f}" in out
+
+
+def test_bench_tagging_small_slice(capsys):
+    rows = load("bench_tagging").main(["--max-train", "60", "--repeats", "1",
+                                       "--crf-iterations", "3", "--markdown"])
+    out = capsys.readouterr().out
+    names = [r["name"] for r in rows]
+    assert names == ["structsvm predict", "structsvm tag_sents", "sklearn-crfsuite",
+                     "NLTK PerceptronTagger"]
+    assert rows[0]["acc"] == rows[1]["acc"]  # the same model behind both interfaces
+    for r in rows:
+        assert 0.3 < r["acc"] <= 1.0 and r["speed"] > 0 and r["name"] in out

@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.features import MulticlassFeatures, RankingFeatures, SequenceFeatures
 from structsvm.inference import get_decoder
 from structsvm.learners import OneSlackCuttingPlane
 from structsvm.learners._cache import OutputCache
@@ -188,3 +188,37 @@ def test_cache_is_bounded_by_stored_entries():
     assert len(cache.psi) == 2 and sum(P.nnz for P in cache.psi) == 20
     cache.push(sp.csr_matrix(np.ones((6, 5))), np.ones(6))  # 30 > 25: only the newest
     assert len(cache.psi) == 1
+
+
+def test_cache_kernels_equal_their_numpy_references():
+    from structsvm.learners._cache_jit import best_cached_rows, gather_rows
+
+    rng = np.random.default_rng(3)
+    for slack in (False, True):
+        n, K, D = 7, 3, 9
+        M = sp.random(n * K, D, density=0.4, random_state=rng, format="csr")
+        M.data = np.round(M.data * 4) / 4  # exact ties between cached answers
+        loss = rng.integers(0, 3, size=n * K).astype(float)
+        w = np.round(rng.normal(size=D) * 2) / 2
+        best, top = best_cached_rows(M.indptr, M.indices, M.data, loss, n, w, slack)
+        m = M @ w
+        v = (loss * (1 - m) if slack else loss - m).reshape(K, n)
+        want = v.argmax(axis=0)
+        np.testing.assert_array_equal(best, want * n + np.arange(n))
+        np.testing.assert_array_equal(top, v[want, np.arange(n)])
+        rows = np.array([0, 5, 9, 20], dtype=np.int64)
+        weights = rng.normal(size=rows.size)
+        cols, vals = gather_rows(M.indptr, M.indices, M.data, rows, weights)
+        S = M[rows]
+        np.testing.assert_array_equal(cols, S.indices)
+        np.testing.assert_array_equal(vals, S.data * np.repeat(weights, np.diff(S.indptr)))
+
+
+def test_rankings_run_without_the_cache():
+    rng = np.random.default_rng(0)
+    X = [rng.normal(size=(6, 3)) for _ in range(8)]
+    Y = [rng.integers(0, 3, size=6) for _ in X]
+    model = structsvm.fit(X, Y, feature_map=RankingFeatures(), decoder="sort", C=1.0,
+                          tol=1e-4, learner=OneSlackCuttingPlane(cache_size=5), warm_start=True)
+    assert model.learner_state_["n_cached_rounds"] == 0
+    assert model.learner_state_["cache"] is None

@@ -294,3 +294,67 @@ def test_fit_encode_equals_fit_then_encode(features, min_count, n_hash):
     assert (Xa.X != Xb.X).nnz == 0 and Xa.X.shape == Xb.X.shape
     np.testing.assert_array_equal(Xa.X.indptr, Xb.X.indptr)
     np.testing.assert_array_equal(Xa.X.indices, Xb.X.indices)
+
+
+@pytest.mark.parametrize("features", ["pos", "word"])
+@pytest.mark.parametrize("min_count", [1, 2])
+def test_direct_columns_equal_the_feature_strings(features, min_count):
+    from structsvm.features._sequence_observations import TokenFeaturizer
+
+    rng = np.random.default_rng(0)
+    words = ["the", "The", "THE", "", "İstanbul", "ABC-12", "x²", "²", "-", "a-b", "Hello",
+             "dogs", "running", "ran", "1999", "3.14", "ÉCOLE", "straße", "Ǆemal", "ǅ", "'s",
+             ",", ".", "U.S.", "co-operate", "x" * 12]
+    train = [list(rng.choice(words[:18], size=int(rng.integers(1, 9)))) for _ in range(60)]
+    test = [list(rng.choice(words, size=int(rng.integers(1, 9)))) for _ in range(60)]
+    fz = TokenFeaturizer(features).fit(train, min_count)
+    n = len(fz.vocabulary)
+    for sents in (train, test, [["zzz"]], [["the"]]):
+        got, off = fz._gather(sents)  # straight from the vocabulary
+        # the strings, mapped by a copy of the vocabulary (new strings: absent)
+        want, off2 = fz._gather(sents, grow=dict(fz.vocabulary))
+        np.testing.assert_array_equal(got, np.where(want >= n, -1, want))
+        np.testing.assert_array_equal(off, off2)
+    assert len(fz.vocabulary) == n
+
+
+def test_shared_unaries_equal_the_sparse_product():
+    from structsvm.features._sequence_jit import shared_unaries
+
+    rng = np.random.default_rng(1)
+    n_types, width, d, K, n = 6, 4, 30, 5, 40
+    table = rng.integers(-1, d, size=(n_types, width))
+    rows = rng.integers(0, n_types, size=n)
+    tail = [rng.integers(0, d, size=int(rng.integers(0, 4))) for _ in range(n)]
+    lists = [np.concatenate([table[r][table[r] >= 0], t]) for r, t in zip(rows, tail)]
+    indptr = np.concatenate([[0], np.cumsum([len(c) for c in lists])])
+    X = sp.csr_matrix((np.ones(indptr[-1]), np.concatenate(lists), indptr), shape=(n, d))
+    W = rng.normal(size=(d, K))
+    np.testing.assert_array_equal(shared_unaries(table, rows, X.indptr, X.indices, W),
+                                  X @ W)
+
+
+def test_potentials_of_encoded_tokens_equal_the_sparse_product():
+    rng = np.random.default_rng(2)
+    words = ["a", "b", "Cc", "d-1", "ee", "F"]
+    X = [list(rng.choice(words, size=int(rng.integers(1, 7)))) for _ in range(30)]
+    Y = [list(rng.choice(["N", "V", "D"], size=len(x))) for x in X]
+    fm = SequenceFeatures().fit(X, Y)
+    w = rng.normal(size=fm.n_features_)
+    W = fm.split_weights(w)[0]
+    Xe = fm.encode_inputs(X + [["unseen", "a", "Zz9"]])
+    assert Xe.shared is not None
+    for idx in (None, np.arange(3, 12), np.array([30, 4, 0])):
+        Xs, _ = Xe.select(idx)
+        np.testing.assert_array_equal(fm.batch_potentials(Xe, w, idx).unary, Xs @ W)
+
+
+def test_direct_columns_without_known_words():
+    from structsvm.features._sequence_observations import TokenFeaturizer
+
+    for train in ([["a", "b"], ["b", "c"]], [["ab", "cb"], ["db"]]):
+        fz = TokenFeaturizer("pos").fit(train, min_count=3)
+        assert not any(s.startswith("+0|w=") for s in fz.vocabulary)
+        got, _ = fz._gather([["ab", "cb"], ["b"]])
+        want, _ = fz._gather([["ab", "cb"], ["b"]], grow=dict(fz.vocabulary))
+        np.testing.assert_array_equal(got, np.where(want >= len(fz.vocabulary), -1, want))

@@ -146,3 +146,34 @@ def test_batch_scores_equal_hand_sums(seed):
     np.testing.assert_allclose([batch[i].score(y) for i, y in enumerate(Y)], expected)
     with pytest.raises(ValueError, match="Sample 1: path of length 9"):
         batch.score([Y[0], np.zeros(9, int)] + Y[2:])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_pruned_forward_keeps_the_reference_paths_with_ties_and_minus_inf(seed):
+    # peaked unaries prune most previous states; integer scores make exact ties, which
+    # must still go to the lowest state; -inf scores forbid states and transitions
+    rng = np.random.default_rng(4000 + seed)
+    K = int(rng.choice([2, 5, 46]))
+    lengths = rng.integers(1, 25, size=6)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    unary = rng.integers(-3, 4, size=(offsets[-1], K)).astype(float) * (10 if seed % 2 else 1)
+    trans = rng.integers(-2, 3, size=(K, K)).astype(float)
+    start, end = rng.integers(-1, 2, size=K).astype(float), np.zeros(K)
+    if seed % 3 == 0:
+        trans[rng.random((K, K)) < 0.2] = -np.inf
+        unary[rng.random(unary.shape) < 0.1] = -np.inf
+    batch = ChainPotentials(unary, offsets, trans, start, end)
+    paths = viterbi(batch)
+    for i, path in enumerate(paths):
+        pot = batch[i]
+        with np.errstate(invalid="ignore"):
+            ref = _viterbi_jit.viterbi_reference(pot.unary, pot.transition, pot.start,
+                                                 pot.end)
+        assert np.array_equal(path, ref)
+
+
+def test_row_maxima_equals_numpy():
+    rng = np.random.default_rng(5)
+    trans = rng.normal(size=(7, 7))
+    trans[2] = -np.inf
+    np.testing.assert_array_equal(_viterbi_jit.row_maxima(trans), trans.max(axis=1))

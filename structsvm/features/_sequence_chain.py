@@ -23,11 +23,16 @@ class EncodedSequences:
     X : csr_matrix of shape (n_tokens, n_input_features)
     offsets : ndarray of int of shape (n_sequences + 1,)
         Sentence i owns rows ``offsets[i]:offsets[i + 1]``.
+    shared : tuple (table, rows) or None
+        When X's entries are ones and token t's row starts with the columns
+        ``table[rows[t]]`` (their entries >= 0, in order), tokens of the same type
+        share that part of their unary scores (computed once per type).
     """
 
-    def __init__(self, X, offsets):
+    def __init__(self, X, offsets, shared=None):
         self.X = X
         self.offsets = np.asarray(offsets, dtype=np.int64)
+        self.shared = shared
 
     def __len__(self):
         return len(self.offsets) - 1

@@ -1,15 +1,53 @@
-"""Numba kernel of the sequence map's aggregated feature differences (private).
+"""Numba kernels of the sequence map: aggregated feature differences, unaries (private).
 
 No validation here: :meth:`SequenceFeatures.joint_feature_difference_sum` and
 :func:`structsvm.features._sequence_chain.aggregate_chain_violation` check their inputs. The
 reference the tests compare against is the COO construction of
-:meth:`SequenceFeatures.joint_feature_differences` (weighted sum of its rows).
+:meth:`SequenceFeatures.joint_feature_differences` (weighted sum of its rows); that of
+``shared_unaries(table, rows, X.indptr, X.indices, W)`` is scipy's ``X @ W`` (X's
+entries ones, row t starting with the columns ``table[rows[t]] >= 0``), which it
+equals bit for bit: each sum adds the same terms in the same order from 0.
 """
 from __future__ import annotations
 
 import numba
+import numpy as np
 
-__all__ = ["scatter_differences", "scatter_differences_touched", "gather_touched"]
+__all__ = ["scatter_differences", "scatter_differences_touched", "gather_touched",
+           "shared_unaries"]
+
+
+@numba.njit(cache=True, nogil=True)
+def shared_unaries(table, rows, indptr, indices, W):
+    """Unary scores X @ W: the sum over ``table``'s columns once per table row, then
+    every token's other columns added to its row's sum."""
+    K = W.shape[1]
+    pre = np.zeros((table.shape[0], K))
+    used = np.zeros(table.shape[0], dtype=np.bool_)
+    for t in range(rows.shape[0]):
+        used[rows[t]] = True
+    for r in range(table.shape[0]):
+        if not used[r]:
+            continue
+        for j in range(table.shape[1]):
+            c = table[r, j]
+            if c >= 0:
+                for k in range(K):
+                    pre[r, k] += W[c, k]
+    out = np.empty((rows.shape[0], K))
+    for t in range(rows.shape[0]):
+        r = rows[t]
+        skip = 0
+        for j in range(table.shape[1]):
+            if table[r, j] >= 0:
+                skip += 1
+        for k in range(K):
+            out[t, k] = pre[r, k]
+        for p in range(indptr[t] + skip, indptr[t + 1]):
+            c = indices[p]
+            for k in range(K):
+                out[t, k] += W[c, k]
+    return out
 
 
 @numba.njit(cache=True, nogil=True)

@@ -19,9 +19,13 @@ by hashing (MurmurHash3, stable across runs and machines).
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import murmurhash3_32
+
+from ._sequence_columns import SLOT_SPECS, ColumnLookup
 
 __all__ = ["FEATURE_SETS", "TokenFeaturizer"]
 
@@ -120,6 +124,7 @@ class TokenFeaturizer:
         self.features = features
         self.n_hash = n_hash
         self.vocabulary = vocabulary  # dict str -> column, or None
+        self._lookup = None  # ColumnLookup of the vocabulary, made on first use
 
     # ------------------------------------------------------------------ strings
     def _type_tables(self, sents):
@@ -130,17 +135,8 @@ class TokenFeaturizer:
         * width]``, ``None`` for absent features. A conjunction role's table is its
         atom strings, pads first. Roles with the same extractor share its calls.
         """
-        kind, roles = FEATURE_SETS[self.features]
-        flat = [tok for s in sents for tok in s]
-        try:
-            uniq = list(dict.fromkeys(flat))  # token types, first seen first
-        except TypeError:  # an unhashable token: reported with its place
-            self._raise_bad_token(sents, None, kind)
-        for tok in uniq:
-            if not _check_token(tok, kind):
-                self._raise_bad_token(sents, tok, kind)
-        index = dict(zip(uniq, range(len(uniq))))
-        ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
+        _, roles = FEATURE_SETS[self.features]
+        ids, uniq = self._type_ids(sents)
         made = {}
 
         def extracted(fn):  # fn(type) for every type, once per extractor
@@ -163,6 +159,30 @@ class TokenFeaturizer:
             strings += [None if f is None else pre + f for r in rows for f in r]
             tables.append((strings, width))
         return ids, tables
+
+    def _type_ids(self, sents):
+        """Token type ids (n_tokens,) and the types, first seen first (checked)."""
+        kind = FEATURE_SETS[self.features][0]
+        flat = list(itertools.chain.from_iterable(sents))
+        try:
+            uniq = list(dict.fromkeys(flat))
+        except TypeError:  # an unhashable token: reported with its place
+            self._raise_bad_token(sents, None, kind)
+        if not (kind == "str" and set(map(type, uniq)) <= {str}):
+            for tok in uniq:
+                if not _check_token(tok, kind):
+                    self._raise_bad_token(sents, tok, kind)
+        index = dict(zip(uniq, range(len(uniq))))
+        ids = np.fromiter(map(index.__getitem__, flat), dtype=np.int64, count=len(flat))
+        return ids, uniq
+
+    def _column_tables(self, sents):
+        """Type ids and per-role column tables straight from the vocabulary
+        (:class:`ColumnLookup`), for the built-in string sets."""
+        if self._lookup is None or self._lookup.vocabulary is not self.vocabulary:
+            self._lookup = ColumnLookup(self.features, self.vocabulary)
+        ids, uniq = self._type_ids(sents)
+        return ids, self._lookup.tables(uniq)
 
     @staticmethod
     def _raise_bad_token(sents, bad, kind):
@@ -193,13 +213,20 @@ class TokenFeaturizer:
                         dtype=np.int64)
 
     def _gather(self, sents, grow=None):
-        """(n_tokens, n_slots) column ids, -1 for absent features."""
+        """(n_tokens, n_slots) column ids, -1 for absent features, and the offsets."""
+        return self._gather_shared(sents, grow)[:2]
+
+    def _gather_shared(self, sents, grow=None):
+        """:meth:`_gather` and, from the vocabulary's tables, the current token's
+        (table, rows): every token's first columns (see ``EncodedSequences``)."""
         lengths = np.fromiter((len(s) for s in sents), dtype=np.int64, count=len(sents))
         offsets = np.concatenate([[0], np.cumsum(lengths)])
         n = int(offsets[-1])
         if callable(self.features):
-            return self._gather_callable(sents, grow), offsets
-        ids, tables = self._type_tables(sents)
+            return self._gather_callable(sents, grow), offsets, None
+        direct = (grow is None and self.n_hash is None and not callable(self.features)
+                  and self.features in SLOT_SPECS)
+        ids, tables = self._column_tables(sents) if direct else self._type_tables(sents)
         pos = np.arange(n) - np.repeat(offsets[:-1], lengths)
         slen = np.repeat(lengths, lengths)
 
@@ -212,13 +239,18 @@ class TokenFeaturizer:
         blocks = []
         _, roles = FEATURE_SETS[self.features]
         for (off, _), table in zip(roles, tables):
+            if direct:  # a (2 + n_types, width) table of columns
+                blocks.append(table[type_rows(off)])
+                continue
             if isinstance(off, tuple):
                 (strings, width), rows = self._conjunctions(off, table, type_rows)
             else:
                 (strings, width), rows = table, type_rows(off)
             cols = self._columns(strings, grow)
             blocks.append(cols.reshape(-1, width)[rows])
-        return np.hstack(blocks) if blocks else np.zeros((n, 0), np.int64), offsets
+        cols = np.hstack(blocks) if blocks else np.zeros((n, 0), np.int64)
+        shared = (tables[0], ids + 2) if direct and roles[0][0] == 0 else None
+        return cols, offsets, shared
 
     @staticmethod
     def _conjunctions(offsets, atoms, type_rows):
@@ -297,6 +329,12 @@ class TokenFeaturizer:
     def transform(self, sents):
         """CSR of shape (n_tokens, n_columns) and the sentence offsets."""
         return self._csr(*self._gather(sents))
+
+    def transform_shared(self, sents):
+        """:meth:`transform` and the current token's (table, rows) or None (the
+        ``shared`` of ``EncodedSequences``)."""
+        cols, offsets, shared = self._gather_shared(sents)
+        return (*self._csr(cols, offsets), shared)
 
     def _csr(self, cols, offsets):
         mask = cols >= 0

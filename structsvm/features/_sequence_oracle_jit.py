@@ -19,7 +19,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ..inference._viterbi_jit import _best_path, _forward
+from ..inference._viterbi_jit import _best_path, _forward, row_maxima
 
 __all__ = ["chain_oracle"]
 
@@ -102,6 +102,7 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
     unary = np.empty((max_len, K))
     alpha = np.empty((max_len, K))
     back = np.empty((max_len, K), dtype=np.int64)
+    row_max = row_maxima(trans)
     yh = np.empty(n_tok, dtype=np.int64)       # chunk tokens
     first = np.zeros(m, dtype=np.int64)       # where sentence k starts in yh
     loss = np.zeros(m)
@@ -129,7 +130,7 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
                 for s in range(K):
                     unary[t, s] += scale
                 unary[t, y[lo + t]] -= scale
-        _forward(unary, 0, T, trans, start, alpha, back)
+        _forward(unary, 0, T, trans, start, alpha, back, row_max)
         _best_path(alpha, back, T, end, yh, pos)
         wrong = 0
         cnt = 0

@@ -12,7 +12,7 @@ from ..protocols import FeatureMapBase, as_sequence
 from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
                      difference_entries, fused_chain_oracle)
 from ._sequence_observations import FEATURE_SETS, TokenFeaturizer
-from ._sequence_jit import scatter_differences
+from ._sequence_jit import scatter_differences, shared_unaries
 from ._names import FeatureNamesMixin
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique
@@ -236,7 +236,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                 raise ValueError("X contains NaN or infinite feature values")
             offsets = np.concatenate([[0], np.cumsum([x.shape[0] for x in X])])
             return EncodedSequences(M, offsets)
-        return EncodedSequences(*self._featurizer.transform(X))
+        return EncodedSequences(*self._featurizer.transform_shared(X))
 
     def encode_outputs(self, Y, X=None):
         """Tag lists to state arrays; unseen tags raise a ValueError naming them."""
@@ -256,7 +256,12 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     def decode_outputs(self, Ye):
         """State arrays back to tag lists."""
-        return [self.tags_[np.asarray(y, dtype=np.intp)].tolist() for y in Ye]
+        if len(Ye) < 2:
+            return [self.tags_[np.asarray(y, dtype=np.intp)].tolist() for y in Ye]
+        parts = [np.asarray(y, dtype=np.intp).reshape(-1) for y in Ye]
+        tags = self.tags_[np.concatenate(parts)].tolist()  # one conversion for all
+        ends = np.cumsum([p.size for p in parts]).tolist()
+        return [tags[a:b] for a, b in zip([0] + ends[:-1], ends)]
 
     # ------------------------------------------------------------------ features
     def split_weights(self, w):
@@ -418,8 +423,15 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def batch_potentials(self, Xe, w, idx=None):
         """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""
         W, trans, start, end = self.split_weights(w)
-        Xs, offsets = Xe.select(idx)
-        return ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
+        if Xe.shared is None:
+            Xs, offsets = Xe.select(idx)
+            return ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
+        # tokens of one type share their first columns: those sums once per type
+        rows, offsets = (slice(None), Xe.offsets) if idx is None else Xe.rows(idx)
+        Xs = Xe.X if idx is None else Xe.take(rows)
+        table, type_rows = Xe.shared
+        unary = shared_unaries(table, type_rows[rows], Xs.indptr, Xs.indices, W)
+        return ChainPotentials(unary, offsets, trans, start, end)
 
     def joint_feature(self, x, y):
         """Φ(x, y) as a dense vector (raw sentence ``x`` and tag list ``y``)."""

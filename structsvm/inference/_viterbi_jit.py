@@ -22,19 +22,55 @@ __all__ = ["viterbi_batch", "viterbi_reference", "second_best_reference"]
 
 
 @numba.njit(cache=True, nogil=True)
-def _forward(unary, lo, hi, trans, start, alpha, back):
-    # previous state j outer, current state k inner: the inner loop runs over
-    # contiguous rows of trans and vectorises (max and argmax by element-wise selects)
+def row_maxima(trans):
+    """max_k trans[j, k] for every j (the bound :func:`_forward` prunes with)."""
+    out = np.empty(trans.shape[0])
+    for j in range(trans.shape[0]):
+        out[j] = trans[j, 0]
+        for k in range(1, trans.shape[1]):
+            if trans[j, k] > out[j]:
+                out[j] = trans[j, k]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _forward(unary, lo, hi, trans, start, alpha, back, row_max):
+    """α and back-pointers of rows lo:hi (``row_max[j] = max_k trans[j, k]``).
+
+    Previous state j outer, current state k inner: the inner loop runs over
+    contiguous rows of trans. A previous state j is skipped when even its best
+    transition falls below every state's score through the best previous state j*,
+    α(j) + row_max[j] < min_k (α(j*) + trans[j*, k]): rounding is monotone, so its
+    candidates are then strictly below each state's maximum, and neither the maxima
+    nor the back-pointers (the lowest j of equal scores) change.
+    """
     n_states = unary.shape[1]
     for k in range(n_states):
         alpha[0, k] = start[k] + unary[lo, k]
         back[0, k] = -1
     for t in range(1, hi - lo):
-        for k in range(n_states):
-            alpha[t, k] = alpha[t - 1, 0] + trans[0, k]
-            back[t, k] = 0
+        jb = 0
+        amax = alpha[t - 1, 0]
         for j in range(1, n_states):
+            if alpha[t - 1, j] > amax:
+                amax = alpha[t - 1, j]
+                jb = j
+        bound = amax + trans[jb, 0]
+        for k in range(1, n_states):
+            v = amax + trans[jb, k]
+            if v < bound:
+                bound = v
+        first = True
+        for j in range(n_states):
             a = alpha[t - 1, j]
+            if a + row_max[j] < bound:
+                continue
+            if first:
+                for k in range(n_states):
+                    alpha[t, k] = a + trans[j, k]
+                    back[t, k] = j
+                first = False
+                continue
             for k in range(n_states):
                 v = a + trans[j, k]
                 if v > alpha[t, k]:
@@ -99,13 +135,14 @@ def viterbi_batch(unary, offsets, trans, start, end, exclude, use_exclude, path)
     beta = np.empty((max(max_len, 1), n_states))
     fwd = np.empty((max(max_len, 1), n_states), dtype=np.int64)
     stuck = np.zeros(n_seq, dtype=np.int8)
+    row_max = row_maxima(trans)
     for i in range(n_seq):
         lo = offsets[i]
         hi = offsets[i + 1]
         T = hi - lo
         if T == 0:
             continue
-        _forward(unary, lo, hi, trans, start, alpha, back)
+        _forward(unary, lo, hi, trans, start, alpha, back, row_max)
         _best_path(alpha, back, T, end, path, lo)
         if not use_exclude:
             continue

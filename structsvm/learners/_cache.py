@@ -10,7 +10,7 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from ._sparse_jit import aggregate_rows
+from ._cache_jit import best_cached_rows, gather_rows
 
 __all__ = ["OutputCache", "problem_fingerprint"]
 
@@ -30,6 +30,7 @@ class OutputCache:
         self.size = int(size)
         self.max_nnz = int(max_nnz)
         self.psi, self.loss = [], []
+        self._key, self._arrays = (), None
 
     def push(self, psi, loss):
         """Store an oracle answer; drop the oldest beyond ``size`` answers or beyond
@@ -40,35 +41,59 @@ class OutputCache:
         while len(self.psi) > 1 and sum(P.nnz for P in self.psi) > self.max_nnz:
             del self.psi[0], self.loss[0]
 
+    def _stacked(self):
+        """The stored answers stacked oldest first as raw CSR arrays and losses,
+        rebuilt only when the stored answers changed; the stored matrices then become
+        views of the stacked arrays, so the entries are held once."""
+        key = (*self.psi, *self.loss)
+        if len(self._key) != len(key) or any(a is not b for a, b in zip(self._key, key)):
+            starts = np.cumsum([0] + [int(P.indptr[-1]) for P in self.psi])
+            indptr = np.concatenate([P.indptr[:-1].astype(np.int64) + s0
+                                     for P, s0 in zip(self.psi, starts)] + [starts[-1:]])
+            indices = np.concatenate([P.indices[:P.indptr[-1]] for P in self.psi])
+            data = np.concatenate([P.data[:P.indptr[-1]] for P in self.psi]).astype(float)
+            self.psi = [sp.csr_matrix((data[a:b], indices[a:b], P.indptr), shape=P.shape,
+                                      copy=False)
+                        for P, a, b in zip(self.psi, starts[:-1], starts[1:])]
+            self._arrays = (indptr, indices, data, np.concatenate(self.loss))
+            self._key = (*self.psi, *self.loss)
+        return self._arrays
+
     def constraint(self, w, rescaling):
         """The 1-slack constraint from cached outputs: (Σ Δ, Σ ω δΦ row, Σ_i ξ̃_i).
 
         ξ̃_i = max(0, max over the cache of the example's violation at w), a lower
         bound on ξ_i(w); the row sums the maximising cached output of every example
-        with ξ̃_i > 0 (ω = 1 for margin, Δ for slack rescaling).
+        with ξ̃_i > 0 (ω = 1 for margin, Δ for slack rescaling). The oldest of equal
+        violations is taken.
         """
         if not self.psi:
             return None
-        margins = [np.asarray(P @ w).ravel() for P in self.psi]
-        if rescaling == "slack":
-            vals = np.array([lo * (1.0 - m) for lo, m in zip(self.loss, margins)])
-        else:
-            vals = np.array([lo - m for lo, m in zip(self.loss, margins)])
-        best = np.argmax(vals, axis=0)
-        top = vals[best, np.arange(vals.shape[1])]
+        indptr, indices, data, loss = self._stacked()
+        n, D = self.psi[0].shape
+        best, top = best_cached_rows(indptr, indices, data, loss, n,
+                                     np.ascontiguousarray(w, dtype=float),
+                                     rescaling == "slack")
         take = top > 0.0
         if not take.any():
             return None
-        loss_sum, parts, weights = 0.0, [], []
-        for k, (P, lo) in enumerate(zip(self.psi, self.loss)):
-            sel = np.flatnonzero(take & (best == k))
-            if sel.size:
-                parts.append(P[sel])
-                weights.append(lo[sel] if rescaling == "slack" else np.ones(sel.size))
-                loss_sum += float(lo[sel].sum())
-        # Σ ω δΦ over the selected rows in O(nnz log nnz): no vector of the full width
-        cols, vals = aggregate_rows(sp.vstack(parts, format="csr"), np.concatenate(weights))
-        row = sp.csr_matrix((vals, cols, [0, cols.size]), shape=(1, self.psi[0].shape[1]))
+        rows = np.sort(best[take])  # oldest answers first, then by example
+        lo = loss[rows]
+        bounds = np.searchsorted(rows, np.arange(1, len(self.psi)) * n)
+        loss_sum = sum(float(part.sum()) for part in np.split(lo, bounds) if part.size)
+        weights = lo if rescaling == "slack" else np.ones(rows.size)
+        cols, vals = gather_rows(indptr, indices, data, rows, weights)
+        if D <= 4 * cols.size:  # a dense sum of the full width is cheaper than sorting
+            agg = np.bincount(cols, weights=vals, minlength=D)
+            cols = np.flatnonzero(agg)
+            vals = agg[cols]
+        else:  # Σ ω δΦ in O(nnz log nnz): no vector of the full width
+            cols, inv = np.unique(cols, return_inverse=True)
+            agg = np.bincount(inv.ravel(), weights=vals, minlength=cols.size)
+            keep = agg != 0.0
+            cols, vals = cols[keep], agg[keep]
+        row = sp.csr_matrix((vals, cols.astype(np.int64), np.array([0, cols.size])),
+                            shape=(1, D))
         return loss_sum, row, float(top[take].sum())
 
 

@@ -26,7 +26,9 @@ and losses). Before calling the oracle, the learner builds the 1-slack constrain
 the cache (per example the cached output maximising Δ − w·δΦ, or none when all are
 satisfied) and adds it without decoding when it is violated by more than the current
 precision ε = tol · primal / C beyond the working set's slack. Otherwise it calls the
-oracle. The certified gap comes only from oracle rounds.
+oracle. The certified gap comes only from oracle rounds. Maps that compute the
+margin-rescaled 1-slack oracle themselves in one pass (rankings) run without the
+cache: that pass costs about as much as reading the cache.
 
 Constraints on w. With ``constraints=f`` (see :class:`structsvm.StructuredSVM`) the
 working-set QP is solved in primal form with cvxpy (:mod:`._primal_qp`), the user's
@@ -63,6 +65,14 @@ from ._sparse_jit import aggregate_rows, gather_dots, scatter_add
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
 
 _MAX_CACHED_IN_A_ROW = 50  # cache rounds between two oracle calls, at most
+
+
+def _cache_pays(problem):
+    """False when the map computes the margin-rescaled 1-slack oracle itself in one
+    pass (rankings): that pass costs about as much as reading the cached answers, so
+    cached rounds would only add QP solves (and the cache needs per-example rows)."""
+    return not (problem.rescaling == "margin" and problem._map_aggregates()
+                and not getattr(type(problem.feature_map), "has_chunked_aggregate", False))
 
 
 class _WorkingSet:
@@ -106,7 +116,7 @@ class _WorkingSet:
             self.rows.extend(new[j] for j in range(k))
             new = new[:0]
         for j in range(new.shape[0]):
-            row = new[j]
+            row = new if new.shape[0] == 1 else new[j]  # 1-slack: no scipy slicing
             row.sum_duplicates()
             dense = np.zeros(self.n_features)
             dense[row.indices] = row.data
@@ -317,7 +327,9 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         Most violated outputs kept per example (those of the last ``cache_size``
         oracle calls, at most 2·10⁷ stored entries); 0 turns the constraint cache
         off. On digits, POS and chunking slices it cut oracle calls 2-27x at equal or
-        lower training time (docs/learners_cutting_plane.md).
+        lower training time (docs/learners_cutting_plane.md). Rankings under margin
+        rescaling run without it: their one-pass oracle costs about as much as
+        reading the cache.
 
     Notes
     -----
@@ -352,7 +364,8 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         C = problem.C
         if int(self.cache_size) < 0:
             raise ValueError(f"cache_size must be >= 0, got {self.cache_size}")
-        cache = OutputCache(self.cache_size) if int(self.cache_size) > 0 else None
+        cache = (OutputCache(self.cache_size)
+                 if int(self.cache_size) > 0 and _cache_pays(problem) else None)
 
         def round_(ws, w):
             if cache is None:
