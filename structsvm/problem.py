@@ -392,6 +392,13 @@ class Problem:
             loss += p[0]
         return loss, _tree_sum([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
+    def aggregates_in_one_pass(self):
+        """Whether :meth:`oracle_sum` is the map's own margin-rescaled 1-slack oracle
+        run over all examples in one pass (e.g. Joachims' O(n log n) ranking oracle),
+        so that it forms no per-example rows."""
+        return (self.rescaling == "margin" and self._map_aggregates()
+                and not capability(type(self.feature_map), "has_chunked_aggregate"))
+
     def _map_aggregates(self):
         """Whether the map's own 1-slack oracle applies: it has one, and decodes with
         the map's default decoder, the one it implements (another decoder — the

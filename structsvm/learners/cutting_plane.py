@@ -71,8 +71,7 @@ def _cache_pays(problem):
     """False when the map computes the margin-rescaled 1-slack oracle itself in one
     pass (rankings): that pass costs about as much as reading the cached answers, so
     cached rounds would only add QP solves (and the cache needs per-example rows)."""
-    return not (problem.rescaling == "margin" and problem._map_aggregates()
-                and not getattr(type(problem.feature_map), "has_chunked_aggregate", False))
+    return not problem.aggregates_in_one_pass()
 
 
 class _WorkingSet:
