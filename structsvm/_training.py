@@ -6,7 +6,8 @@ round or epoch with ``round``, ``w``, ``objective``, ``time`` and, where the lea
 has one, ``gap``), so no learner needs to know about it:
 
 - :class:`RoundTracker` keeps the best weights seen so far (lowest primal
-  objective), logs one line per round, writes checkpoints every ``every`` seconds
+  objective), logs one line per round (or moves a progress bar when standard error
+  is a terminal, :mod:`structsvm._progress`), writes checkpoints every ``every`` seconds
   (:mod:`structsvm._checkpoints`) and stops training after the current round once
   Ctrl-C was pressed;
 - :func:`sigint_stops_after_round` turns the first Ctrl-C into that request (a
@@ -28,7 +29,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from . import _checkpoints, _labels
+from . import _checkpoints, _labels, _progress
 from .io import check_writable
 from .learners import LEARNERS
 from .problem import Problem
@@ -98,10 +99,12 @@ class RoundTracker:
         ``write_checkpoint(tracker, complete)``; called every ``every`` seconds.
     every : float
         Seconds between checkpoints.
+    bar : RoundBar or None
+        Moved once per round instead of logging a line (verbose on a terminal).
     """
 
     def __init__(self, w0, flag, verbose=0, round_offset=0, curve0=(),
-                 write_checkpoint=None, every=60.0):
+                 write_checkpoint=None, every=60.0, bar=None):
         self.best_w = np.array(w0, dtype=float)
         self.best_state = None  # the learner's state at the best round (checkpoints)
         self.best_objective = math.nan
@@ -114,6 +117,7 @@ class RoundTracker:
         self.write_checkpoint = write_checkpoint
         self.every = float(every)
         self.last_write = time.monotonic()
+        self.bar = bar
 
     def best_fitted(self):
         """Fitted attributes of the best round seen (training stopped early):
@@ -132,7 +136,9 @@ class RoundTracker:
             self.best_w = np.array(info["w"], dtype=float)
             if self.write_checkpoint is not None and info.get("state") is not None:
                 self.best_state = info["state"]()  # a snapshot, only when checkpointing
-        if self.verbose:
+        if self.bar is not None:
+            self.bar.update(self.rounds, obj, info.get("gap"))
+        elif self.verbose:
             _log_round(self.rounds, info)
         if self.write_checkpoint is not None and \
                 time.monotonic() - self.last_write >= self.every:
@@ -274,16 +280,21 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
                                           tracker, fingerprint, complete)
     with sigint_stops_after_round() as flag, problem:
         # problem: the oracle's workers live for this fit
-        tracker = RoundTracker(w0, flag, est.verbose, done, curve0, writer,
-                               checkpoint_every)
         if est.verbose:
             log_start(learner.name, len(X))
+        bar = _progress.RoundBar(learner.name, max_iter, tol, done) \
+            if est.verbose and _progress.on_terminal() else None
+        tracker = RoundTracker(w0, flag, est.verbose, done, curve0, writer,
+                               checkpoint_every, bar)
         try:
             result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
                                    random_state=est.random_state, callback=tracker,
                                    **extra)
         except (StopTraining, KeyboardInterrupt):
             result = None
+        finally:
+            if bar is not None:
+                bar.close()
     if result is None:
         est._set_fitted_state(fm, tracker.best_w, tracker.best_fitted(),
                               interrupted=True, plugins=(decoder, loss), learner=learner)

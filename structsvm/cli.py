@@ -36,6 +36,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from . import _progress
 from ._cli_files import check_regular, check_writable, refuse_overwrite, write_predictions
 
 __all__ = ["main"]
@@ -113,15 +114,18 @@ def _learn(args):
 
         logging.basicConfig(format="[structsvm] %(message)s", stream=sys.stderr)
         logging.getLogger("structsvm").setLevel(logging.INFO)
+    # on a terminal a progress bar shows the rounds even without -v
+    verbose = max(args.verbose, 1) if _progress.on_terminal() else args.verbose
     t0 = time.perf_counter()
     try:
         model = structsvm.StructuredSVM(
             feature_map=fm, C=C, tol=args.tol, max_iter=args.max_iter, learner=learner,
-            n_jobs=args.n_jobs, verbose=args.verbose).fit(
+            n_jobs=args.n_jobs, verbose=verbose).fit(
                 X, Y, checkpoint=args.checkpoint, resume=args.resume,
                 checkpoint_every=args.checkpoint_every)
     except MemoryLimitError as exc:
         raise MemoryLimitError(f"{args.train}: {exc}") from None
+    model.set_params(verbose=args.verbose)  # the saved model as asked for
     model.save(args.model)
     gap = f", duality gap {model.duality_gap_:.3g}" if np.isfinite(model.duality_gap_) \
         else ""

@@ -94,9 +94,11 @@ class StructuredSVM(BaseEstimator):
         perceptron's step counters and averages). Learners that cannot continue
         (frank_wolfe) refuse with a ValueError.
     verbose : int, default=0
-        > 0 logs one line per round (round, objective, duality gap where the
-        learner has one, time) to the "structsvm" logger, and says that the first
-        round compiles kernels.
+        0 fits silently. > 0 says that the first round compiles kernels and shows
+        each round (round, objective, duality gap where the learner has one, time):
+        as a progress bar when standard error is a terminal (not with ``CI`` set or
+        ``TERM=dumb``), otherwise as one line per round logged to the "structsvm"
+        logger (files, pipes, CI logs).
     constraints : callable, default=None
         ``f(w, feature_map)`` returning a list of cvxpy constraints on the cvxpy
         Variable ``w`` (e.g. ``[w[feature_map.feature_index("transition:*")] >= 0]``);
