@@ -3,7 +3,8 @@
 :func:`on_terminal` says whether standard error is an interactive terminal (not a
 file, a pipe, a CI log or a ``TERM=dumb`` console); :class:`RoundBar` is the bar a
 verbose fit shows there, one step per round or pass, with the objective, the duality
-gap against ``tol`` and the elapsed time. Elsewhere the plain log lines stay.
+gap against ``tol`` and the elapsed time; :func:`in_batches` runs a prediction over
+many examples in batches under a bar. Elsewhere the plain log lines stay.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import math
 import os
 import sys
 
-__all__ = ["on_terminal", "RoundBar"]
+__all__ = ["on_terminal", "RoundBar", "in_batches"]
 
 
 def on_terminal(stream=None):
@@ -60,3 +61,21 @@ class RoundBar:
     def close(self):
         """End the bar's line (also after an interruption)."""
         self._bar.close()
+
+
+def in_batches(fn, items, size=1000, desc=None):
+    """``fn(items)`` as a list, called on batches of ``size`` items under a progress
+    bar when standard error is a terminal and there is more than one batch; otherwise
+    in one call."""
+    if len(items) <= size or not on_terminal():
+        return list(fn(items))
+    from tqdm import tqdm  # imported only when a bar is shown
+
+    out = []
+    with tqdm(total=len(items), desc=desc, unit="example", file=sys.stderr,
+              dynamic_ncols=True, mininterval=0.2) as bar:
+        for start in range(0, len(items), size):
+            batch = items[start:start + size]
+            out.extend(fn(batch))
+            bar.update(len(batch))
+    return out

@@ -41,6 +41,8 @@ from ._cli_files import check_regular, check_writable, refuse_overwrite, write_p
 
 __all__ = ["main"]
 
+_BATCH = 1000  # examples per prediction call under the classify progress bar
+
 
 def _read(task, path, n_features=None):
     """(X, Y, extra) for a task; X rows padded to ``n_features`` when given."""
@@ -177,7 +179,8 @@ def _classify(args):
         ndcg = metrics.ndcg_at_k(Y, [np.argsort(-s, kind="stable") for s in scores], k=10)
         summary = f"NDCG@10 {ndcg:.4f}"
     else:
-        pred = model.predict(X)
+        # a bar over batches of examples on a terminal
+        pred = _progress.in_batches(model.predict, X, _BATCH, "classify")
         if task == "sequence":
             lines = [str(t) for p in pred for t in p]
             summary = f"token accuracy {100 * metrics.token_accuracy(Y, pred):.2f}%"

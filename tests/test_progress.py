@@ -138,3 +138,20 @@ def test_cli_learn_off_a_terminal_is_quiet_without_v(tmp_path, capsys):
 def test_import_does_not_load_tqdm():
     code = "import sys, structsvm; assert 'tqdm' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_cli_classify_shows_a_bar_over_batches_on_a_terminal(tmp_path, monkeypatch):
+    from structsvm import cli
+
+    train = _train_file(tmp_path / "train.dat")
+    model = tmp_path / "model.npz"
+    assert main(["learn", "--task", "multiclass", "-C", "1", str(train), str(model)]) == 0
+    plain = tmp_path / "plain.txt"
+    assert main(["classify", str(model), str(train), str(plain)]) == 0
+    monkeypatch.setattr(cli, "_BATCH", 7)
+    terminal = fake_terminal(monkeypatch)
+    batched = tmp_path / "batched.txt"
+    assert main(["classify", str(model), str(train), str(batched)]) == 0
+    text = terminal.getvalue()
+    assert "\r" in text and "60/60" in text and "accuracy" in text
+    assert batched.read_text() == plain.read_text()  # the same predictions
