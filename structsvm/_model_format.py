@@ -210,19 +210,36 @@ def _read_member(zf, info, limit, path):
     return arr.reshape(shape, order="F" if fortran else "C").copy()
 
 
-def read_archive(path, max_bytes):
-    """``{name: array}`` of an npz archive, every size checked before it is inflated."""
+def _member_name(info, path):
+    """The array name of a member: ``<name>.npy``, no folders, no parent references."""
+    name = info.filename
+    stem = name[:-4]
+    if (not name.endswith(".npy") or not stem or "/" in name or "\\" in name
+            or "\0" in name or ".." in name):
+        raise ModelFileError(f"{path}: unexpected archive member {name!r} (a model file "
+                             "holds only <name>.npy members, without folders)")
+    return stem
+
+
+def read_archive(path, max_bytes, check_header):
+    """The checked header and ``{name: array}`` of an npz archive.
+
+    Every declared size is checked against the limits, then the header member alone is
+    read and passed to ``check_header`` (which returns ``(header, names)``: the checked
+    header and the array names it lists, or raises); a member the header does not list,
+    or a listed array without a member, is refused before any array is inflated.
+    """
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
-        names = [i.filename for i in infos]
-        if len(infos) > _MAX_MEMBERS or len(set(names)) != len(names):
-            raise ModelFileError(f"{path}: the archive has {len(infos)} members "
-                                 "(duplicates or too many)")
+        if len(infos) > _MAX_MEMBERS:
+            raise ModelFileError(f"{path}: the archive has {len(infos)} members, more "
+                                 f"than the limit of {_MAX_MEMBERS}")
+        names = [_member_name(i, path) for i in infos]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ModelFileError(f"{path}: the archive has duplicate members {dup}")
         total = 0
         for info in infos:
-            if not info.filename.endswith(".npy"):
-                raise ModelFileError(f"{path}: unexpected archive member "
-                                     f"{info.filename!r}")
             limit = MAX_HEADER_BYTES if info.filename == META + ".npy" else max_bytes
             if info.file_size > limit + 4096:
                 raise ModelFileError(f"{path}: member {info.filename} declares "
@@ -235,8 +252,18 @@ def read_archive(path, max_bytes):
             raise ModelFileError(f"{path}: the arrays declare {total} bytes uncompressed, "
                                  f"more than the limit of {max_bytes} (a larger model "
                                  "needs load(path, max_bytes=...))")
-        files = {}
-        for info in infos:
-            limit = MAX_HEADER_BYTES if info.filename == META + ".npy" else max_bytes
-            files[info.filename[:-4]] = _read_member(zf, info, limit, path)
-    return files
+        by_name = dict(zip(names, infos))
+        if META not in by_name:
+            raise ModelFileError(f"{path} is an npz archive but not a structsvm model "
+                                 "(no header)")
+        header, listed = check_header(
+            _read_member(zf, by_name.pop(META), MAX_HEADER_BYTES, path))
+        extra = sorted(set(by_name) - set(listed))
+        missing = sorted(set(listed) - set(by_name))
+        if extra or missing:
+            raise ModelFileError(f"{path}: damaged model file (arrays missing or extra: "
+                                 f"the header does not list {extra[:5]}, and lists "
+                                 f"{missing[:5]} that the archive lacks)")
+        files = {name: _read_member(zf, info, max_bytes, path)
+                 for name, info in by_name.items()}
+    return header, files

@@ -207,6 +207,37 @@ def write_model_file(path, header, arrays):
 
 
 # ------------------------------------------------------------------------- reading
+def _check_header(path, header):
+    """The checked header of a model file and the array names it lists (read before
+    any array is inflated)."""
+    if header.dtype != np.uint8 or header.ndim != 1:
+        raise ModelFileError(f"{path}: damaged model header (not a byte string)")
+    try:
+        meta = json.loads(header.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ModelFileError(f"{path}: damaged model header ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelFileError(f"{path} is not a structsvm model file")
+    if meta.get("version") not in _READS:
+        raise ModelFileError(f"{path}: model file version {meta.get('version')!r}; this "
+                             f"structsvm reads versions {list(_READS)}")
+    sums = meta.get("sha256")
+    if not isinstance(sums, dict):
+        raise ModelFileError(f"{path}: damaged model file (no checksums)")
+    names = [k for k in sums if k != _HEADER_KEY]
+    if meta["version"] >= 2:
+        try:
+            header_sum = _header_digest(meta)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ModelFileError(f"{path}: damaged model header ({exc})") from None
+        if sums.get(_HEADER_KEY) != header_sum:
+            raise ModelFileError(f"{path}: the header's checksum differs: the file was "
+                                 "damaged or edited")
+    else:
+        names = list(sums)
+    return meta, names
+
+
 def read_model_file(path, *, max_bytes=MAX_BYTES):
     """The header and arrays of a model file, every size and checksum checked.
 
@@ -237,7 +268,7 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
             raise ModelFileError(f"{path}: not a regular file, so not a model file")
         raise FileNotFoundError(f"No model file at {path}")
     try:
-        files = read_archive(path, max_bytes)
+        meta, files = read_archive(path, max_bytes, lambda h: _check_header(path, h))
     except ModelFileError:
         raise
     except MemoryError:
@@ -245,35 +276,7 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
     except Exception as exc:  # any failure of the zip/npy layers: a damaged file
         raise ModelFileError(f"{path} is not a structsvm model file or is damaged "
                              f"({type(exc).__name__}: {exc})") from None
-    if META not in files:
-        raise ModelFileError(f"{path} is an npz archive but not a structsvm model "
-                             "(no header)")
-    header = files.pop(META)
-    if header.dtype != np.uint8 or header.ndim != 1:
-        raise ModelFileError(f"{path}: damaged model header (not a byte string)")
-    try:
-        meta = json.loads(header.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ModelFileError(f"{path}: damaged model header ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not a structsvm model file")
-    if meta.get("version") not in _READS:
-        raise ModelFileError(f"{path}: model file version {meta.get('version')!r}; this "
-                             f"structsvm reads versions {list(_READS)}")
-    sums = meta.get("sha256")
-    if not isinstance(sums, dict):
-        raise ModelFileError(f"{path}: damaged model file (no checksums)")
-    if meta["version"] >= 2:
-        try:
-            header_sum = _header_digest(meta)
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise ModelFileError(f"{path}: damaged model header ({exc})") from None
-        if sums.get(_HEADER_KEY) != header_sum:
-            raise ModelFileError(f"{path}: the header's checksum differs: the file was "
-                                 "damaged or edited")
-        sums = {k: v for k, v in sums.items() if k != _HEADER_KEY}
-    if set(sums) != set(files):
-        raise ModelFileError(f"{path}: damaged model file (arrays missing or extra)")
+    sums = meta["sha256"]
     for k, arr in files.items():
         if _digest(arr) != sums[k]:
             raise ModelFileError(f"{path}: damaged model file (checksum of {k} differs)")
