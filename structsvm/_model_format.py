@@ -175,8 +175,9 @@ def _hashable(v):
     return v
 
 
-def _read_member(zf, info, limit, path):
-    """One ``.npy`` member: header checked (dtype, shape, size) before reading data."""
+def _read_member(zf, info, limit, path, expect=None):
+    """One ``.npy`` member: header checked (dtype, shape, size; ``expect``: the
+    ``(dtype, shape)`` the model header declares, if any) before reading data."""
     with zf.open(info) as fp:
         version = np.lib.format.read_magic(fp)
         if version == (1, 0):
@@ -192,6 +193,10 @@ def _read_member(zf, info, limit, path):
                                  "files hold plain numbers only")
         if not all(isinstance(s, int) and 0 <= s for s in shape):
             raise ModelFileError(f"{path}: array {info.filename} has shape {shape}")
+        if expect is not None and (dtype, tuple(shape)) != expect:
+            raise ModelFileError(f"{path}: array {info.filename} has dtype {dtype}, "
+                                 f"shape {shape}; the header declares {expect[0]}, "
+                                 f"{expect[1]}")
         count = 1
         for s in shape:
             count *= s
@@ -225,9 +230,11 @@ def read_archive(path, max_bytes, check_header):
     """The checked header and ``{name: array}`` of an npz archive.
 
     Every declared size is checked against the limits, then the header member alone is
-    read and passed to ``check_header`` (which returns ``(header, names)``: the checked
-    header and the array names it lists, or raises); a member the header does not list,
-    or a listed array without a member, is refused before any array is inflated.
+    read and passed to ``check_header`` (which returns ``(header, listed)``: the checked
+    header and ``{name: (dtype, shape) or None}`` for the arrays it lists, or raises); a
+    member the header does not list, a listed array without a member, and a member
+    whose declared size differs from its declared dtype and shape are refused before
+    any array is inflated.
     """
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
@@ -264,6 +271,15 @@ def read_archive(path, max_bytes, check_header):
             raise ModelFileError(f"{path}: damaged model file (arrays missing or extra: "
                                  f"the header does not list {extra[:5]}, and lists "
                                  f"{missing[:5]} that the archive lacks)")
-        files = {name: _read_member(zf, info, max_bytes, path)
+        for name, info in by_name.items():
+            if listed[name] is not None:
+                dtype, shape = listed[name]
+                nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                if not nbytes + 10 <= info.file_size <= nbytes + 4096:
+                    raise ModelFileError(f"{path}: member {info.filename} declares "
+                                         f"{info.file_size} bytes uncompressed; the "
+                                         f"header's dtype {dtype} and shape {shape} "
+                                         f"imply {nbytes} bytes of data")
+        files = {name: _read_member(zf, info, max_bytes, path, listed[name])
                  for name, info in by_name.items()}
     return header, files

@@ -58,7 +58,7 @@ FORMAT = "structsvm-model"
 VERSION = 2
 _READS = (1, 2)
 _HEADER_KEY = "__header__"
-_RESERVED = ("format", "version", "sha256")
+_RESERVED = ("format", "version", "sha256", "arrays")
 
 #: Largest total size (bytes, uncompressed) of the arrays of a model file that
 #: :func:`structsvm.load` accepts unless told otherwise (``max_bytes=``).
@@ -184,6 +184,8 @@ def write_model_file(path, header, arrays):
     if clash:
         raise ValueError(f"header keys {clash} are reserved")
     meta = {"format": FORMAT, "version": VERSION, **header}
+    meta["arrays"] = {k: {"dtype": np.asarray(v).dtype.str, "shape": list(np.shape(v))}
+                      for k, v in arrays.items()}
     sums = {k: _digest(v) for k, v in arrays.items()}
     sums[_HEADER_KEY] = _header_digest(meta)
     meta["sha256"] = sums
@@ -235,7 +237,32 @@ def _check_header(path, header):
                                  "damaged or edited")
     else:
         names = list(sums)
-    return meta, names
+    return meta, _declared(path, meta, names)
+
+
+def _declared(path, meta, names):
+    """``{name: (dtype, shape) or None}``: what the header says of each array (files
+    written before the header recorded it say nothing)."""
+    shapes = meta.get("arrays")
+    if shapes is None:
+        return dict.fromkeys(names)
+    if not isinstance(shapes, dict) or set(shapes) != set(names):
+        raise ModelFileError(f"{path}: damaged model header (the arrays' dtypes and "
+                             "shapes do not match the arrays' checksums)")
+    out = {}
+    for name in names:
+        entry = shapes[name]
+        try:
+            dtype, shape = np.dtype(entry["dtype"]), tuple(entry["shape"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ModelFileError(f"{path}: damaged model header (array {name}: "
+                                 f"{exc})") from None
+        if not isinstance(entry["dtype"], str) or dtype.kind not in "biufc" \
+                or not all(type(n) is int and n >= 0 for n in shape):
+            raise ModelFileError(f"{path}: damaged model header (array {name} has dtype "
+                                 f"{entry['dtype']!r}, shape {entry['shape']!r})")
+        out[name] = (dtype, shape)
+    return out
 
 
 def read_model_file(path, *, max_bytes=MAX_BYTES):
