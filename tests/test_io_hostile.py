@@ -548,3 +548,52 @@ def test_max_bytes_refuses_a_normal_model_below_its_size(saved, tmp_path):
     _same_model(model, structsvm.load(src, max_bytes=nbytes), X)
     msg, _ = _load_peak(src, max_bytes=nbytes - 1)
     assert f"more than the limit of {nbytes - 1}" in msg
+
+
+# ------------------------------------------------------------------ declared dtypes and shapes
+def test_header_records_each_arrays_dtype_and_shape(saved):
+    model, src, _ = saved
+    meta, arrays = sio.read_model_file(src)
+    assert set(meta["arrays"]) == set(arrays)
+    for name, arr in arrays.items():
+        assert meta["arrays"][name] == {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+
+
+def test_member_larger_than_its_declared_shape_is_refused_before_inflating(saved, tmp_path):
+    _, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    size = 256 << 20
+    del members[coef]
+    bad = _stream_zeros(tmp_path / "swollen.npz", members, coef, size,
+                        _raw_npy_header((size // 8,), "<f8"))
+    msg, peak = _load_peak(bad)
+    assert "swollen.npz: member" in msg and "the header's dtype float64 and shape" in msg
+    assert peak < 50 << 20, f"peak {peak / 2**20:.0f} MiB while refusing the member"
+
+
+def test_member_of_another_dtype_or_shape_is_refused(saved, tmp_path):
+    model, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    for arr in [model.coef_.view("<i8"), model.coef_.reshape(1, -1)]:
+        members[coef] = _npy(arr)
+        msg, _ = _load_peak(_write(tmp_path / "changed.npz", members))
+        assert f"changed.npz: array {coef} has dtype {arr.dtype}" in msg
+        assert "the header declares float64" in msg
+
+
+def test_file_without_the_dtype_and_shape_record_loads(saved, tmp_path):
+    model, src, X = saved
+    old = _rewrite(src, tmp_path / "old.npz", lambda meta: meta.pop("arrays"))
+    _same_model(model, structsvm.load(old), X)
+
+
+@pytest.mark.parametrize("record", [{}, {"a0_coef_": {"dtype": "O", "shape": [6]}},
+                                    {"a0_coef_": {"dtype": "<f8", "shape": [-1]}},
+                                    {"a0_coef_": {"dtype": "<f8"}}, [1]])
+def test_damaged_dtype_and_shape_record_is_refused(saved, tmp_path, record):
+    _, src, _ = saved
+    bad = _rewrite(src, tmp_path / "record.npz", lambda meta: meta.update(arrays=record))
+    msg, _ = _load_peak(bad)
+    assert "record.npz: damaged model header" in msg
