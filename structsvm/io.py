@@ -24,7 +24,11 @@ A model file is data, never code:
 - sizes are checked before anything is inflated: each archive member's declared
   size (from the zip central directory) and each array's shape and dtype (from its
   ``.npy`` header) against :data:`MAX_BYTES`, so a small file that inflates to
-  gigabytes is refused without inflating it.
+  gigabytes is refused without inflating it;
+- the header is read and checked before any array: it lists every array with its
+  dtype and shape, and a member it does not list, a listed array without a member,
+  or a member whose declared size, dtype or shape differs is refused before it is
+  inflated.
 
 Every failure to read a file raises :class:`ModelFileError` naming the file and the
 reason (a missing file raises ``FileNotFoundError``).
@@ -147,16 +151,16 @@ def check_writable(path):
 def write_model_file(path, header, arrays):
     """Write a model file: ``header`` (JSON values) and the numeric ``arrays``.
 
-    The format, version and the checksums of the header and of every array are added
-    to the header. The file is written to a temporary file in the same folder and
+    The format, version, every array's dtype and shape, and the checksums of the
+    header and of every array are added to the header. The file is written to a temporary file in the same folder and
     then renamed, so ``path`` always holds a complete file.
 
     Parameters
     ----------
     path : str or Path
     header : dict
-        JSON values (the header codec's output); the keys "format", "version" and
-        "sha256" are reserved.
+        JSON values (the header codec's output); the keys "format", "version",
+        "arrays" and "sha256" are reserved.
     arrays : dict of str to ndarray
         Numeric arrays the header refers to by name.
 
