@@ -62,7 +62,7 @@ FORMAT = "structsvm-model"
 VERSION = 2
 _READS = (1, 2)
 _HEADER_KEY = "__header__"
-_RESERVED = ("format", "version", "sha256", "arrays")
+_RESERVED = ("format", "version", "sha256")
 
 #: Largest total size (bytes, uncompressed) of the arrays of a model file that
 #: :func:`structsvm.load` accepts unless told otherwise (``max_bytes=``).
@@ -159,8 +159,9 @@ def write_model_file(path, header, arrays):
     ----------
     path : str or Path
     header : dict
-        JSON values (the header codec's output); the keys "format", "version",
-        "arrays" and "sha256" are reserved.
+        JSON values (the header codec's output); the keys "format", "version" and
+        "sha256" are reserved; "arrays" is replaced by the record of the arrays'
+        dtypes and shapes (so a header read from a model file can be written back).
     arrays : dict of str to ndarray
         Numeric arrays the header refers to by name.
 
