@@ -268,9 +268,10 @@ def read_archive(path, max_bytes, check_header):
         extra = sorted(set(by_name) - set(listed))
         missing = sorted(set(listed) - set(by_name))
         if extra or missing:
+            why = ([f"the header does not list {extra[:5]}"] if extra else []) + \
+                ([f"the archive lacks {missing[:5]}"] if missing else [])
             raise ModelFileError(f"{path}: damaged model file (arrays missing or extra: "
-                                 f"the header does not list {extra[:5]}, and lists "
-                                 f"{missing[:5]} that the archive lacks)")
+                                 f"{'; '.join(why)})")
         for name, info in by_name.items():
             if listed[name] is not None:
                 dtype, shape = listed[name]

@@ -475,7 +475,7 @@ def test_missing_and_extra_arrays_are_named(saved, tmp_path):
     assert "arrays missing or extra" in msg and "['extra']" in msg
     missing = {n: v for n, v in members.items() if n != coef}
     msg, _ = _load_peak(_write(tmp_path / "missing.npz", missing))
-    assert "arrays missing or extra" in msg and repr(coef[:-4]) in msg
+    assert "arrays missing or extra: the archive lacks" in msg and repr(coef[:-4]) in msg
 
 
 def test_header_is_checked_before_any_array(saved, tmp_path):
