@@ -175,8 +175,9 @@ def _hashable(v):
     return v
 
 
-def _read_member(zf, info, limit, path):
-    """One ``.npy`` member: header checked (dtype, shape, size) before reading data."""
+def _read_member(zf, info, limit, path, expect=None):
+    """One ``.npy`` member: header checked (dtype, shape, size; ``expect``: the
+    ``(dtype, shape)`` the model header declares, if any) before reading data."""
     with zf.open(info) as fp:
         version = np.lib.format.read_magic(fp)
         if version == (1, 0):
@@ -192,6 +193,10 @@ def _read_member(zf, info, limit, path):
                                  "files hold plain numbers only")
         if not all(isinstance(s, int) and 0 <= s for s in shape):
             raise ModelFileError(f"{path}: array {info.filename} has shape {shape}")
+        if expect is not None and (dtype, tuple(shape)) != expect:
+            raise ModelFileError(f"{path}: array {info.filename} has dtype {dtype}, "
+                                 f"shape {shape}; the header declares {expect[0]}, "
+                                 f"{expect[1]}")
         count = 1
         for s in shape:
             count *= s
@@ -210,19 +215,38 @@ def _read_member(zf, info, limit, path):
     return arr.reshape(shape, order="F" if fortran else "C").copy()
 
 
-def read_archive(path, max_bytes):
-    """``{name: array}`` of an npz archive, every size checked before it is inflated."""
+def _member_name(info, path):
+    """The array name of a member: ``<name>.npy``, no folders, no parent references."""
+    name = info.filename
+    stem = name[:-4]
+    if (not name.endswith(".npy") or not stem or "/" in name or "\\" in name
+            or "\0" in name or ".." in name):
+        raise ModelFileError(f"{path}: unexpected archive member {name!r} (a model file "
+                             "holds only <name>.npy members, without folders)")
+    return stem
+
+
+def read_archive(path, max_bytes, check_header):
+    """The checked header and ``{name: array}`` of an npz archive.
+
+    Every declared size is checked against the limits, then the header member alone is
+    read and passed to ``check_header`` (which returns ``(header, listed)``: the checked
+    header and ``{name: (dtype, shape) or None}`` for the arrays it lists, or raises); a
+    member the header does not list, a listed array without a member, and a member
+    whose declared size differs from its declared dtype and shape are refused before
+    any array is inflated.
+    """
     with zipfile.ZipFile(path) as zf:
         infos = zf.infolist()
-        names = [i.filename for i in infos]
-        if len(infos) > _MAX_MEMBERS or len(set(names)) != len(names):
-            raise ModelFileError(f"{path}: the archive has {len(infos)} members "
-                                 "(duplicates or too many)")
+        if len(infos) > _MAX_MEMBERS:
+            raise ModelFileError(f"{path}: the archive has {len(infos)} members, more "
+                                 f"than the limit of {_MAX_MEMBERS}")
+        names = [_member_name(i, path) for i in infos]
+        if len(set(names)) != len(names):
+            dup = sorted({n for n in names if names.count(n) > 1})
+            raise ModelFileError(f"{path}: the archive has duplicate members {dup}")
         total = 0
         for info in infos:
-            if not info.filename.endswith(".npy"):
-                raise ModelFileError(f"{path}: unexpected archive member "
-                                     f"{info.filename!r}")
             limit = MAX_HEADER_BYTES if info.filename == META + ".npy" else max_bytes
             if info.file_size > limit + 4096:
                 raise ModelFileError(f"{path}: member {info.filename} declares "
@@ -235,8 +259,28 @@ def read_archive(path, max_bytes):
             raise ModelFileError(f"{path}: the arrays declare {total} bytes uncompressed, "
                                  f"more than the limit of {max_bytes} (a larger model "
                                  "needs load(path, max_bytes=...))")
-        files = {}
-        for info in infos:
-            limit = MAX_HEADER_BYTES if info.filename == META + ".npy" else max_bytes
-            files[info.filename[:-4]] = _read_member(zf, info, limit, path)
-    return files
+        by_name = dict(zip(names, infos))
+        if META not in by_name:
+            raise ModelFileError(f"{path} is an npz archive but not a structsvm model "
+                                 "(no header)")
+        header, listed = check_header(
+            _read_member(zf, by_name.pop(META), MAX_HEADER_BYTES, path))
+        extra = sorted(set(by_name) - set(listed))
+        missing = sorted(set(listed) - set(by_name))
+        if extra or missing:
+            why = ([f"the header does not list {extra[:5]}"] if extra else []) + \
+                ([f"the archive lacks {missing[:5]}"] if missing else [])
+            raise ModelFileError(f"{path}: damaged model file (arrays missing or extra: "
+                                 f"{'; '.join(why)})")
+        for name, info in by_name.items():
+            if listed[name] is not None:
+                dtype, shape = listed[name]
+                nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                if not nbytes + 10 <= info.file_size <= nbytes + 4096:
+                    raise ModelFileError(f"{path}: member {info.filename} declares "
+                                         f"{info.file_size} bytes uncompressed; the "
+                                         f"header's dtype {dtype} and shape {shape} "
+                                         f"imply {nbytes} bytes of data")
+        files = {name: _read_member(zf, info, max_bytes, path, listed[name])
+                 for name, info in by_name.items()}
+    return header, files

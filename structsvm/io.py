@@ -24,7 +24,11 @@ A model file is data, never code:
 - sizes are checked before anything is inflated: each archive member's declared
   size (from the zip central directory) and each array's shape and dtype (from its
   ``.npy`` header) against :data:`MAX_BYTES`, so a small file that inflates to
-  gigabytes is refused without inflating it.
+  gigabytes is refused without inflating it;
+- the header is read and checked before any array: it lists every array with its
+  dtype and shape, and a member it does not list, a listed array without a member,
+  or a member whose declared size, dtype or shape differs is refused before it is
+  inflated.
 
 Every failure to read a file raises :class:`ModelFileError` naming the file and the
 reason (a missing file raises ``FileNotFoundError``).
@@ -147,8 +151,8 @@ def check_writable(path):
 def write_model_file(path, header, arrays):
     """Write a model file: ``header`` (JSON values) and the numeric ``arrays``.
 
-    The format, version and the checksums of the header and of every array are added
-    to the header. The file is written to a temporary file in the same folder and
+    The format, version, every array's dtype and shape, and the checksums of the
+    header and of every array are added to the header. The file is written to a temporary file in the same folder and
     then renamed, so ``path`` always holds a complete file.
 
     Parameters
@@ -156,7 +160,8 @@ def write_model_file(path, header, arrays):
     path : str or Path
     header : dict
         JSON values (the header codec's output); the keys "format", "version" and
-        "sha256" are reserved.
+        "sha256" are reserved; "arrays" is replaced by the record of the arrays'
+        dtypes and shapes (so a header read from a model file can be written back).
     arrays : dict of str to ndarray
         Numeric arrays the header refers to by name.
 
@@ -184,6 +189,8 @@ def write_model_file(path, header, arrays):
     if clash:
         raise ValueError(f"header keys {clash} are reserved")
     meta = {"format": FORMAT, "version": VERSION, **header}
+    meta["arrays"] = {k: {"dtype": np.asarray(v).dtype.str, "shape": list(np.shape(v))}
+                      for k, v in arrays.items()}
     sums = {k: _digest(v) for k, v in arrays.items()}
     sums[_HEADER_KEY] = _header_digest(meta)
     meta["sha256"] = sums
@@ -207,6 +214,62 @@ def write_model_file(path, header, arrays):
 
 
 # ------------------------------------------------------------------------- reading
+def _check_header(path, header):
+    """The checked header of a model file and the array names it lists (read before
+    any array is inflated)."""
+    if header.dtype != np.uint8 or header.ndim != 1:
+        raise ModelFileError(f"{path}: damaged model header (not a byte string)")
+    try:
+        meta = json.loads(header.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ModelFileError(f"{path}: damaged model header ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ModelFileError(f"{path} is not a structsvm model file")
+    if meta.get("version") not in _READS:
+        raise ModelFileError(f"{path}: model file version {meta.get('version')!r}; this "
+                             f"structsvm reads versions {list(_READS)}")
+    sums = meta.get("sha256")
+    if not isinstance(sums, dict):
+        raise ModelFileError(f"{path}: damaged model file (no checksums)")
+    names = [k for k in sums if k != _HEADER_KEY]
+    if meta["version"] >= 2:
+        try:
+            header_sum = _header_digest(meta)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise ModelFileError(f"{path}: damaged model header ({exc})") from None
+        if sums.get(_HEADER_KEY) != header_sum:
+            raise ModelFileError(f"{path}: the header's checksum differs: the file was "
+                                 "damaged or edited")
+    else:
+        names = list(sums)
+    return meta, _declared(path, meta, names)
+
+
+def _declared(path, meta, names):
+    """``{name: (dtype, shape) or None}``: what the header says of each array (files
+    written before the header recorded it say nothing)."""
+    shapes = meta.get("arrays")
+    if shapes is None:
+        return dict.fromkeys(names)
+    if not isinstance(shapes, dict) or set(shapes) != set(names):
+        raise ModelFileError(f"{path}: damaged model header (the arrays' dtypes and "
+                             "shapes do not match the arrays' checksums)")
+    out = {}
+    for name in names:
+        entry = shapes[name]
+        try:
+            dtype, shape = np.dtype(entry["dtype"]), tuple(entry["shape"])
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ModelFileError(f"{path}: damaged model header (array {name}: "
+                                 f"{exc})") from None
+        if not isinstance(entry["dtype"], str) or dtype.kind not in "biufc" \
+                or not all(type(n) is int and n >= 0 for n in shape):
+            raise ModelFileError(f"{path}: damaged model header (array {name} has dtype "
+                                 f"{entry['dtype']!r}, shape {entry['shape']!r})")
+        out[name] = (dtype, shape)
+    return out
+
+
 def read_model_file(path, *, max_bytes=MAX_BYTES):
     """The header and arrays of a model file, every size and checksum checked.
 
@@ -237,7 +300,7 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
             raise ModelFileError(f"{path}: not a regular file, so not a model file")
         raise FileNotFoundError(f"No model file at {path}")
     try:
-        files = read_archive(path, max_bytes)
+        meta, files = read_archive(path, max_bytes, lambda h: _check_header(path, h))
     except ModelFileError:
         raise
     except MemoryError:
@@ -245,35 +308,7 @@ def read_model_file(path, *, max_bytes=MAX_BYTES):
     except Exception as exc:  # any failure of the zip/npy layers: a damaged file
         raise ModelFileError(f"{path} is not a structsvm model file or is damaged "
                              f"({type(exc).__name__}: {exc})") from None
-    if META not in files:
-        raise ModelFileError(f"{path} is an npz archive but not a structsvm model "
-                             "(no header)")
-    header = files.pop(META)
-    if header.dtype != np.uint8 or header.ndim != 1:
-        raise ModelFileError(f"{path}: damaged model header (not a byte string)")
-    try:
-        meta = json.loads(header.tobytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ModelFileError(f"{path}: damaged model header ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise ModelFileError(f"{path} is not a structsvm model file")
-    if meta.get("version") not in _READS:
-        raise ModelFileError(f"{path}: model file version {meta.get('version')!r}; this "
-                             f"structsvm reads versions {list(_READS)}")
-    sums = meta.get("sha256")
-    if not isinstance(sums, dict):
-        raise ModelFileError(f"{path}: damaged model file (no checksums)")
-    if meta["version"] >= 2:
-        try:
-            header_sum = _header_digest(meta)
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise ModelFileError(f"{path}: damaged model header ({exc})") from None
-        if sums.get(_HEADER_KEY) != header_sum:
-            raise ModelFileError(f"{path}: the header's checksum differs: the file was "
-                                 "damaged or edited")
-        sums = {k: v for k, v in sums.items() if k != _HEADER_KEY}
-    if set(sums) != set(files):
-        raise ModelFileError(f"{path}: damaged model file (arrays missing or extra)")
+    sums = meta["sha256"]
     for k, arr in files.items():
         if _digest(arr) != sums[k]:
             raise ModelFileError(f"{path}: damaged model file (checksum of {k} differs)")

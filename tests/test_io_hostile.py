@@ -426,3 +426,174 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(sio.ModelFileError, match="not a regular file"):
         structsvm.load(fifo)
+
+
+# ------------------------------------------------------------------ archive members
+def _stream_zeros(path, members, name, n_bytes, header=b""):
+    """``members`` plus ``name``: ``header`` then ``n_bytes`` zeros, deflated while
+    written (the file stays small; the member declares its full size)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for n, data in members.items():
+            zf.writestr(n, data)
+        with zf.open(name, "w", force_zip64=True) as fp:
+            fp.write(header)
+            chunk = bytes(1 << 22)
+            for _ in range(n_bytes // len(chunk)):
+                fp.write(chunk)
+    return path
+
+
+def _load_peak(path, **kw):
+    """The error of ``structsvm.load(path)`` and the peak memory traced meanwhile."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(ModelFileError) as err:
+            structsvm.load(path, **kw)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return str(err.value), peak
+
+
+def test_unlisted_member_of_400_mb_zeros_is_refused_before_inflating(saved, tmp_path):
+    _, src, _ = saved
+    size = 400 << 20
+    bad = _stream_zeros(tmp_path / "stowaway.npz", _members(src), "junk.npy", size,
+                        _raw_npy_header((size // 8,), "<f8"))
+    assert bad.stat().st_size < 4 << 20
+    msg, peak = _load_peak(bad)
+    assert "stowaway.npz" in msg and "does not list ['junk']" in msg
+    assert peak < 50 << 20, f"peak {peak / 2**20:.0f} MiB while refusing the member"
+
+
+def test_missing_and_extra_arrays_are_named(saved, tmp_path):
+    _, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    extra = {**members, "extra.npy": members[coef]}
+    msg, _ = _load_peak(_write(tmp_path / "extra.npz", extra))
+    assert "arrays missing or extra" in msg and "['extra']" in msg
+    missing = {n: v for n, v in members.items() if n != coef}
+    msg, _ = _load_peak(_write(tmp_path / "missing.npz", missing))
+    assert "arrays missing or extra: the archive lacks" in msg and repr(coef[:-4]) in msg
+
+
+def test_header_is_checked_before_any_array(saved, tmp_path):
+    _, src, _ = saved
+    edited = _rewrite(src, tmp_path / "edited.npz",
+                      lambda meta: meta.update(C=2.0), rehash=False)
+    members = _members(edited)
+    coef = next(n for n in members if "coef" in n)
+    members[coef] = _raw_npy_header((3,), "<f8") + bytes(16)  # a broken array too
+    msg, _ = _load_peak(_write(tmp_path / "edited.npz", members))
+    assert "header's checksum differs" in msg
+
+
+def test_arrays_larger_in_total_than_the_limit_are_refused(saved, tmp_path):
+    _, src, _ = saved
+    members = _members(src)
+    members.update({f"x{i}.npy": _npy(np.zeros(100_000 // 8)) for i in range(3)})
+    bad = _write(tmp_path / "heavy.npz", members)
+    msg, _ = _load_peak(bad, max_bytes=150_000)
+    assert "heavy.npz: the arrays declare" in msg and "limit of 150000" in msg
+
+
+def test_too_many_members_are_refused(saved, tmp_path):
+    _, src, _ = saved
+    members = _members(src)
+    members.update({f"x{i}.npy": b"" for i in range(10_000)})
+    msg, _ = _load_peak(_write(tmp_path / "crowd.npz", members))
+    assert "crowd.npz: the archive has 10002 members, more than the limit" in msg
+
+
+def test_duplicate_member_names_are_refused(saved, tmp_path):
+    _, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    path = _write(tmp_path / "twice.npz", members)
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        with zipfile.ZipFile(path, "a", zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr(coef, members[coef])
+    msg, _ = _load_peak(path)
+    assert "twice.npz: the archive has duplicate members" in msg
+
+
+@pytest.mark.parametrize("odd", ["{}", "{}.npy.txt", "sub/{}.npy", "../{}.npy",
+                                 "..\\{}.npy", "/{}.npy", ".npy"])
+def test_odd_member_names_are_refused(saved, tmp_path, odd):
+    _, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    members[odd.format(coef[:-4])] = members.pop(coef)
+    msg, _ = _load_peak(_write(tmp_path / "odd.npz", members))
+    assert "odd.npz: unexpected archive member" in msg
+
+
+@pytest.mark.parametrize("version", [b"\x04\x00", b"\x00\x05"])
+def test_npy_versions_other_than_1_to_3_are_refused(saved, tmp_path, version):
+    _, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    data = members[coef]
+    members[coef] = data[:6] + version + data[8:]
+    msg, _ = _load_peak(_write(tmp_path / "future.npz", members))
+    assert "future.npz: array" in msg and f"has .npy version {tuple(version)}" in msg
+
+
+def test_max_bytes_refuses_a_normal_model_below_its_size(saved, tmp_path):
+    model, src, X = saved
+    msg, _ = _load_peak(src, max_bytes=8)
+    assert "more than the limit of 8" in msg
+    nbytes = model.coef_.nbytes
+    _same_model(model, structsvm.load(src, max_bytes=nbytes), X)
+    msg, _ = _load_peak(src, max_bytes=nbytes - 1)
+    assert f"more than the limit of {nbytes - 1}" in msg
+
+
+# ------------------------------------------------------------------ declared dtypes and shapes
+def test_header_records_each_arrays_dtype_and_shape(saved):
+    model, src, _ = saved
+    meta, arrays = sio.read_model_file(src)
+    assert set(meta["arrays"]) == set(arrays)
+    for name, arr in arrays.items():
+        assert meta["arrays"][name] == {"dtype": arr.dtype.str, "shape": list(arr.shape)}
+
+
+def test_member_larger_than_its_declared_shape_is_refused_before_inflating(saved, tmp_path):
+    _, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    size = 256 << 20
+    del members[coef]
+    bad = _stream_zeros(tmp_path / "swollen.npz", members, coef, size,
+                        _raw_npy_header((size // 8,), "<f8"))
+    msg, peak = _load_peak(bad)
+    assert "swollen.npz: member" in msg and "the header's dtype float64 and shape" in msg
+    assert peak < 50 << 20, f"peak {peak / 2**20:.0f} MiB while refusing the member"
+
+
+def test_member_of_another_dtype_or_shape_is_refused(saved, tmp_path):
+    model, src, _ = saved
+    members = _members(src)
+    coef = next(n for n in members if "coef" in n)
+    for arr in [model.coef_.view("<i8"), model.coef_.reshape(1, -1)]:
+        members[coef] = _npy(arr)
+        msg, _ = _load_peak(_write(tmp_path / "changed.npz", members))
+        assert f"changed.npz: array {coef} has dtype {arr.dtype}" in msg
+        assert "the header declares float64" in msg
+
+
+def test_file_without_the_dtype_and_shape_record_loads(saved, tmp_path):
+    model, src, X = saved
+    old = _rewrite(src, tmp_path / "old.npz", lambda meta: meta.pop("arrays"))
+    _same_model(model, structsvm.load(old), X)
+
+
+@pytest.mark.parametrize("record", [{}, {"a0_coef_": {"dtype": "O", "shape": [6]}},
+                                    {"a0_coef_": {"dtype": "<f8", "shape": [-1]}},
+                                    {"a0_coef_": {"dtype": "<f8"}}, [1]])
+def test_damaged_dtype_and_shape_record_is_refused(saved, tmp_path, record):
+    _, src, _ = saved
+    bad = _rewrite(src, tmp_path / "record.npz", lambda meta: meta.update(arrays=record))
+    msg, _ = _load_peak(bad)
+    assert "record.npz: damaged model header" in msg
