@@ -120,7 +120,7 @@ class _Pool:
     def compact(self, slot):
         live = slot[slot >= 0]
         nnz = int(self.len[live].sum())
-        if self.used <= 2 * nnz + 100_000:
+        if self.used <= 2 * nnz + _COMPACT_SLACK:
             return
         ind = np.empty(max(nnz, 1024), dtype=self.idx_dtype)
         dat = np.empty(max(nnz, 1024))
@@ -131,6 +131,9 @@ class _Pool:
         self.ind, self.dat, self.start, self.len = ind, dat, start, ln
 
 
+#: the pool is rewritten with only its live rows when it holds more than twice their
+#: entries plus this many (dead rows: outputs dropped from or merged in the caches)
+_COMPACT_SLACK = 100_000
 _CERTIFY_EVERY = 10  # a certifying pass at least every this many oracle passes
 _EPS = 1e-12  # relative tolerance of a pairwise step (g_up − g_down ≤ eps (1 + |g_up|))
 
