@@ -1,4 +1,6 @@
-"""Shared test fixtures: data discovery that skips locally and fails under CI."""
+"""Shared test fixtures: data and optional engines that skip locally and fail under CI."""
+import importlib
+
 import pytest
 from hypothesis import settings
 
@@ -28,3 +30,22 @@ def need_data():
                 pytest.fail(f"required data missing: {exc}")
             pytest.skip(f"data not available: {exc}")
     return _load
+
+
+@pytest.fixture(scope="session")
+def need_module():
+    """Call ``need_module(name, hint)``: the imported module, or a skip/fail.
+
+    For the optional engines of the ``test`` extra (dask, ray): where one is not
+    installed the test is skipped with ``hint``; with ``STRUCTSVM_REQUIRE_DATA=1``
+    (CI, which installs the extra) it fails instead, so a broken install cannot
+    pass as a skip. Session-scoped, so module-scoped fixtures can use it.
+    """
+    def _import(name, hint=""):
+        try:
+            return importlib.import_module(name)
+        except ImportError as exc:
+            if require_data():
+                pytest.fail(f"required module {name!r} missing: {exc} {hint}".rstrip())
+            pytest.skip(f"{name} is not installed: {exc} {hint}".rstrip())
+    return _import

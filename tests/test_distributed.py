@@ -1,7 +1,7 @@
 """The same training on a local Dask cluster and a local Ray instance (joblib backends).
 
 Both engines are in the ``test`` and ``dist`` extras; a test skips only where its
-engine is not installed.
+engine is not installed, and fails then under ``STRUCTSVM_REQUIRE_DATA=1`` (CI).
 """
 import joblib
 import numpy as np
@@ -41,9 +41,11 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(problem_module, "MIN_CHUNK", 8)  # 80 examples: 4 chunks of 20
 
 
-def test_dask_cluster_trains_the_serial_model(small_chunks):
-    pytest.importorskip("distributed", reason="dask.distributed is not installed "
-                        "(pip install 'structsvm[dist]')")
+HINT = "(pip install 'structsvm[dist]')"
+
+
+def test_dask_cluster_trains_the_serial_model(small_chunks, need_module):
+    need_module("distributed", HINT)
     from distributed import Client, LocalCluster, get_task_stream
 
     X, Y = data()
@@ -58,9 +60,8 @@ def test_dask_cluster_trains_the_serial_model(small_chunks):
 
 
 @pytest.fixture(scope="module")
-def ray_instance():
-    ray = pytest.importorskip("ray", reason="ray is not installed "
-                              "(pip install 'structsvm[dist]')")
+def ray_instance(need_module):
+    ray = need_module("ray", HINT)
     from ray.util.joblib import register_ray
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
@@ -96,3 +97,12 @@ def test_ray_workers_receive_the_data_once(ray_instance):
         assert pool.in_process is False and pool.shipments == shipped <= 4
     assert first[0] == serial[0] and np.array_equal(first[2], serial[2])
     assert np.array_equal(again[1].toarray(), serial[1].toarray())
+
+
+@pytest.mark.parametrize("required", ["1", ""])
+def test_a_missing_engine_fails_when_required(need_module, monkeypatch, required):
+    monkeypatch.setenv("STRUCTSVM_REQUIRE_DATA", required)
+    outcome = pytest.fail.Exception if required else pytest.skip.Exception
+    with pytest.raises(outcome, match="structsvm_no_such_engine"):
+        need_module("structsvm_no_such_engine", HINT)
+    assert need_module("numpy") is np
