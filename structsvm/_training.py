@@ -270,7 +270,11 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
         w0, done = model.coef_, int(info.get("n_iter", 0))
         curve0 = list(info.get("objective_curve", []))
         if max_iter is not None:
-            max_iter = max(1, max_iter - done)
+            if max_iter <= done:
+                raise ValueError(f"resume: {resume} has already run {done} rounds and "
+                                 f"max_iter={max_iter} leaves none; raise max_iter to "
+                                 "train on")
+            max_iter -= done
         if capability(learner, "keeps_state"):  # continue from the saved state
             extra["state"] = _checkpoints.resume_state(learner, info)
     writer = None

@@ -143,6 +143,16 @@ def test_resume_stops_after_the_remaining_rounds(learner, done, total, data, tmp
     assert max(spy.rounds) == total - done  # the learner ran the remaining rounds
 
 
+def test_resume_with_no_rounds_left_is_refused(data, tmp_path):
+    """A checkpoint that has run ``max_iter`` rounds leaves none: resuming with the same
+    ``max_iter`` says so instead of running one more round past it."""
+    X, Y = data
+    ck = tmp_path / "ck.npz"
+    quiet_fit(_estimator("dual_cd", max_iter=3), X, Y, checkpoint=ck)
+    with pytest.raises(ValueError, match="already run 3 rounds and max_iter=3"):
+        quiet_fit(_estimator("dual_cd", max_iter=3), X, Y, resume=ck)
+
+
 # ------------------------------------------------------------------ warm start
 @pytest.mark.parametrize("learner", WARM)
 def test_warm_start_needs_fewer_passes(learner):
