@@ -1,12 +1,27 @@
 """structsvm: structural SVMs for sequences, taxonomies, rankings, trees and graphs.
 
+``import structsvm`` is light: the estimator, the feature maps, the decoders and the
+libraries they need (scikit-learn, SciPy, numba, NLTK) are imported the first time a
+name is used, so a script or the command line starts without paying for them.
+
 >>> import structsvm
 >>> print(structsvm.StructuredSVM().get_params()["learner"])  # chosen per structure
 None
 """
-from . import features  # noqa: F401  (registers the maps' losses and decoders)
+from typing import TYPE_CHECKING
+
+from ._lazy import attach
 from ._version import __version__
-from .estimator import StructuredSVM, fit, load
-from .structure import Structure
+
+if TYPE_CHECKING:  # what the names below resolve to (static tools read these)
+    from .estimator import StructuredSVM, fit, load
+    from .structure import Structure
 
 __all__ = ["StructuredSVM", "Structure", "fit", "load", "__version__"]
+
+_SUBPACKAGES = ("cli", "corpora", "estimator", "features", "inference", "io", "kernels",
+                "learners", "limits", "losses", "metrics", "model_selection", "outputs",
+                "plotting", "problem", "protocols", "structure", "svm", "tagger",
+                "testing")
+
+__getattr__, __dir__ = attach(__name__, globals(), submodules=_SUBPACKAGES)

@@ -361,12 +361,15 @@ class Problem:
         return Violation(idx=idx, y_hat=list(y_hat), loss=lo, psi=psi, margin=margin,
                          slack=slack)
 
-    def oracle_sum(self, w):
+    def oracle_sum(self, w, dense=False):
         """The 1-slack oracle: the most violated constraint aggregated over examples.
 
         Returns ``(loss_sum, psi_sum, slack)``: Σ_i Δ_i, Σ_i ω_i δΦ_i as a 1×D CSR row
         (ω_i = 1 for margin rescaling, Δ_i for slack rescaling) and the per-example
-        slacks ξ_i at ``w``. Maps with ``has_aggregate_oracle`` compute it themselves
+        slacks ξ_i at ``w``. With ``dense=True``, ``psi_sum`` is the dense vector of
+        length D where the map computes it densely in one pass (no sparse row is
+        built: its constructor costs more than such a round on a small problem), a
+        CSR row otherwise. Maps with ``has_aggregate_oracle`` compute it themselves
         when the problem's decoder is the map's default one
         (in chunks when they also have ``has_chunked_aggregate``); maps with
         ``has_difference_sum`` build Σ ω_i δΦ_i per chunk directly
@@ -379,6 +382,13 @@ class Problem:
         if self.rescaling == "margin" and self._map_aggregates():
             if capability(fm, "has_chunked_aggregate"):
                 parts = self._map_chunks("_aggregate_chunk", w, idx)
+            elif dense:
+                loss_sum, total, slack = self.feature_map.aggregate_violation(
+                    self.Xe, self.Ye, w, self.loss)
+                if not sp.issparse(total):
+                    return (float(loss_sum), np.asarray(total, dtype=float).ravel(),
+                            np.asarray(slack, dtype=float))
+                parts = [(float(loss_sum), _as_row(total), np.asarray(slack, dtype=float))]
             else:
                 parts = [self._aggregate_chunk(w, idx)]
         elif capability(fm, "has_difference_sum"):

@@ -2,8 +2,11 @@
 progress bar on a terminal, plain log lines elsewhere."""
 import io
 import logging
+import os
+import signal
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -155,3 +158,110 @@ def test_cli_classify_shows_a_bar_over_batches_on_a_terminal(tmp_path, monkeypat
     text = terminal.getvalue()
     assert "\r" in text and "60/60" in text and "accuracy" in text
     assert batched.read_text() == plain.read_text()  # the same predictions
+
+
+def _mid_bar(text, message):
+    """The lines where ``message`` follows the bar's text on the same screen line (after
+    the last carriage return): it landed in the middle of the bar."""
+    return [ln for ln in text.split("\n") if message in ln
+            and "|" in ln.split(message)[0].rsplit("\r", 1)[-1]]
+
+
+def _plain_console(monkeypatch):
+    """Warnings shown on standard error, as outside pytest's recording."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+    monkeypatch.setattr(warnings, "showwarning", show)
+    return show
+
+
+def _log_to(stream):
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logging.Formatter("[structsvm] %(message)s"))
+    log = logging.getLogger("structsvm")
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    return lambda: (log.removeHandler(handler), log.setLevel(level))
+
+
+def test_log_lines_and_warnings_under_a_bar_land_above_it(monkeypatch):
+    """A real Ctrl-C (SIGINT) during a verbose fit on a terminal: the handler's log line,
+    a log line and a warning written mid-training each start a line of their own, the
+    bar is drawn again below them, and the hooks are restored afterwards."""
+    from structsvm import _training
+
+    terminal = fake_terminal(monkeypatch)
+    plain_show = _plain_console(monkeypatch)
+    undo = _log_to(sys.stderr)
+    tracker_call = _training.RoundTracker.__call__
+
+    def call(self, info):
+        tracker_call(self, info)
+        if self.rounds == 1:
+            logging.getLogger("structsvm").info("a line from the learner")
+            warnings.warn("a warning from the learner", UserWarning)
+            os.kill(os.getpid(), signal.SIGINT)  # the first Ctrl-C: stop after this round
+
+    monkeypatch.setattr(_training.RoundTracker, "__call__", call)
+    X, Y = blobs(5)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            model = structsvm.fit(X, Y, C=1.0, verbose=1, tol=1e-9, max_iter=50,
+                                  learner="one_slack")
+    finally:
+        undo()
+    text = terminal.getvalue()
+    assert model.interrupted_
+    for message in ("a line from the learner", "a warning from the learner",
+                    "Ctrl-C: training stops after the current round"):
+        assert message in text
+        assert _mid_bar(text, message) == [], message
+    after = text.split("a line from the learner")[1]
+    assert "round" in after.split("\n", 1)[1]  # the bar was drawn again below
+    assert warnings.showwarning is plain_show
+    assert all(type(h).__name__ != "_TqdmLoggingHandler"
+               for h in logging.getLogger("structsvm").handlers)
+
+
+def test_without_the_redirect_the_check_sees_a_line_mid_bar():
+    # what a bare handler writes while a tqdm bar is open on the same stream
+    from tqdm import tqdm
+
+    terminal = FakeTerminal()
+    with tqdm(total=3, file=terminal, mininterval=0) as bar:
+        bar.update(1)
+        logging.StreamHandler(terminal).emit(logging.makeLogRecord({"msg": "mid"}))
+    assert _mid_bar(terminal.getvalue(), "mid")
+
+
+def test_warnings_under_a_bar_are_still_recorded(monkeypatch):
+    from structsvm import _progress
+
+    terminal = fake_terminal(monkeypatch)
+    with pytest.warns(UserWarning, match="recorded"):
+        bar = _progress.RoundBar("learner", total=3)
+        bar.update(1, 1.0, 0.5)
+        warnings.warn("recorded", UserWarning)
+        bar.close()
+    assert "recorded" not in terminal.getvalue()  # recorded, not written
+
+
+def test_batches_bar_keeps_log_lines_above_it(monkeypatch):
+    from structsvm import _progress
+
+    terminal = fake_terminal(monkeypatch)
+    undo = _log_to(sys.stderr)
+
+    def predict(batch):
+        logging.getLogger("structsvm").warning("batch of %d", len(batch))
+        return batch
+
+    try:
+        out = _progress.in_batches(predict, list(range(25)), size=10, desc="classify")
+    finally:
+        undo()
+    assert out == list(range(25))
+    text = terminal.getvalue()
+    assert text.count("batch of") == 3 and _mid_bar(text, "batch of") == []

@@ -6,37 +6,42 @@ NLTK's search path (``$NLTK_DATA``); see :func:`structsvm.corpora.find_data`.
 ``structsvm data list|verify|fetch`` (:mod:`structsvm.corpora.manifest`) shows what is
 installed, checks it against ``corpora/manifest.json`` and copies missing corpora in.
 """
-from ._paths import DataNotFoundError, corpora_dir, find_data, nltk_search_path, require_data
-from .spam import SpamData, load_spam
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from ._paths import DataNotFoundError, corpora_dir, find_data, nltk_search_path, require_data
+    from .spam import SpamData, load_spam
+    from .conll import CONLL2000_CHUNK_TYPES, load_conll2000, read_conll
+    from .conll2002 import (CONLL2002_ENTITY_TYPES, Conll2002Data, load_conll2002,
+                            read_conll2002)
+    from .svm_hmm import read_svm_hmm, write_svm_hmm
+    from .synthetic import make_hmm_corpus, make_two_spirals
+    from .treebank import (load_treebank, load_treebank_trees, treebank_parsed_sents,
+                           treebank_tagged_sents)
+    from .letor import LetorFold, load_mq2008, load_svm_rank_example3
+    from .newsgroups import NewsgroupsData, load_mini_newsgroups
+    from .qc import QCData, load_qc, read_qc
+    from .svmlight import RankingData, read_svm_rank, write_svm_rank
+    from .clicks import (ClickLog, click_preferences, make_ranking_problem,
+                         preferences_from_clicks, simulate_clicks)
 
 __all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir", "nltk_search_path"]
+
 __all__ += ["SpamData", "load_spam"]
-# sequences
-from .conll import CONLL2000_CHUNK_TYPES, load_conll2000, read_conll  # noqa: E402
-from .conll2002 import (CONLL2002_ENTITY_TYPES, Conll2002Data, load_conll2002,  # noqa: E402
-                        read_conll2002)
-from .svm_hmm import read_svm_hmm, write_svm_hmm  # noqa: E402
-from .synthetic import make_hmm_corpus, make_two_spirals  # noqa: E402
-from .treebank import (load_treebank, load_treebank_trees, treebank_parsed_sents,  # noqa: E402
-                       treebank_tagged_sents)
 
 __all__ += ["load_treebank", "treebank_tagged_sents", "load_treebank_trees",
             "treebank_parsed_sents", "load_conll2000", "read_conll",
             "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus",
             "make_two_spirals", "load_conll2002", "read_conll2002", "Conll2002Data",
             "CONLL2002_ENTITY_TYPES"]
-# taxonomies and rankings
-from .letor import LetorFold, load_mq2008, load_svm_rank_example3  # noqa: E402
-from .newsgroups import NewsgroupsData, load_mini_newsgroups  # noqa: E402
-from .qc import QCData, load_qc, read_qc  # noqa: E402
-from .svmlight import RankingData, read_svm_rank, write_svm_rank  # noqa: E402
 
 __all__ += ["LetorFold", "load_mq2008", "load_svm_rank_example3", "NewsgroupsData",
             "load_mini_newsgroups", "QCData", "load_qc", "read_qc", "RankingData",
             "read_svm_rank", "write_svm_rank"]
-# clickthrough logs (simulated users, preference pairs from clicks)
-from .clicks import (ClickLog, click_preferences, make_ranking_problem,  # noqa: E402
-                     preferences_from_clicks, simulate_clicks)
 
 __all__ += ["ClickLog", "simulate_clicks", "preferences_from_clicks", "click_preferences",
             "make_ranking_problem"]
+
+__getattr__, __dir__ = attach(__name__, globals())

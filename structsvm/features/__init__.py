@@ -1,32 +1,34 @@
 """Joint feature maps Φ(x, y), and their registry (:data:`FEATURE_MAPS`,
-:func:`register_feature_map`)."""
-from .multiclass import MulticlassFeatures, MulticlassPotentials
+:func:`register_feature_map`).
+
+The maps are imported the first time one is used (or the registry is read), so
+importing this package alone loads neither scikit-learn nor numba.
+"""
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from .multiclass import MulticlassFeatures, MulticlassPotentials
+    from .sequence import ChainPotentials, SequenceFeatures
+    from .taxonomy import TaxonomyFeatures, TreePotentials
+    from .ranking import RankingFeatures, RankingPotentials
+    from .grammar import GrammarFeatures, GrammarPotentials
+    from .graph import GraphFeatures, GraphPotentials
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
-# sequence maps
-from .sequence import ChainPotentials, SequenceFeatures  # noqa: E402
-
 __all__ += ["SequenceFeatures", "ChainPotentials"]
-
-# taxonomy and ranking maps
-from .taxonomy import TaxonomyFeatures, TreePotentials  # noqa: E402
-from .ranking import RankingFeatures, RankingPotentials  # noqa: E402
-
 __all__ += ["TaxonomyFeatures", "TreePotentials", "RankingFeatures", "RankingPotentials"]
-
-# parse trees
-from .grammar import GrammarFeatures, GrammarPotentials  # noqa: E402
-
 __all__ += ["GrammarFeatures", "GrammarPotentials"]
-
-# graph maps
-from .graph import GraphFeatures, GraphPotentials  # noqa: E402
-
 __all__ += ["GraphFeatures", "GraphPotentials"]
 
 # ------------------------------------------------------------------ the registry
-#: Feature-map classes by name (what ``register_feature_map`` adds to).
-FEATURE_MAPS = {}
+# the built-in maps by registry name (registered before the registry is first read)
+_BUILTIN = {"multiclass": "MulticlassFeatures", "sequence": "SequenceFeatures",
+            "taxonomy": "TaxonomyFeatures", "ranking": "RankingFeatures",
+            "grammar": "GrammarFeatures", "graph": "GraphFeatures"}
+_REGISTRY = {}
+_FILLED = []
 
 
 def register_feature_map(name, cls=None):
@@ -52,6 +54,7 @@ def register_feature_map(name, cls=None):
     """
     if cls is None:
         return lambda c: register_feature_map(name, c)
+    registry = _feature_maps()  # the built-ins first: a user's map may replace one
     try:
         ok = isinstance(cls, type) and isinstance(cls.structure, str) and callable(cls.fit)
     except AttributeError:
@@ -59,13 +62,21 @@ def register_feature_map(name, cls=None):
     if not (ok and isinstance(name, str) and name):
         raise TypeError(f"register_feature_map needs a name and a feature-map class "
                         f"(with structure and fit), got {name!r}, {cls!r}")
-    FEATURE_MAPS[name] = cls
+    registry[name] = cls
     return cls
 
 
-for _name, _cls in (("multiclass", MulticlassFeatures), ("sequence", SequenceFeatures),
-                    ("taxonomy", TaxonomyFeatures), ("ranking", RankingFeatures),
-                    ("grammar", GrammarFeatures), ("graph", GraphFeatures)):
-    register_feature_map(_name, _cls)
+def _feature_maps():
+    """:data:`FEATURE_MAPS`: the registry, the built-in maps imported and in it."""
+    if not _FILLED:
+        _REGISTRY.update({name: __getattr__(cls) for name, cls in _BUILTIN.items()})
+        _FILLED.append(True)
+    return _REGISTRY
+
 
 __all__ += ["FEATURE_MAPS", "register_feature_map"]
+
+__getattr__, __dir__ = attach(__name__, globals(), on_load={"FEATURE_MAPS": _feature_maps})
+if TYPE_CHECKING:
+    #: Feature-map classes by name (what ``register_feature_map`` adds to).
+    FEATURE_MAPS: dict = {}

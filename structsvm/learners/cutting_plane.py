@@ -59,8 +59,9 @@ from sklearn.base import BaseEstimator
 
 from ..protocols import LearnerBase, LearnerResult
 from ._cache import OutputCache, problem_fingerprint
-from ._qp import CVXPY_SOLVERS, SOLVERS, solve_dual_qp
-from ._sparse_jit import aggregate_rows, gather_dots, scatter_add
+from ._qp import CVXPY_SOLVERS, SOLVERS
+from ._sparse_jit import aggregate_rows
+from ._working_set import WorkingSet
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
 
@@ -72,105 +73,6 @@ def _cache_pays(problem):
     pass (rankings): that pass costs about as much as reading the cached answers, so
     cached rounds would only add QP solves (and the cache needs per-example rows)."""
     return not problem.aggregates_in_one_pass()
-
-
-class _WorkingSet:
-    """Constraints (ψ_c sparse rows, Δ_c, group) with their Gram matrix grown in place.
-
-    Rows are kept as separate CSR vectors (never re-stacked); products with dense
-    vectors cost O(nnz), which keeps a round cheap when ψ has millions of columns.
-    """
-
-    def __init__(self, n_features):
-        self.rows = []          # list of 1×D csr
-        self.loss = np.zeros(0)
-        self.group = np.zeros(0, dtype=np.intp)
-        self.G = np.zeros((0, 0))
-        self.idle = np.zeros(0, dtype=int)  # rounds since α_c was last > 0
-        self.alpha = np.zeros(0)
-        self.n_features = n_features
-
-    def __len__(self):
-        return len(self.rows)
-
-    def matrix(self):
-        return (sp.vstack(self.rows, format="csr") if self.rows
-                else sp.csr_matrix((0, self.n_features)))
-
-    def _dots(self, dense):
-        """ψ_c · v for every constraint c (v dense)."""
-        return gather_dots(self.rows, dense)
-
-    def add(self, psi_rows, losses, groups):
-        """Append constraints; each new Gram column from O(nnz) sparse-dense products."""
-        new = sp.csr_matrix(psi_rows)
-        new.sum_duplicates()
-        if new.shape[0] > 1:  # many rows at once (n-slack): two sparse products
-            m, k = len(self.rows), new.shape[0]
-            cross = (self.matrix() @ new.T).toarray() if m else np.zeros((0, k))
-            G = np.empty((m + k, m + k))
-            G[:m, :m], G[:m, m:], G[m:, :m] = self.G, cross, cross.T
-            G[m:, m:] = (new @ new.T).toarray()
-            self.G = G
-            self.rows.extend(new[j] for j in range(k))
-            new = new[:0]
-        for j in range(new.shape[0]):
-            row = new if new.shape[0] == 1 else new[j]  # 1-slack: no scipy slicing
-            row.sum_duplicates()
-            dense = np.zeros(self.n_features)
-            dense[row.indices] = row.data
-            col = self._dots(dense) if self.rows else np.zeros(0)
-            m = len(self.rows)
-            G = np.empty((m + 1, m + 1))
-            G[:m, :m], G[:m, m], G[m, :m] = self.G, col, col
-            G[m, m] = float(row.data @ row.data)
-            self.G = G
-            self.rows.append(row)
-        k = len(losses)
-        self.loss = np.concatenate([self.loss, losses])
-        self.group = np.concatenate([self.group, np.asarray(groups, dtype=np.intp)])
-        self.idle = np.concatenate([self.idle, np.zeros(k, dtype=int)])
-        self.alpha = np.concatenate([self.alpha, np.zeros(k)])
-
-    def prune(self, window):
-        """Drop constraints whose α has been 0 for ``window`` rounds (Joachims et al.)."""
-        keep = self.idle < window
-        if keep.all():
-            return
-        ids = np.flatnonzero(keep)
-        self.rows = [self.rows[j] for j in ids]
-        self.loss, self.group = self.loss[ids], self.group[ids]
-        self.G = self.G[np.ix_(ids, ids)]
-        self.idle, self.alpha = self.idle[ids], self.alpha[ids]
-
-    def slacks(self, w, n_groups):
-        """ξ_g of the working set: max(0, max_{c∈g} Δ_c − w·ψ_c) per group."""
-        xi = np.zeros(n_groups)
-        if len(self):
-            np.maximum.at(xi, self.group, self.loss - self._dots(w))
-        return xi
-
-    def weights(self, alpha):
-        """w = Σ_c α_c ψ_c."""
-        w = np.zeros(self.n_features)
-        for a, r in zip(alpha, self.rows):
-            if a != 0.0:
-                scatter_add(w, r.indices, r.data, float(a))
-        return w
-
-    def dual_value(self):
-        """Δᵀα − ½ αᵀGα at the stored α (a lower bound when α is feasible)."""
-        return float(self.loss @ self.alpha - 0.5 * self.alpha @ self.G @ self.alpha)
-
-    def solve(self, C, solver, round_):
-        # when the constraints have fewer columns than rows, they factor G themselves
-        factor = self.matrix if self.n_features <= len(self) else None
-        alpha, dual = solve_dual_qp(self.G, self.loss, self.group, C, solver=solver,
-                                    round_=round_, alpha0=self.alpha, factor=factor)
-        self.alpha = alpha
-        active = alpha > 1e-9 * max(C, 1e-300)
-        self.idle = np.where(active, 0, self.idle + 1)
-        return self.weights(alpha), dual
 
 
 class _CuttingPlaneBase(LearnerBase, BaseEstimator):
@@ -206,7 +108,7 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
             ws = state["working_set"]
             ws.alpha = ws.alpha * min(1.0, problem.C / state["C"])  # stays feasible
             return ws, state.get("cache"), fp
-        return _WorkingSet(problem.n_features), None, fp
+        return WorkingSet(problem.n_features), None, fp
 
     def _loop(self, problem, w0, max_iter, tol, callback, round_, state=None,
               constraints=None, cache=None):
@@ -368,7 +270,7 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
 
         def round_(ws, w):
             if cache is None:
-                loss, psi, slack = problem.oracle_sum(w)
+                loss, psi, slack = problem.oracle_sum(w, dense=True)
             else:  # per-example rows, kept for the cache
                 v = problem.oracle(w)
                 cache.push(v.psi, v.loss)

@@ -13,10 +13,17 @@
 >>> round(x, 2)
 1.0
 """
-from ..kernels import median_sigma
-from .heuristics import cluster_sigma, epsilon_from_residuals
-from .search import (SearchResult, cv_error, golden_section, grid_search, line_search,
-                     subset_search)
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from ..kernels import median_sigma
+    from .heuristics import cluster_sigma, epsilon_from_residuals
+    from .search import (SearchResult, cv_error, golden_section, grid_search, line_search,
+                         subset_search)
 
 __all__ = ["SearchResult", "cv_error", "grid_search", "line_search", "subset_search",
            "golden_section", "median_sigma", "cluster_sigma", "epsilon_from_residuals"]
+
+__getattr__, __dir__ = attach(__name__, globals())

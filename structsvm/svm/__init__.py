@@ -17,9 +17,16 @@ chosen with :mod:`structsvm.model_selection`.
 >>> PegasosClassifier(C=10.0, max_iter=50, random_state=0).fit(X, y).predict(X).tolist()
 [0, 0, 1, 1]
 """
-from .kernel_cutting_plane import KernelCuttingPlaneSVM
-from .kernel_pegasos import KernelPegasosClassifier
-from .pegasos import PegasosClassifier, PegasosRegressor
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from .kernel_cutting_plane import KernelCuttingPlaneSVM
+    from .kernel_pegasos import KernelPegasosClassifier
+    from .pegasos import PegasosClassifier, PegasosRegressor
 
 __all__ = ["PegasosClassifier", "PegasosRegressor", "KernelPegasosClassifier",
            "KernelCuttingPlaneSVM"]
+
+__getattr__, __dir__ = attach(__name__, globals())

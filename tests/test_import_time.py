@@ -1,0 +1,100 @@
+"""``import structsvm`` loads no heavy library: the estimator, the feature maps and the
+libraries they need are imported when a name is first used (PEP 562 ``__getattr__``).
+
+Each check runs in a fresh interpreter and reads ``sys.modules`` (what got imported),
+not the clock.
+"""
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("sklearn", "scipy.stats", "scipy.sparse", "cvxpy", "numba", "nltk", "networkx",
+         "joblib")
+
+
+def _fresh(code):
+    """Run ``code`` in a fresh interpreter; return what it printed as JSON."""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _loaded_after(statement):
+    return _fresh(f"import json, sys\n{statement}\n"
+                  f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))")
+
+
+@pytest.mark.parametrize("statement", [
+    "import structsvm",
+    "import structsvm.features",
+    "import structsvm.corpora",
+    "import structsvm.svm, structsvm.model_selection",
+    "from structsvm.corpora import find_data, read_conll",
+    "import structsvm; structsvm.__version__; dir(structsvm)",
+])
+def test_import_loads_no_heavy_library(statement):
+    assert _loaded_after(statement) == []
+
+
+def test_the_check_sees_a_heavy_import():
+    # the same probe reports what a name's first use imports
+    assert {"sklearn", "numba"} <= set(_loaded_after(
+        "from structsvm.features import SequenceFeatures"))
+    assert "sklearn" in _loaded_after("import structsvm; structsvm.StructuredSVM")
+
+
+def test_every_exported_name_resolves_and_is_listed():
+    out = _fresh(
+        "import json, importlib\n"
+        "res = {}\n"
+        "for pkg in ['structsvm', 'structsvm.features', 'structsvm.corpora',\n"
+        "            'structsvm.svm', 'structsvm.model_selection']:\n"
+        "    m = importlib.import_module(pkg)\n"
+        "    missing = [n for n in m.__all__ if n not in dir(m)]\n"
+        "    bad = [n for n in m.__all__ if getattr(m, n) is None]\n"
+        "    ns = {}\n"
+        "    exec(f'from {pkg} import *', ns)\n"
+        "    res[pkg] = [missing, bad, sorted(set(m.__all__) - set(ns))]\n"
+        "print(json.dumps(res))\n")
+    assert all(v == [[], [], []] for v in out.values()), out
+
+
+def test_names_resolve_to_their_defining_module():
+    import structsvm
+    from structsvm.estimator import StructuredSVM, fit, load
+    from structsvm.features.ranking import RankingFeatures
+    from structsvm.structure import Structure
+
+    assert (structsvm.StructuredSVM, structsvm.fit, structsvm.load) == \
+        (StructuredSVM, fit, load)
+    assert structsvm.Structure is Structure
+    assert structsvm.features.RankingFeatures is RankingFeatures
+    assert structsvm.metrics.__name__ == "structsvm.metrics"
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        structsvm.not_a_name  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from structsvm.features import NotAMap", {})
+
+
+def test_registry_is_filled_before_it_is_first_read():
+    out = _fresh(
+        "import json\n"
+        "from structsvm.features import FEATURE_MAPS\n"
+        "print(json.dumps(sorted(FEATURE_MAPS)))\n")
+    assert out == ["grammar", "graph", "multiclass", "ranking", "sequence", "taxonomy"]
+
+
+def test_a_registered_map_replaces_a_builtin_before_the_first_read():
+    out = _fresh(
+        "import json\n"
+        "from structsvm import features\n"
+        "from structsvm.features.ranking import RankingFeatures\n"
+        "class Mine(RankingFeatures):\n"
+        "    pass\n"
+        "features.register_feature_map('ranking', Mine)\n"
+        "print(json.dumps([features.FEATURE_MAPS['ranking'].__name__,\n"
+        "                  len(features.FEATURE_MAPS)]))\n")
+    assert out == ["Mine", 6]
