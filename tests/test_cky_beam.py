@@ -99,7 +99,7 @@ def test_pruned_cky_equals_the_beam_reference():
             assert score <= exact_score + 1e-9
             differs += score < exact_score - 1e-9
     # pruning changes the answer on a good share of these (else the test proves little)
-    assert differs >= 15
+    assert differs >= 40
 
 
 def test_pruned_cky_on_a_batch_equals_the_reference_per_sentence():
@@ -157,7 +157,7 @@ def test_loss_augmented_pruned_cky_equals_the_reference_with_its_guard():
             violation = SpanLoss()(gold, tree) + p.score(tree) - p.score(gold)
             assert violation >= -1e-9
             assert aug.score(tree) == pytest.approx(violation + p.score(gold), abs=1e-9)
-    assert guarded >= 3            # the guard was needed (and used) in several cases
+    assert guarded >= 8            # the guard was needed (and used) in many cases
 
 
 def test_the_guard_turns_a_negative_violation_into_the_true_tree():
