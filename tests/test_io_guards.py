@@ -4,7 +4,8 @@ later, or with a message that does not say why)."""
 import numpy as np
 import pytest
 
-from test_io_hostile import _load_peak, _members, _write, _zero_bomb, saved  # noqa: F401
+from test_io_hostile import (_load_peak, _members, _raw_npy_header, _write, _zero_bomb,
+                             saved)  # noqa: F401  (the fixture)
 
 
 @pytest.mark.parametrize("odd", ["sub\\{}.npy", "..{}.npy", "{}..npy"])
@@ -36,3 +37,22 @@ def test_an_npz_archive_without_a_header_is_not_a_model(tmp_path):
     np.savez(path, coef=np.zeros(3))
     msg, _ = _load_peak(path)
     assert msg == f"{path} is an npz archive but not a structsvm model (no header)"
+
+
+def test_a_negative_npy_shape_is_refused_as_such(saved, tmp_path):
+    # (-2, -4) holds 8 values by the product of its sizes; without the shape check the
+    # file fails later, in a reshape, with a message that does not say why
+    _, src, _ = saved
+    members = _members(src)
+    members["__meta__.npy"] = _raw_npy_header((-2, -4), "<f8") + bytes(64)
+    msg, _ = _load_peak(_write(tmp_path / "shape.npz", members))
+    assert msg == f"{tmp_path / 'shape.npz'}: array __meta__.npy has shape (-2, -4)"
+
+
+def test_bytes_after_an_arrays_data_are_refused(saved, tmp_path):
+    # the header member is listed nowhere, so only its own .npy header bounds it
+    _, src, _ = saved
+    members = _members(src)
+    members["__meta__.npy"] += bytes(100)
+    msg, _ = _load_peak(_write(tmp_path / "tail.npz", members))
+    assert "tail.npz: array __meta__.npy declares shape" in msg and "its member holds" in msg
