@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from structsvm.features import GrammarPotentials
+from structsvm.features.grammar import Grammar
 from structsvm.inference.cky import cky
 from structsvm.losses import SpanLoss
 
@@ -54,7 +55,9 @@ def beam_reference(p, beam=None):
     roots = [(v + p.root_scores[A], A) for A, (v, _) in chart[0, n].items()
              if g.root_ok[A]]
     if not roots:
-        return beam_reference(p) if beam is not None else (-np.inf, None, n_pruned)
+        if beam is None:
+            return -np.inf, None, n_pruned
+        return (*beam_reference(p)[:2], n_pruned)    # the exact search
     best, top = max(roots)
     nodes = []
 
@@ -185,3 +188,18 @@ def test_the_guard_turns_a_negative_violation_into_the_true_tree():
     # exact search needs no guard: it finds the true tree or something better
     exact = cky(aug, exact=True)[0]
     assert SpanLoss()(gold, exact) + p.score(exact) - p.score(gold) >= 0.0
+
+
+def test_a_sentence_pruned_to_no_parse_is_decoded_again_exactly():
+    # symbols A, B on words, S over phrases; only S -> B B exists, and every word
+    # prefers A: a beam of one keeps A alone in every word's cell, leaving no parse
+    g = Grammar(3, leaf_sym=[0, 1], phrase_sym=[2], rules=[[2, 1, 1]],
+                root_ok=[False, False, True])
+    p = GrammarPotentials(np.array([[1.0, 0.0], [2.0, -1.0]]), [0, 2], np.zeros((1, 1)),
+                          [0, 1], np.array([0.5]), np.zeros(3), g)
+    _, nodes, n_pruned = beam_reference(p, 1)
+    assert n_pruned == 2
+    tree = cky(p, beam=1)[0]
+    assert tree.nodes.tolist() == nodes.tolist() == \
+        [[0, 2, 1, 2, 0], [0, 1, -1, 1, -1], [1, 2, -1, 1, -1]]
+    assert p.score(tree) == pytest.approx(-0.5)
