@@ -26,6 +26,7 @@ from nltk import Tree
 
 from structsvm.features import GraphFeatures
 from structsvm.features.grammar import GrammarFeatures
+from structsvm.inference.cky import cky
 
 seeds = st.integers(0, 2**32 - 1)
 SETTINGS = settings(max_examples=25, deadline=None)
@@ -102,8 +103,9 @@ def token_values(word, tag):
             "shape": shape(word), "cls": tag if tag is not None else shape(word)}
 
 
-def expected_grammar_names(words, tags, tree, markov, seen_values):
-    """Names of the active features of every node, with multiplicity."""
+def expected_grammar_names(words, tags, nodes, seen_values):
+    """Names of the active features of the nodes (``binarise``'s rows), with
+    multiplicity."""
     n = len(words)
 
     def val(kind, pos):
@@ -115,7 +117,6 @@ def expected_grammar_names(words, tags, tree, markov, seen_values):
         return v if v in seen_values[kind] else "<UNK>"
 
     names = Counter()
-    nodes = binarise(tree, markov)
     names[f"root:{nodes[0][2]}"] += 1
     for i, j, sym, kids in nodes:
         if kids is None:
@@ -198,14 +199,36 @@ def test_grammar_phi_rebuilt_from_the_templates(seed, tagged, markov, min_count)
             t2[leaf_pos] = new_w[p]
         cases.append((list(zip(new_w, new_t)) if tagged else new_w, t2, new_w, new_t))
     w = rng.normal(size=fm.n_features_)
+
+    def phi_of(ws, ts, nodes):
+        out = np.zeros(fm.n_features_)
+        for name, c in expected_grammar_names(ws, ts, nodes, seen).items():
+            out[index[name]] += c
+        return out
+
+    expected = []
     for x, t, ws, ts in cases:
-        expected = np.zeros(fm.n_features_)
-        for name, c in expected_grammar_names(ws, ts, t, markov, seen).items():
-            expected[index[name]] += c
-        phi = fm.joint_feature(x, t)
-        np.testing.assert_array_equal(phi, expected)
+        expected.append(phi_of(ws, ts, binarise(t, markov)))
+        np.testing.assert_array_equal(fm.joint_feature(x, t), expected[-1])
         ye = fm.encode_outputs([t], [x])[0]
-        assert fm.potentials(x, w).score(ye) == pytest.approx(w @ expected, abs=1e-9)
+        assert fm.potentials(x, w).score(ye) == pytest.approx(w @ expected[-1], abs=1e-9)
+    # the same rows from one batch (sentences at offsets), and the difference sum
+    # against the trees CKY decodes under w (their Φ read off the decoded nodes)
+    Xs, Ts = [c[0] for c in cases], [c[1] for c in cases]
+    Xe = fm.encode_inputs(Xs)
+    Ye = fm.encode_outputs(Ts, Xs)
+    np.testing.assert_array_equal(fm.joint_features(Xe, Ye).toarray(), np.array(expected))
+    Yhat = cky(fm.batch_potentials(Xe, w), exact=True)
+    weights = rng.uniform(0.5, 2.0, size=len(cases))
+    want = np.zeros(fm.n_features_)
+    for (x, t, ws, ts), phi, yh, om in zip(cases, expected, Yhat, weights):
+        sym = [str(v) for v in fm.symbols_]
+        cell = {(a, b): sym[A] for a, b, _, A, _ in yh.nodes.tolist()}
+        nodes = [(a, b, sym[A], None if k < 0 else (cell[a, k], cell[k, b]))
+                 for a, b, k, A, _ in yh.nodes.tolist()]
+        want += om * (phi - phi_of(ws, ts, nodes))
+    np.testing.assert_allclose(fm.joint_feature_difference_sum(Xe, Ye, Yhat, weights=weights),
+                               want, atol=1e-9)
 
 
 def test_grammar_hand_written_sentence():
@@ -309,13 +332,26 @@ def test_graph_phi_in_the_documented_layout(seed, d, K, bias, directed):
                 f"edge:{t}{col}:c{K - 1}{arrow}c{K - 1}"
         base += (spec[t] or 1) * K * K
     w = rng.normal(size=fm.n_features_)
+    Y_rand, rows, rows_rand = [], [], []
     for g, y in zip(X, Y):
-        y_rand = [classes[c] for c in rng.integers(0, K, size=len(y))]
-        for lab in (y, y_rand):
-            expected = expected_graph_phi(g, lab, classes, bias, spec, directed)
-            np.testing.assert_allclose(fm.joint_feature(g, lab), expected, atol=1e-12)
+        Y_rand.append([classes[c] for c in rng.integers(0, K, size=len(y))])
+        for lab, out in ((y, rows), (Y_rand[-1], rows_rand)):
+            out.append(expected_graph_phi(g, lab, classes, bias, spec, directed))
+            np.testing.assert_allclose(fm.joint_feature(g, lab), out[-1], atol=1e-12)
             ye = fm.encode_outputs([lab], [g])[0]
-            assert fm.potentials(g, w).score(ye) == pytest.approx(w @ expected, abs=1e-9)
+            assert fm.potentials(g, w).score(ye) == pytest.approx(w @ out[-1], abs=1e-9)
+    # the same rows from one batch (graphs at offsets), its differences and their sum
+    Xe = fm.encode_inputs(X)
+    Ye, Ye_rand = fm.encode_outputs(Y, X), fm.encode_outputs(Y_rand, X)
+    np.testing.assert_allclose(fm.joint_features(Xe, Ye).toarray(), np.array(rows),
+                               atol=1e-12)
+    diff = np.array(rows) - np.array(rows_rand)
+    np.testing.assert_allclose(fm.joint_feature_differences(Xe, Ye, Ye_rand).toarray(),
+                               diff, atol=1e-12)
+    weights = rng.uniform(0.5, 2.0, size=len(X))
+    np.testing.assert_allclose(
+        fm.joint_feature_difference_sum(Xe, Ye, Ye_rand, weights=weights), weights @ diff,
+        atol=1e-12)
 
 
 def test_graph_hand_written_example():
