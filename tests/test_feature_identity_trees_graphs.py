@@ -137,7 +137,8 @@ def expected_grammar_names(words, tags, nodes, seen_values):
                   f"shape[last]={val('shape', j - 1)}"]
         for a, b in (("before", "first"), ("last", "after"), ("first", "last")):
             feats.append(f"cls[{a}]={val('cls', at[a])}&cls[{b}]={val('cls', at[b])}")
-        feats += [f"len={ln}&cls[first]={val('cls', i)}", f"len={ln}&cls[last]={val('cls', j - 1)}"]
+        feats += [f"len={ln}&cls[first]={val('cls', i)}",
+                  f"len={ln}&cls[last]={val('cls', j - 1)}"]
         names.update(f"span:{sym}:{f}" for f in feats)
         names[f"rule:{sym} -> {kids[0]} {kids[1]}"] += 1
     return names
