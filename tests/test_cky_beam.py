@@ -203,3 +203,18 @@ def test_a_sentence_pruned_to_no_parse_is_decoded_again_exactly():
     assert tree.nodes.tolist() == nodes.tolist() == \
         [[0, 2, 1, 2, 0], [0, 1, -1, 1, -1], [1, 2, -1, 1, -1]]
     assert p.score(tree) == pytest.approx(-0.5)
+
+
+def test_a_beam_keeps_exactly_beam_symbols_among_ties():
+    # A, B, C tie on every word; a beam of one keeps the first (A), so the pruned search
+    # can only use S -> A A, while the exact one prefers S -> B B
+    g = Grammar(4, leaf_sym=[0, 1, 2], phrase_sym=[3], rules=[[3, 0, 0], [3, 1, 1]],
+                root_ok=[False, False, False, True])
+    p = GrammarPotentials(np.zeros((2, 3)), [0, 2], np.zeros((1, 1)), [0, 1],
+                          np.array([0.0, 1.0]), np.zeros(4), g)
+    _, nodes, n_pruned = beam_reference(p, 1)
+    assert n_pruned == 4
+    assert cky(p, beam=1)[0].nodes.tolist() == nodes.tolist() == \
+        [[0, 2, 1, 3, 0], [0, 1, -1, 0, -1], [1, 2, -1, 0, -1]]
+    assert cky(p, beam=2)[0].nodes.tolist() == cky(p, exact=True)[0].nodes.tolist() == \
+        [[0, 2, 1, 3, 1], [0, 1, -1, 1, -1], [1, 2, -1, 1, -1]]
