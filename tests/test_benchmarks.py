@@ -38,11 +38,16 @@ def test_bench_chunking_small_slice(need_data, capsys):
     n_true = sum(len(iob_chunks(y)) for y in load_conll2000()[3])
     assert 0 < row["correct"] <= min(n_true, row["predicted"])
     assert abs(row["f1"] - 2 * row["correct"] / (n_true + row["predicted"])) < 1e-12
-    assert 0.6 < row["f1"] < 0.95  # 150 sentences: clearly learnt, not yet the full F1
+    # 150 sentences: 0.873, clearly learnt, not yet the full F1 (0.94); the most
+    # frequent chunk tag of each POS tag scores 0.70-0.80 on slices of this test set
+    assert 0.85 < row["f1"] < 0.95
     assert f"{row['f1']:.5f}" in out
 
 
-def test_bench_tagging_small_slice(capsys):
+def test_bench_tagging_small_slice(need_data, capsys):
+    from structsvm.corpora import load_treebank
+
+    need_data(load_treebank)
     rows = load("bench_tagging").main(["--max-train", "60", "--repeats", "1",
                                        "--crf-iterations", "3", "--markdown"])
     out = capsys.readouterr().out
@@ -50,5 +55,9 @@ def test_bench_tagging_small_slice(capsys):
     assert names == ["structsvm predict", "structsvm tag_sents", "sklearn-crfsuite",
                      "NLTK PerceptronTagger"]
     assert rows[0]["acc"] == rows[1]["acc"]  # the same model behind both interfaces
+    # token accuracy on this slice: structsvm 0.868, NLTK's perceptron 0.754,
+    # sklearn-crfsuite after its 3 iterations 0.515; tagging every token NN: ~0.13
+    least = {"structsvm predict": 0.84, "structsvm tag_sents": 0.84,
+             "sklearn-crfsuite": 0.45, "NLTK PerceptronTagger": 0.72}
     for r in rows:
-        assert 0.3 < r["acc"] <= 1.0 and r["speed"] > 0 and r["name"] in out
+        assert least[r["name"]] < r["acc"] <= 1.0 and r["speed"] > 0 and r["name"] in out

@@ -26,7 +26,9 @@ def test_spam_pegasos_example(need_data, tmp_path):
     assert (tmp_path / "curves.png").stat().st_size > 0
     names = [row[0] for row in out["rows"]]
     assert names[:3] == ["Pegasos (hinge)", "Pegasos (exp)", "Pegasos (log)"]
-    assert all(0.5 < row[1] <= 1.0 for row in out["rows"])
+    # test accuracy of every model on this slice: 0.963-0.978; the majority class
+    # scores 0.692 on the test e-mails
+    assert all(0.94 < row[1] <= 1.0 for row in out["rows"])
     assert out["objective_ratio"] >= 1.0 - 1e-9   # LinearSVC's optimum is a lower bound
     assert all(len(c) == 6 for c in out["curves"].values())
 
@@ -42,8 +44,9 @@ def test_kernel_selection_example(tmp_path, data):
     assert grid.errors.shape == (3, 3)
     for name in ("line", "subset"):
         res, test_err = out[name]
-        # chance is 0.5 on both data sets; the tuned RBF models score 0.02-0.16 here
-        assert test_err < 0.3, name
+        # chance is 0.5 on both data sets; the tuned RBF models score 0.02-0.03 on the
+        # spirals and 0.15-0.16 on the overlapping gaussians here
+        assert test_err < {"spirals": 0.08, "gaussians": 0.22}[data], name
         # the reported best is the best point of the search path, fitted cv times each
         errs = [e for _, e in res.evaluations]
         assert res.best_error == min(errs)

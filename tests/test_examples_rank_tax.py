@@ -23,7 +23,9 @@ def test_taxonomy_example_on_a_qc_slice(need_data):
     assert set(res) == {"flat multiclass", "taxonomy, zero-one loss",
                         "taxonomy, tree-distance loss"}
     for acc, dist, _ in res.values():
-        assert acc > 0.2   # 50 classes: chance is 0.02
+        # 0.61-0.63 on this slice; 50 classes: chance is 0.02, and the most frequent
+        # class of the 400 training questions (HUM:ind) is 0.12 of the test set
+        assert acc > 0.58
         # QC is a 2-level tree: a mistake is 2 (sibling) or 4 (other coarse class) apart,
         # so the mean tree distance lies between 2 and 4 times the error rate
         assert 2 * (1 - acc) - 1e-9 <= dist <= 4 * (1 - acc) + 1e-9
@@ -33,7 +35,8 @@ def test_clickthrough_example_learns_from_clicks():
     ex = load_example("clickthrough_ranking")
     X, Y, Xt, Yt, _ = ex.load(synthetic=True)
     curve, n_pairs = ex.run(X[:60], Y[:60], Xt[:30], Yt[:30], rounds=2, sessions=3)
-    assert n_pairs > 0 and curve[-1] > curve[0] + 0.15
+    # NDCG@10 0.39 for the initial random ranking, 0.87-0.88 after learning from clicks
+    assert n_pairs > 0 and curve[-1] > 0.8 and curve[-1] > curve[0] + 0.4
 
 
 def test_zero_shot_example_synthetic_part():
@@ -43,4 +46,5 @@ def test_zero_shot_example_synthetic_part():
     gen, std = ex.zero_shot_accuracy(X, y, attrs, unseen)
     # a right answer among all classes is also right among the unseen ones only
     assert gen <= std
-    assert std > 1 / len(unseen) and gen > 2 / len(attrs)   # above chance in both settings
+    # 0.68 among the 3 unseen classes (chance 1/3) and 0.35 among all 12 (chance 1/12)
+    assert std > 0.6 and gen > 0.3

@@ -21,7 +21,9 @@ def test_collective_example_runs(capsys):
                                                 "--decoders", "max_product"])
     printed = capsys.readouterr().out
     assert "LinearSVC per node" in printed and "max_product" in printed
-    assert out["structsvm, edges, max_product"][0] > out["LinearSVC per node"][0]
+    # node accuracy 0.85 with the edges, 0.61 for LinearSVC per node (no edges)
+    acc = out["structsvm, edges, max_product"][0]
+    assert acc > 0.8 and acc > out["LinearSVC per node"][0] + 0.15
 
 
 def test_certificate_bounds_the_objective():
@@ -58,6 +60,9 @@ def test_skip_chain_ner_example_reports_both_f1(capsys):
     printed = capsys.readouterr().out
     assert "chain" in printed and "skip-chain" in printed and "F1" in printed
     assert set(out) == {"chain", "skip-chain"}
+    # entity F1 0.55 (chain) and 0.60 (skip-chain) on this slice; tagging every token
+    # O (the majority tag) finds no entity: F1 0
+    assert out["chain"]["f1"] > 0.5 and out["skip-chain"]["f1"] > 0.55
     for s in out.values():  # the printed scores are conlleval's, consistent with each other
         p, r = s["precision"], s["recall"]
         assert s["f1"] > 0 and s["f1"] == pytest.approx(2 * p * r / (p + r))

@@ -1,5 +1,6 @@
 """Smoke test of examples/parsing.py on a small slice of the treebank."""
 import importlib.util
+import re
 from pathlib import Path
 
 from nltk import Tree
@@ -29,7 +30,11 @@ def test_example_on_treebank_slice(need_data, capsys, tmp_path, monkeypatch):
                                    "--sentence", "The dog barks .",
                                    "--save", str(tmp_path / "parser.npz")])
     out = capsys.readouterr().out
-    assert "Test labelled brackets, gold tags" in out and "predicted tags" in out
+    # labelled-bracket F1 on these 20 sentences: 0.712 with gold tags, 0.652 with the
+    # tagger's; a right-branching tree scores 0.120, a flat one 0.0
+    gold = float(re.search(r"gold tags: P [0-9.]+  R [0-9.]+  F1 ([0-9.]+)", out).group(1))
+    tagged = float(re.search(r"predicted tags: F1 ([0-9.]+)", out).group(1))
+    assert gold > 0.67 and tagged > 0.6
     assert "sentences/s" in out and "Parse:" in out
     printed = Tree.fromstring(out.split("Parse:\n", 1)[1].split("Parser saved")[0])
     assert printed.leaves() == ["The", "dog", "barks", "."]  # a tree over the input
@@ -48,5 +53,6 @@ def test_bench_parsing_small_slice(need_data, capsys, monkeypatch):
     f1 = bench.main(["--learner", "frank_wolfe", "--max-iter", "3", "--nltk-n", "2"])
     out = capsys.readouterr().out
     assert "structsvm frank_wolfe" in out and "nltk PCFG + ViterbiParser" in out
-    # F1 of a 40-tree model beats chance by far on its own training sentences' grammar
-    assert f1.shape == (2,) and f1[0] > 0.3
+    # F1 on these 6 sentences: 0.45 for the 40-tree model (nltk's PCFG: 0.53); a
+    # right-branching tree scores 0.10
+    assert f1.shape == (2,) and f1[0] > 0.4

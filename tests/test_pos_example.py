@@ -1,5 +1,6 @@
 """Smoke test of examples/pos_tagging.py on small slices (with and without the treebank)."""
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ def _load_example():
     return mod
 
 
+def _token_accuracy(out):
+    return float(re.search(r"Test token accuracy:\s+([0-9.]+)", out).group(1))
+
+
 ARGS = ["--n-train", "150", "--n-test", "40", "--max-iter", "2", "--sentence",
         "The dog barks ."]
 
@@ -29,6 +34,9 @@ def test_example_on_treebank_slice(need_data, capsys, tmp_path):
     # --max-iter 2 with the default learner (dual_cd): one curve entry per certified pass
     assert model.learner_.name == "dual_cd" and "Trained with dual_cd" in out
     assert model.n_iter_ <= 2 and 1 <= len(model.objective_curve_) <= model.n_iter_
+    # 0.849 on these 40 test sentences; tagging every token NN scores 0.123, and the
+    # most frequent tag of each word in the 150 training sentences 0.670
+    assert _token_accuracy(out) > 0.82
 
 
 def test_example_without_treebank_uses_synthetic_corpus(monkeypatch, capsys):
@@ -41,4 +49,5 @@ def test_example_without_treebank_uses_synthetic_corpus(monkeypatch, capsys):
     mod.main(ARGS + ["--learner", "perceptron"])
     out = capsys.readouterr().out
     assert "synthetic corpus" in out and "nltk.download('treebank')" in out
-    assert "Test token accuracy" in out
+    # 0.729 with the perceptron on this slice; the most frequent tag scores 0.146
+    assert _token_accuracy(out) > 0.69

@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
+from nltk import Tree
+
+from structsvm.features import (GrammarFeatures, GraphFeatures, MulticlassFeatures,
+                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
 
 
 def _multiclass(rng, attributes=False):
@@ -53,10 +55,44 @@ def _ranking(rng):
     return RankingFeatures(), "sort", X, Y, test
 
 
+def _grammar(rng, tagged):
+    trees = ["(S (NP (DT the) (NN dog)) (VP (VBZ barks)))",
+             "(S (NP (DT a) (JJ big) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (PRP it)))))",
+             "(S (NP (NNP Fido)) (VP (VBZ runs) (ADVP (RB fast))))",
+             "(S (NP (PRP it)) (VP (VBD ran) (NP (DT the) (NN race))))",
+             "(NP (DT the) (JJ old) (NN cat))"]
+    Y = [Tree.fromstring(t) for t in trees]
+    X = [t.pos() if tagged else t.leaves() for t in Y]
+    test = [["the", "cat", "runs", "fast"], ["Rex", "sat"], ["a", "dog"], ["it"]]
+    if tagged:
+        test = [list(zip(x, t)) for x, t in zip(test, [["DT", "NN", "VBZ", "RB"],
+                                                        ["NNP", "VBD"], ["DT", "NN"],
+                                                        ["PRP"]])]
+    return GrammarFeatures(markov=1), "cky", X, Y, test
+
+
+def _graph(rng):
+    def graph(n):
+        u = rng.integers(0, n, size=2 * n)
+        v = (u + rng.integers(1, n, size=2 * n)) % n
+        near = np.stack([u, v], axis=1)
+        chain = np.stack([np.arange(n - 1), np.arange(1, n)], axis=1)
+        return (rng.normal(size=(n, 3)), {"chain": chain, "near": near},
+                {"near": rng.normal(size=(2 * n, 2))})
+
+    X = [graph(int(rng.integers(3, 7))) for _ in range(12)]
+    Y = [np.where(x[0][:, 0] > 0, "pos", np.where(x[0][:, 1] > 0, "mid", "neg"))
+         for x in X]
+    test = [graph(int(rng.integers(3, 7))) for _ in range(4)]
+    return GraphFeatures(bias=1.5, directed=("chain",)), "max_product", X, Y, test
+
+
 MAPS = {"multiclass": _multiclass,
         "multiclass-attributes": lambda rng: _multiclass(rng, attributes=True),
         "taxonomy": _taxonomy, "sequence-tokens": _sequence_tokens,
-        "sequence-matrices": _sequence_matrices, "ranking": _ranking}
+        "sequence-matrices": _sequence_matrices, "ranking": _ranking,
+        "grammar-words": lambda rng: _grammar(rng, tagged=False),
+        "grammar-tagged": lambda rng: _grammar(rng, tagged=True), "graph": _graph}
 
 
 @pytest.mark.parametrize("name", list(MAPS))
@@ -75,6 +111,9 @@ def test_save_load_round_trip_predicts_the_same(name, tmp_path):
         before, after = model.predict(data), loaded.predict(data)
         assert len(before) == len(after) == len(data)
         for a, b in zip(before, after):
+            if isinstance(a, Tree):            # parse trees: nested lists, compare as trees
+                assert a == b
+                continue
             np.testing.assert_array_equal(np.asarray(a, dtype=object),
                                           np.asarray(b, dtype=object))
     # the loaded map encodes data exactly as the fitted one: same Φ(x, y) for new x

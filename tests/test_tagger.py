@@ -36,7 +36,9 @@ def test_is_an_nltk_tagger(tagger, data):
     pred = tagger.tag_sents(X[100:])
     expected = np.mean([p[1] == g[1] for ps, gs in zip(pred, gold) for p, g in zip(ps, gs)])
     assert tagger.accuracy(gold) == pytest.approx(expected)
-    assert expected > 0.5
+    # 0.757 on these 20 sentences; the most frequent tag scores 0.608, the most
+    # frequent tag of each word in the 100 training sentences 0.702
+    assert expected > 0.73
 
 
 def test_unseen_words_and_tags(tagger):

@@ -42,7 +42,8 @@ def test_unseen_classes_are_predicted_from_their_attributes_above_chance():
         unseen_acc.append(np.mean(pred == y[~seen]))
         seen_acc.append(np.mean(np.array(model.predict(X[seen]), dtype=object) == y[seen]))
     chance = 1 / 24                  # all 24 classes compete
-    # a model that ignored the attributes of unseen classes would score 0 on them
-    assert np.mean(unseen_acc) > 8 * chance
-    assert min(unseen_acc) > 2 * chance
-    assert np.mean(seen_acc) > 0.8
+    # a model that ignored the attributes of unseen classes would score 0 on them; the
+    # eight problems score 0.60 on average (0.17 to 0.83) on them, and 1.0 on the seen
+    assert np.mean(unseen_acc) > 12 * chance
+    assert min(unseen_acc) > 3 * chance
+    assert np.mean(seen_acc) > 0.95
