@@ -40,3 +40,8 @@ from .clicks import (ClickLog, click_preferences, make_ranking_problem,  # noqa:
 
 __all__ += ["ClickLog", "simulate_clicks", "preferences_from_clicks", "click_preferences",
             "make_ranking_problem"]
+# sequence alignment (simulated protein-like pairs, the aligned-pairs text format)
+from .alignment import (read_alignment_pairs, simulate_alignment_pairs,  # noqa: E402
+                        write_alignment_pairs)
+
+__all__ += ["simulate_alignment_pairs", "read_alignment_pairs", "write_alignment_pairs"]
