@@ -58,7 +58,8 @@ def substitution_rate_matrix(group_bias=8.0):
     Examples
     --------
     >>> Q = substitution_rate_matrix()
-    >>> bool(np.allclose(Q.sum(axis=1), 0)), round(float(-BACKGROUND_FREQUENCIES @ np.diag(Q)), 6)
+    >>> rate = -BACKGROUND_FREQUENCIES @ np.diag(Q)  # substitutions per unit time
+    >>> bool(np.allclose(Q.sum(axis=1), 0)), round(float(rate), 6)
     (True, 1.0)
     """
     if not (isinstance(group_bias, numbers.Real) and np.isfinite(group_bias)

@@ -133,7 +133,8 @@ def read_alignment_pairs(f, *, require_alignment=False):
     Examples
     --------
     >>> import io
-    >>> X, Y = read_alignment_pairs(io.StringIO("# a pair\\nACD-EF\\nA-DGEF\\n\\nMKV\\nMRLV\\n"))
+    >>> text = "# a pair\\nACD-EF\\nA-DGEF\\n\\nMKV\\nMRLV\\n"
+    >>> X, Y = read_alignment_pairs(io.StringIO(text))
     >>> X
     [('ACDEF', 'ADGEF'), ('MKV', 'MRLV')]
     >>> Y[0].tolist(), Y[1]
@@ -285,7 +286,8 @@ def write_alignment_pairs(f, X, Y=None):
     --------
     >>> import io, numpy as np
     >>> out = io.StringIO()
-    >>> write_alignment_pairs(out, [("ACDEF", "ADGEF")], [np.array([[0, 0], [2, 1], [3, 3], [4, 4]])])
+    >>> y = np.array([[0, 0], [2, 1], [3, 3], [4, 4]])
+    >>> write_alignment_pairs(out, [("ACDEF", "ADGEF")], [y])
     >>> print(out.getvalue(), end="")
     ACD-EF
     A-DGEF
