@@ -24,6 +24,11 @@ from .graph import GraphFeatures, GraphPotentials  # noqa: E402
 
 __all__ += ["GraphFeatures", "GraphPotentials"]
 
+# pairwise sequence alignments
+from .alignment import AlignmentFeatures, AlignmentPotentials  # noqa: E402
+
+__all__ += ["AlignmentFeatures", "AlignmentPotentials"]
+
 # ------------------------------------------------------------------ the registry
 #: Feature-map classes by name (what ``register_feature_map`` adds to).
 FEATURE_MAPS = {}
@@ -65,7 +70,8 @@ def register_feature_map(name, cls=None):
 
 for _name, _cls in (("multiclass", MulticlassFeatures), ("sequence", SequenceFeatures),
                     ("taxonomy", TaxonomyFeatures), ("ranking", RankingFeatures),
-                    ("grammar", GrammarFeatures), ("graph", GraphFeatures)):
+                    ("grammar", GrammarFeatures), ("graph", GraphFeatures),
+                    ("alignment", AlignmentFeatures)):
     register_feature_map(_name, _cls)
 
 __all__ += ["FEATURE_MAPS", "register_feature_map"]
