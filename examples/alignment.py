@@ -126,13 +126,16 @@ def main(argv=None):
     print(f"{'':48s} {'Q':>7s} {'prec.':>7s} {'seconds':>8s}")
     for name, q, p, sec in rows:
         print(f"{name:48s} {q:7.4f} {p:7.4f} {sec:8.1f}")
-    names = model.feature_map_.feature_names_
-    w = model.coef_
-    shown = [n for n in ("sub:I-L", "sub:I-V", "sub:I-W", "sub:D-E", "sub:D-W", "sub:W-W",
-                         "gap:open", "gap:extend", "end_gap:open", "end_gap:extend")
-             if n in set(names)]
-    index = {n: k for k, n in enumerate(names)}
-    print("learnt scores: " + ", ".join(f"{n} {w[index[n]]:+.2f}" for n in shown))
+    index = {n: k for k, n in enumerate(model.feature_map_.feature_names_)}
+    shown = []
+    for a, b in ("IL", "IV", "IW", "DE", "DW", "WW"):  # symmetric pairs: either order
+        name = next((f"sub:{u}-{v}" for u, v in ((a, b), (b, a))
+                     if f"sub:{u}-{v}" in index), None)
+        if name is not None:
+            shown.append((f"{a}-{b}", index[name]))
+    shown += [(n, index[n]) for n in ("gap:open", "gap:extend", "end_gap:open",
+                                      "end_gap:extend") if n in index]
+    print("learnt scores: " + ", ".join(f"{n} {model.coef_[k]:+.3f}" for n, k in shown))
     return {"rows": rows, "model": model}
 
 

@@ -30,7 +30,7 @@ def test_alignment_example_small(capsys):
         assert 0.0 < q <= 1.0 and 0.0 < p <= 1.0
     # the learnt model beats identity scoring even from 30 pairs
     assert out["rows"][0][1] > out["rows"][1][1]
-    assert "learnt scores: sub:I-L" in capsys.readouterr().out
+    assert "learnt scores: I-L" in capsys.readouterr().out
 
 
 def test_fixed_weights_score_like_the_matrix():
