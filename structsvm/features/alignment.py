@@ -259,7 +259,7 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         sep = "-" if self.symmetric else ">"
         pair_names = [""] * self._n_pair_features
         for a in range(Q):
-            for b in range(Q):
+            for b in range(a if self.symmetric else 0, Q):  # symmetric: a <= b
                 pair_names[self._pidx[a, b]] = f"{sym[a]}{sep}{sym[b]}"
         names = []
         for k in range(1 + self.context):
