@@ -9,8 +9,8 @@ import numpy as np
 
 from ..losses.alignment import AlignmentLoss, as_pairs
 
-__all__ = ["EncodedPairs", "AlignmentPotentials", "check_alignment", "gap_counts",
-           "flat_pairs"]
+__all__ = ["EncodedPairs", "AlignmentPotentials", "check_alignment", "checked_pairs",
+           "gap_counts", "flat_pairs"]
 
 
 class EncodedPairs:
@@ -95,6 +95,26 @@ def check_alignment(y, n, m, sample):
                              f"columns, but pair {k} {arr[k].tolist()} follows "
                              f"{arr[k - 1].tolist()}")
     return arr
+
+
+def checked_pairs(Y, n, m):
+    """:func:`flat_pairs` of alignments checked against the lengths n, m of their
+    sequences (vectorised; a failure is reported by :func:`check_alignment`)."""
+    try:
+        flat, off = flat_pairs(Y)
+    except ValueError:
+        flat = None
+    if flat is not None:
+        seq = np.repeat(np.arange(len(off) - 1), np.diff(off))
+        i, j = flat[:, 0], flat[:, 1]
+        same = seq[1:] == seq[:-1]
+        if (i >= 0).all() and (j >= 0).all() and (i < n[seq]).all() and \
+                (j < m[seq]).all() and (np.diff(i)[same] > 0).all() and \
+                (np.diff(j)[same] > 0).all():
+            return flat, off
+    for p, y in enumerate(Y):
+        check_alignment(y, n[p], m[p], p)
+    raise ValueError("malformed alignments")  # pragma: no cover - raised above
 
 
 def flat_pairs(Y):
@@ -229,8 +249,7 @@ class AlignmentPotentials:
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} alignments for a batch of {len(self)} pairs")
         n, m = self.lengths()
-        Y = [check_alignment(y, n[p], m[p], p) for p, y in enumerate(Y)]
-        flat, off = flat_pairs(Y)
+        flat, off = checked_pairs(Y, n, m)
         seq = np.repeat(np.arange(len(self)), np.diff(off))
         si = self.s_off[seq] + flat[:, 0]
         tj = self.t_off[seq] + flat[:, 1]
@@ -283,8 +302,7 @@ class AlignmentPotentials:
                             "cells of an alignment; alignment batches are augmented by "
                             "the alignment loss (loss='alignment')")
         n, m = self.lengths()
-        Y = [check_alignment(y, n[p], m[p], p) for p, y in enumerate(Y)]
-        flat, off = flat_pairs(Y)
+        flat, off = checked_pairs(Y, n, m)
         seq = np.repeat(np.arange(len(self)), np.diff(off))
         gold = np.full(self.s_codes.shape[1], -1, dtype=np.int64)
         gold[self.s_off[seq] + flat[:, 0]] = flat[:, 1]

@@ -89,6 +89,26 @@ class AlignmentLoss(BaseLoss):
             return 0.0
         return 1.0 - common_pairs(y_true, y_pred) / k
 
+    def batch(self, Y_true, Y_pred):
+        """Δ(y_n, ŷ_n) of every pair of alignments, by one membership test over all."""
+        if len(Y_true) != len(Y_pred):
+            raise ValueError(f"{len(Y_true)} true and {len(Y_pred)} predicted alignments")
+        true = [as_pairs(y) for y in Y_true]
+        pred = [as_pairs(y) for y in Y_pred]
+        k = np.array([len(y) for y in true], dtype=np.int64)
+        if not len(true) or not k.any():
+            return np.zeros(len(true))
+        kp = np.array([len(y) for y in pred], dtype=np.int64)
+        if max(max(int(y.max(initial=0)) for y in true),
+               max(int(y.max(initial=0)) for y in pred)) >= 1 << 21 or len(true) >= 1 << 21:
+            return super().batch(true, pred)  # beyond the keys' range: one by one
+        # keys (example, i, j): a pair of one example never matches another's
+        a = _example_keys(true, k)
+        b = _example_keys(pred, kp)
+        hit = np.bincount(np.repeat(np.arange(len(pred)), kp), weights=np.isin(b, a),
+                          minlength=len(pred))
+        return np.where(k > 0, 1.0 - hit / np.maximum(k, 1), 0.0)
+
     def max_loss(self, y_true):
         """1, or 0 for an alignment without pairs (nothing to miss)."""
         return 1.0 if len(as_pairs(y_true)) else 0.0
@@ -100,6 +120,12 @@ class AlignmentLoss(BaseLoss):
 
     def __repr__(self):
         return "AlignmentLoss()"
+
+
+def _example_keys(Y, sizes):
+    flat = np.concatenate(Y) if len(Y) else np.zeros((0, 2), dtype=np.int64)
+    ex = np.repeat(np.arange(len(Y), dtype=np.int64), sizes)
+    return (ex << 42) + (flat[:, 0] << 21) + flat[:, 1]
 
 
 register_loss("alignment", AlignmentLoss)
