@@ -70,8 +70,8 @@ def test_map_decoding_equals_enumeration_of_w_phi(kw):
             pot = fm.potentials(x, w)
             cands = list(pot.enumerate())
             assert len(cands) == pot.output_space_sizes()[0]
-            Phi = np.array([fm.joint_feature(x, c) for c in cands])
-            scores = Phi @ w
+            Xe = fm.encode_inputs([x])  # one row Φ(x, c) per candidate c
+            scores = fm.joint_features(Xe, cands, idx=np.zeros(len(cands), int)) @ w
             got = decode(pot)[0]
             assert fm.joint_feature(x, got) @ w == pytest.approx(scores.max(), abs=1e-9)
             aug = scores + np.array([loss(y, c) for c in cands])
