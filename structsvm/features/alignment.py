@@ -126,9 +126,13 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         pairs = check_pairs(X)
         self._check_outputs(pairs, Y)
         symbols = set()
-        for s, t in pairs:
-            symbols.update(s)
-            symbols.update(t)
+        for i, (s, t) in enumerate(pairs):
+            try:
+                symbols.update(s)
+                symbols.update(t)
+            except TypeError:
+                raise TypeError(f"Sample {i}: symbols must be hashable (strings, "
+                                "numbers, tuples)") from None
         self._set_layout(SymbolCodes.from_symbols(symbols))
         check_weights(self.n_features_, f"{len(self.alphabet_)} symbols, "
                                         f"{1 + self.context} pair tables")
