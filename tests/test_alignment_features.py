@@ -70,8 +70,8 @@ def test_map_decoding_equals_enumeration_of_w_phi(kw):
             pot = fm.potentials(x, w)
             cands = list(pot.enumerate())
             assert len(cands) == pot.output_space_sizes()[0]
-            Phi = np.array([fm.joint_feature(x, c) for c in cands])
-            scores = Phi @ w
+            Xe = fm.encode_inputs([x])  # one row Φ(x, c) per candidate c
+            scores = fm.joint_features(Xe, cands, idx=np.zeros(len(cands), int)) @ w
             got = decode(pot)[0]
             assert fm.joint_feature(x, got) @ w == pytest.approx(scores.max(), abs=1e-9)
             aug = scores + np.array([loss(y, c) for c in cands])
@@ -99,7 +99,7 @@ def test_unknown_symbols_and_lists_of_symbols():
     ([(0, 0), (3, 1)], "out of range"),
     ([(0, -1)], "out of range"),
     ([[0, 1, 2]], "shape"),
-    ([(0.5, 1)], "integers"),
+    ([(0.5, 1)], "integers"), ([(True, False)], "integers"),
 ])
 def test_bad_alignments_are_refused_naming_the_sample(y, match):
     X = [("ACD", "ACD"), ("AC", "ACD")]
@@ -109,7 +109,7 @@ def test_bad_alignments_are_refused_naming_the_sample(y, match):
 
 @pytest.mark.parametrize("x, match", [
     ("ACD", "pair"), (("A", "C", "D"), "pair"), ((3, "AC"), "sequence s"),
-    ((np.zeros((2, 2)), "AC"), "1-D"),
+    ((np.zeros((2, 2)), "AC"), "1-D"), ((["A", ["B"]], "AC"), "hashable"),
 ])
 def test_bad_inputs_are_refused_naming_the_sample(x, match):
     with pytest.raises((ValueError, TypeError), match=f"Sample 1: .*{match}"):
@@ -128,6 +128,21 @@ def _fit(X, Y, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return structsvm.fit(X, Y, feature_map=AlignmentFeatures(**kw.pop("fm", {})), **kw)
+
+
+def test_local_decoding_needs_free_end_gaps():
+    X, Y = evolved_pairs(20, random_state=9, length=(8, 12))
+    with pytest.raises(ValueError, match="end_gaps='free'"):
+        _fit(X, Y, decoder="smith_waterman", max_iter=2)
+    local = _fit(X, Y, fm=dict(end_gaps="free"), decoder="smith_waterman", max_iter=5)
+    fm, w = local.feature_map_, local.coef_
+    batch = fm.batch_potentials(fm.encode_inputs(X), w)
+    found = get_decoder("smith_waterman")(batch)
+    for a, b in zip(local.predict(X), found):
+        np.testing.assert_array_equal(a, b)
+    # free end gaps: the local and the global program find alignments of equal score
+    np.testing.assert_allclose(batch.score(found),
+                               batch.score(get_decoder("needleman_wunsch")(batch)))
 
 
 def test_save_load_round_trip_predicts_the_same(tmp_path):

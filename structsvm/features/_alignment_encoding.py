@@ -73,13 +73,11 @@ def check_alignment(y, n, m, sample):
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise ValueError(f"Sample {sample}: an alignment is an array of shape (k, 2) of "
                          f"index pairs (i, j), got shape {arr.shape}")
-    if arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and \
-                np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        elif arr.dtype.kind != "b":
-            raise TypeError(f"Sample {sample}: alignment pairs must be integers, got "
-                            f"dtype {arr.dtype}")
+    integral = arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and \
+        np.all(arr == np.round(arr))
+    if arr.dtype.kind not in "iu" and not integral:
+        raise TypeError(f"Sample {sample}: alignment pairs must be integers, got "
+                        f"dtype {arr.dtype}")
     arr = arr.astype(np.int64)
     for col, name, size in ((0, "i (into s)", n), (1, "j (into t)", m)):
         c = arr[:, col]
