@@ -3,7 +3,8 @@
 Data: simulated protein-like pairs (``structsvm.corpora.simulate_alignment_pairs`` at
 its defaults: ancestors of 100-200 residues, each descendant 1 substitution per site
 away, 4 % indel events per site and branch), ``--n-train`` training and ``--n-test``
-held-out pairs from one seed. Synthetic data: the gold alignment is known.
+held-out pairs from one seed; ``--seeds`` runs several such data sets. Synthetic
+data: the gold alignment is known.
 
 - structsvm: the default call ``structsvm.fit(X, Y, feature_map=AlignmentFeatures())``
   (decoder ``"needleman_wunsch"``, loss ``"alignment"``).
@@ -20,7 +21,7 @@ pairs is not timed).
 
 Usage::
 
-    python benchmarks/bench_alignment.py [--n-train 300] [--n-test 200] [--seed 0]
+    python benchmarks/bench_alignment.py [--n-train 300] [--n-test 200] [--seeds 0 1 2]
         [--repeats 5] [--C C] [--markdown]
 """
 from __future__ import annotations
@@ -130,27 +131,41 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--n-train", type=int, default=300)
     ap.add_argument("--n-test", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0],
+                    help="one data set (simulation seed) per value, run one after another")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--C", type=float, default=None)
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
-    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"machine load: {load}")
-    out = run(args.n_train, args.n_test, args.seed, args.repeats, args.C)
-    print(f"\n{'system':84s} {'Q':>7s} {'prec.':>7s} {'train s':>8s} {'decode s':>9s}")
-    for r in out["rows"]:
-        print(f"{r['label']:84s} {r['Q']:7.4f} {r['precision']:7.4f} "
-              f"{r['train_seconds']:8.2f} {r['decode_seconds']:9.3f}")
-    print(f"Q gain {out['q_gain']:+.4f}; decoding time structsvm / Biopython "
-          f"{out['decode_ratio']:.2f}x (median of {args.repeats})")
-    if args.markdown:
-        print("\n| system | Q | precision | train time (s) | decode test pairs (s) |")
-        print("| --- | --- | --- | --- | --- |")
+    runs = []
+    for seed in args.seeds:
+        load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+        print(f"seed {seed}; machine load: {load}")
+        out = run(args.n_train, args.n_test, seed, args.repeats, args.C)
+        print(f"\n{'system':84s} {'Q':>7s} {'prec.':>7s} {'train s':>8s} "
+              f"{'decode s':>9s}")
         for r in out["rows"]:
-            print(f"| {r['label']} | {r['Q']:.4f} | {r['precision']:.4f} | "
-                  f"{r['train_seconds']:.1f} | {r['decode_seconds']:.3f} |")
-    return out
+            print(f"{r['label']:84s} {r['Q']:7.4f} {r['precision']:7.4f} "
+                  f"{r['train_seconds']:8.2f} {r['decode_seconds']:9.3f}")
+        print(f"Q gain {out['q_gain']:+.4f}; decoding time structsvm / Biopython "
+              f"{out['decode_ratio']:.2f}x (median of {args.repeats})\n", flush=True)
+        out["seed"] = seed
+        runs.append(out)
+    if len(runs) > 1:
+        gains = [o["q_gain"] for o in runs]
+        ratios = [o["decode_ratio"] for o in runs]
+        print(f"over {len(runs)} seeds: Q gain mean {np.mean(gains):+.4f} (min "
+              f"{min(gains):+.4f}); decoding time ratio median "
+              f"{statistics.median(ratios):.2f}x (max {max(ratios):.2f}x)")
+    if args.markdown:
+        print("\n| seed | system | Q | precision | train time (s) | decode test pairs (s) |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for o in runs:
+            for r in o["rows"]:
+                print(f"| {o['seed']} | {r['label']} | {r['Q']:.4f} | "
+                      f"{r['precision']:.4f} | {r['train_seconds']:.1f} | "
+                      f"{r['decode_seconds']:.3f} |")
+    return runs
 
 
 if __name__ == "__main__":
