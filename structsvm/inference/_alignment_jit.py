@@ -78,8 +78,8 @@ def _align_one(s_codes, s0, n, t_codes, t0, m, tables, go, ge, eo, ee, local, go
         li = lead[i - 1]
         tail_i = lead[n - i]
         base = i * W
-        # M and X read the previous row only: one pass over the row
         for j in range(1, W):
+            # M: aligned (i-1, j-1)
             v = li + lead[j - 1]
             cm = 0
             if Mp[j - 1] > v:
@@ -91,32 +91,27 @@ def _align_one(s_codes, s0, n, t_codes, t0, m, tables, go, ge, eo, ee, local, go
             if Yp[j - 1] > v:
                 v = Yp[j - 1]
                 cm = 3
-            Mc[j] = v + srow[j - 1]
+            mv = v + srow[j - 1]
+            Mc[j] = mv
+            # X: s[i-1] against a gap
             x = Mp[j] + go
-            x2 = Xp[j] + ge
             cx = 0
-            if x2 > x:
-                x = x2
+            if Xp[j] + ge > x:
+                x = Xp[j] + ge
                 cx = 4
             Xc[j] = x
-            trace[base + j] = cm | cx
-        # Y runs along the row; the last pair's end runs close the alignment
-        y = _NEG
-        for j in range(1, W):
-            ym = Mc[j - 1] + go
-            yx = Xc[j - 1] + go
-            ye = y + ge
+            # Y: t[j-1] against a gap
+            y = Mc[j - 1] + go
             cy = 0
-            y = ym
-            if yx > y:
-                y = yx
+            if Xc[j - 1] + go > y:
+                y = Xc[j - 1] + go
                 cy = 8
-            if ye > y:
-                y = ye
+            if Yc[j - 1] + ge > y:
+                y = Yc[j - 1] + ge
                 cy = 16
             Yc[j] = y
-            trace[base + j] |= cy
-            f = Mc[j] + tail_i + lead[m - j]
+            trace[base + j] = cm | cx | cy
+            f = mv + tail_i + lead[m - j]
             if f > best:
                 best = f
                 bi = i
