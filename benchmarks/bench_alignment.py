@@ -21,7 +21,7 @@ pairs is not timed).
 
 Usage::
 
-    python benchmarks/bench_alignment.py [--n-train 300] [--n-test 200] [--seeds 0 1 2]
+    python benchmarks/bench_alignment.py [--n-train 500] [--n-test 200] [--seeds 0 1 2]
         [--repeats 5] [--C C] [--markdown]
 """
 from __future__ import annotations
@@ -129,7 +129,7 @@ def run(n_train=300, n_test=200, seed=0, repeats=5, C=None):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--n-train", type=int, default=300)
+    ap.add_argument("--n-train", type=int, default=500)
     ap.add_argument("--n-test", type=int, default=200)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0],
                     help="one data set (simulation seed) per value, run one after another")
