@@ -4,7 +4,9 @@ File formats are those of Joachims' tools, so their users bring their data as is
 
 - ``--task multiclass``: svm_light / svm_multiclass lines ``label i:v ...``;
 - ``--task sequence``: svm_hmm lines ``tag qid:N i:v ... # comment``;
-- ``--task ranking``: svm_rank / LETOR lines ``rel qid:N i:v ...``.
+- ``--task ranking``: svm_rank / LETOR lines ``rel qid:N i:v ...``;
+- ``--task alignment``: pairs of sequences as blocks of two gapped rows (``ACD-EF`` over
+  ``A-DGEF``), the format of :mod:`structsvm.corpora.alignment`.
 
 C is structsvm's (objective ½‖w‖² + C Σ_i ξ_i); svm_struct's ``-c`` equals n × C,
 so ``--svmstruct-c`` converts one into the other for you.
@@ -32,11 +34,12 @@ import argparse
 import os
 import sys
 import time
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
 
-from . import _progress
+from . import _cli_alignment, _progress
 from ._cli_files import check_regular, check_writable, refuse_overwrite, write_predictions
 
 __all__ = ["main"]
@@ -44,7 +47,7 @@ __all__ = ["main"]
 _BATCH = 1000  # examples per prediction call under the classify progress bar
 
 
-def _read(task, path, n_features=None):
+def _read(task, path, n_features=None, training=False):
     """(X, Y, extra) for a task; X rows padded to ``n_features`` when given."""
     if task == "multiclass":
         from .corpora.svmlight import read_svm_light
@@ -56,6 +59,9 @@ def _read(task, path, n_features=None):
         from .corpora import read_svm_hmm
 
         X, Y = read_svm_hmm(path)
+        return X, Y, None
+    if task == "alignment":
+        X, Y = _cli_alignment.read_pairs(path, training=training)
         return X, Y, None
     from .corpora import read_svm_rank
 
@@ -99,9 +105,12 @@ def _learn(args):
     check_writable(args.model, "the model")  # fail now, not after hours of training
     if args.checkpoint is not None:
         check_writable(args.checkpoint, "the checkpoint")
-    X, Y, _ = _read(args.task, args.train)
-    fm = {"multiclass": MulticlassFeatures, "sequence": SequenceFeatures,
-          "ranking": RankingFeatures}[args.task]()
+    X, Y, _ = _read(args.task, args.train, training=True)
+    if args.task == "alignment":
+        fm = _cli_alignment.feature_map()
+    else:
+        fm = {"multiclass": MulticlassFeatures, "sequence": SequenceFeatures,
+              "ranking": RankingFeatures}[args.task]()
     C = args.C
     if args.svmstruct_c is not None:
         C = args.svmstruct_c / len(X)
@@ -154,16 +163,18 @@ def _classify(args):
     check_regular(args.model, "the model")
     model = structsvm.load(args.model)
     fm = model.feature_map_
-    task = {"multiclass": "multiclass", "chain": "sequence", "ranking": "ranking"}.get(
-        type(fm).structure)
+    task = {"multiclass": "multiclass", "chain": "sequence", "ranking": "ranking",
+            "alignment": "alignment"}.get(type(fm).structure)
     if task is None:
-        print(f"error: the command line classifies multiclass, sequence and ranking "
-              f"models, not {type(fm).structure!r}", file=sys.stderr)
+        print(f"error: the command line classifies multiclass, sequence, ranking and "
+              f"alignment models, not {type(fm).structure!r}", file=sys.stderr)
         return 2
     X, Y, _ = _read(task, args.test)
     if len(X) == 0:
         print(f"error: {args.test} holds no examples", file=sys.stderr)
         return 2
+    if task == "alignment":
+        return _classify_alignment(model, X, Y, args)
     width = fm.n_features_ if task == "ranking" else fm.n_input_features_ - (
         1 if task == "multiclass" and fm.bias > 0 else 0)
     X, cut = _fit_width(X, width, "test")
@@ -193,6 +204,19 @@ def _classify(args):
     else:
         print("\n".join(lines))
     print(f"{summary} on {len(X)} examples ({elapsed:.2f} s)", file=sys.stderr)
+    return 0
+
+
+def _classify_alignment(model, X, Y, args):
+    t0 = time.perf_counter()
+    predict = partial(_progress.in_batches, model.predict, size=_BATCH, desc="classify")
+    lines, summary = _cli_alignment.predict_lines(predict, X, Y)
+    elapsed = time.perf_counter() - t0
+    if args.output:
+        write_predictions(args.output, lines)
+    else:
+        print("\n".join(lines))
+    print(f"{summary} on {len(X)} pairs ({elapsed:.2f} s)", file=sys.stderr)
     return 0
 
 
@@ -291,8 +315,8 @@ def build_parser():
     ap = argparse.ArgumentParser(prog="structsvm", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
     learn = sub.add_parser("learn", help="train a model and write it to a file")
-    learn.add_argument("--task", choices=["multiclass", "sequence", "ranking"],
-                       required=True)
+    learn.add_argument("--task", required=True,
+                       choices=["multiclass", "sequence", "ranking", "alignment"])
     learn.add_argument("-C", type=float, default=None,
                        help="C of ½‖w‖² + C Σ ξ_i (default: the task's)")
     learn.add_argument("--svmstruct-c", type=float, default=None,

@@ -7,8 +7,9 @@ from nltk import Tree
 
 import structsvm
 import structsvm.features as features
-from structsvm.features import (GraphFeatures, GrammarFeatures, MulticlassFeatures,
-                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
+from structsvm.features import (AlignmentFeatures, GraphFeatures, GrammarFeatures,
+                                MulticlassFeatures, RankingFeatures, SequenceFeatures,
+                                TaxonomyFeatures)
 from structsvm.testing import check_structure
 from structure_examples import MultiLabel, multilabel_data
 
@@ -61,10 +62,15 @@ def _graph(rng):
     return GraphFeatures(), X, Y
 
 
+def _alignment(rng):
+    X = [("ACD", "AD"), ("CAD", "CCA"), ("DA", "DCA")]
+    return AlignmentFeatures(), X, [[(0, 0), (2, 1)], [(0, 0), (1, 2)], [(0, 0), (1, 2)]]
+
+
 MAPS = {"MulticlassFeatures": _multiclass, "MulticlassFeatures-attributes": _attributes,
         "TaxonomyFeatures": _taxonomy, "SequenceFeatures": _sequence,
         "RankingFeatures": _ranking, "GrammarFeatures": _grammar,
-        "GraphFeatures": _graph}
+        "GraphFeatures": _graph, "AlignmentFeatures": _alignment}
 
 
 def test_every_exported_map_is_checked():

@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .svmlight import RankingData, read_svm_rank, write_svm_rank
     from .clicks import (ClickLog, click_preferences, make_ranking_problem,
                          preferences_from_clicks, simulate_clicks)
+    from .alignment import (read_alignment_pairs, simulate_alignment_pairs,
+                            write_alignment_pairs)
 
 __all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir", "nltk_search_path"]
 
@@ -43,5 +45,7 @@ __all__ += ["LetorFold", "load_mq2008", "load_svm_rank_example3", "NewsgroupsDat
 
 __all__ += ["ClickLog", "simulate_clicks", "preferences_from_clicks", "click_preferences",
             "make_ranking_problem"]
+
+__all__ += ["simulate_alignment_pairs", "read_alignment_pairs", "write_alignment_pairs"]
 
 __getattr__, __dir__ = attach(__name__, globals())

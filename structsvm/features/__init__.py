@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .ranking import RankingFeatures, RankingPotentials
     from .grammar import GrammarFeatures, GrammarPotentials
     from .graph import GraphFeatures, GraphPotentials
+    from .alignment import AlignmentFeatures, AlignmentPotentials
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
 __all__ += ["SequenceFeatures", "ChainPotentials"]
@@ -22,11 +23,14 @@ __all__ += ["TaxonomyFeatures", "TreePotentials", "RankingFeatures", "RankingPot
 __all__ += ["GrammarFeatures", "GrammarPotentials"]
 __all__ += ["GraphFeatures", "GraphPotentials"]
 
+__all__ += ["AlignmentFeatures", "AlignmentPotentials"]
+
 # ------------------------------------------------------------------ the registry
 # the built-in maps by registry name (registered before the registry is first read)
 _BUILTIN = {"multiclass": "MulticlassFeatures", "sequence": "SequenceFeatures",
             "taxonomy": "TaxonomyFeatures", "ranking": "RankingFeatures",
-            "grammar": "GrammarFeatures", "graph": "GraphFeatures"}
+            "grammar": "GrammarFeatures", "graph": "GraphFeatures",
+            "alignment": "AlignmentFeatures"}
 _REGISTRY = {}
 _FILLED = []
 

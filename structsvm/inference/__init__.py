@@ -28,4 +28,5 @@ def get_decoder(decoder):
 
 def _load_builtin():
     # importing the modules registers their decoders
-    from . import argmax, cky, exhaustive, lp, max_product, sort, tree, viterbi  # noqa: F401
+    from . import (argmax, cky, exhaustive, lp, max_product, needleman_wunsch,  # noqa: F401
+                   sort, tree, viterbi)

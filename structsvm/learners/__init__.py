@@ -61,7 +61,8 @@ for _cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD, MulticlassDualCD,
 #: ("user": its oracle calls Python per example) gets the learner with the fewest
 #: oracle passes, which converges at every C.
 DEFAULT_LEARNERS = {None: "dual_cd", "multiclass": "dual_cd", "tree": "dual_cd",
-                    "chain": "dual_cd", "ranking": "one_slack", "user": "one_slack"}
+                    "chain": "dual_cd", "ranking": "one_slack", "user": "one_slack",
+                    "alignment": "dual_cd"}
 
 #: Specialised learners the default prefers for a structure when the problem is one
 #: they solve (their ``refusal(feature_map, decoder, loss, rescaling)`` is None):
