@@ -84,7 +84,8 @@ def test_registry_is_filled_before_it_is_first_read():
         "import json\n"
         "from structsvm.features import FEATURE_MAPS\n"
         "print(json.dumps(sorted(FEATURE_MAPS)))\n")
-    assert out == ["grammar", "graph", "multiclass", "ranking", "sequence", "taxonomy"]
+    assert out == ["alignment", "grammar", "graph", "multiclass", "ranking", "sequence",
+                   "taxonomy"]
 
 
 def test_a_registered_map_replaces_a_builtin_before_the_first_read():
