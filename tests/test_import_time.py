@@ -98,4 +98,4 @@ def test_a_registered_map_replaces_a_builtin_before_the_first_read():
         "features.register_feature_map('ranking', Mine)\n"
         "print(json.dumps([features.FEATURE_MAPS['ranking'].__name__,\n"
         "                  len(features.FEATURE_MAPS)]))\n")
-    assert out == ["Mine", 6]
+    assert out == ["Mine", 7]
