@@ -58,6 +58,8 @@ ALLOWED = {
         "a decoder refuses any object that is no batch of its structure",
     ("inference/max_product.py", "getattr(type(batch), 'structure', None)"):
         "a decoder refuses any object that is no batch of its structure",
+    ("inference/needleman_wunsch.py", "getattr(type(batch), 'structure', None)"):
+        "a decoder refuses any object that is no batch of its structure",
     ("_defaults.py", "getattr(module, body.id, None)"):
         "module constants named in source code (the defaults page)",
     ("_defaults.py", "getattr(cls, body.attr, None)"):
