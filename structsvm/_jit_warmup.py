@@ -3,7 +3,8 @@
 A kernel that numba has not compiled yet costs seconds on its first call, and a fit
 needs several: the oracle's on the first round, the learner's right after, the
 decoder's on the first ``predict``. A fit that starts :func:`start` launches one
-helper process (``python -m structsvm._jit_warmup``) that compiles the kernels of a
+helper process (``python -m structsvm._jit_warmup`` without the package's
+``__init__``) that compiles the kernels of a
 plan, in the order the fit needs them, for the argument types the fit passes, into
 numba's on-disk cache (``cache=True``). Meanwhile this process fits the map, encodes
 the data, compiles the kernel it needs first itself and runs it. When it reaches a
@@ -28,6 +29,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 
 __all__ = ["PLANS", "start", "wait"]
 
@@ -56,6 +58,26 @@ PLANS = {
     ],
 }
 
+# the helper's start: the packages of the plan's modules are registered as empty
+# packages, so that importing a kernel module runs no package __init__ (those import
+# scikit-learn and scipy: seconds the helper would spend before compiling); the
+# modules keep their names, hence their numba cache entries
+_BOOT = """
+import json, os, sys, types
+root, plan = sys.argv[1], json.loads(sys.argv[2])
+for name in sorted({m.rsplit(".", 1)[0] for m, _, _ in plan} | {"structsvm"}):
+    if name.split(".")[0] == "structsvm":
+        for k in range(1, name.count(".") + 2):
+            pkg = ".".join(name.split(".")[:k])
+            if pkg not in sys.modules:
+                sys.modules[pkg] = types.ModuleType(pkg)
+                sys.modules[pkg].__path__ = [os.path.join(root, *pkg.split(".")[1:])]
+from structsvm._jit_warmup import _compile
+_compile(plan)
+"""
+
+_PATIENCE = 120.0  # seconds without news after which a fit stops waiting
+_lock = threading.Lock()
 _helper = None       # the running helper: [Popen, {kernel: "start" | "done"}]
 _started = set()     # plans this process has asked a helper for
 
@@ -84,7 +106,8 @@ def start(names):
     plan = [k for n in todo for k in PLANS[n]]
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "structsvm._jit_warmup", json.dumps(plan)],
+            [sys.executable, "-c", _BOOT, os.path.dirname(os.path.abspath(__file__)),
+             json.dumps(plan)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=dict(os.environ, STRUCTSVM_JIT_WARMUP="0"))
     except OSError:
@@ -98,8 +121,8 @@ def _read(block):
     False once it has exited."""
     proc, state, _ = _helper
     fd = proc.stdout.fileno()
-    if block:
-        select.select([fd], [], [])
+    if block and not select.select([fd], [], [], _PATIENCE)[0]:
+        return False  # a helper silent this long: stop following it
     alive = True
     while alive:
         try:
@@ -121,12 +144,17 @@ def wait(kernel):
     if _helper is None:
         return
     key = _key(kernel.py_func.__module__, kernel.py_func.__name__)
-    alive = _read(False)
-    while alive and _helper[1].get(key) == "start":
-        alive = _read(True)
-    if not alive:
-        _helper[0].wait()
-        _helper = None
+    with _lock:  # oracle threads may arrive together
+        if _helper is None:
+            return
+        alive = _read(False)
+        while alive and _helper[1].get(key) == "start":
+            alive = _read(True)
+        if not alive:  # exited, or silent for too long
+            if _helper[0].poll() is None:
+                _helper[0].kill()
+            _helper[0].wait()
+            _helper = None
 
 
 def _compile(plan):
