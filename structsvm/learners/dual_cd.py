@@ -62,8 +62,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ..protocols import LearnerBase, LearnerResult
 from .. import _jit_warmup
+from ..protocols import LearnerBase, LearnerResult
 from . import _dual_cd_jit as jit
 from ._cache import problem_fingerprint
 
