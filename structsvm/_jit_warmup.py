@@ -15,8 +15,10 @@ The compiled code is the same either way (numba compiles the same source for the
 same types), so nothing a fit computes depends on the helper.
 
 With a filled cache the helper only loads the kernels (about a second of the other
-core). Setting ``STRUCTSVM_JIT_WARMUP=0`` turns it off; it is also off when the
-plan is empty or the helper cannot start.
+core). It starts only when a core looks idle (the one-minute load average below the
+usable cores minus one): on a busy machine it would take CPU time from the fit.
+Setting ``STRUCTSVM_JIT_WARMUP=0`` turns it off; it is also off when the plan is
+empty or the helper cannot start.
 
 An argument type is written ``"f8:2"`` (float64, 2-D, C-contiguous array),
 ``"i4:1"`` (int32 array), ``"i8"`` / ``"f8"`` / ``"b1"`` (int64, float64, bool
@@ -91,6 +93,18 @@ def _key(module, function):
     return f"{module}:{function}"
 
 
+def _idle_core():
+    """Whether a core is likely idle: the load average is below the cores this
+    process may use minus one (this process). On a busy machine the helper would
+    only take CPU time from the fit."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this platform: assume one is
+        return True
+    return load < cores - 1
+
+
 def start(names):
     """Launch a helper compiling the kernels of the plans ``names`` (once per plan
     and process; nothing when turned off or every plan was asked for before).
@@ -105,7 +119,7 @@ def start(names):
     if os.environ.get("STRUCTSVM_JIT_WARMUP", "1") == "0":
         return
     todo = [n for n in names if n in PLANS and n not in _started]
-    if not todo or (_helper is not None and _helper[0].poll() is None):
+    if not todo or (_helper is not None and _helper[0].poll() is None) or not _idle_core():
         return
     _started.update(todo)
     plan = [k for n in todo for k in PLANS[n]]

@@ -51,6 +51,7 @@ def test_plans_name_the_types_a_fit_passes():
 
 def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_jit_warmup, "_idle_core", lambda: True)
     monkeypatch.setattr(_jit_warmup, "_helper", None)
     monkeypatch.setattr(_jit_warmup, "_started", set())
     monkeypatch.setitem(_jit_warmup.PLANS, "test:plan", [
@@ -90,3 +91,16 @@ def test_turned_off_by_the_environment(monkeypatch):
     monkeypatch.setattr(_jit_warmup, "_started", set())
     _jit_warmup.start(["structure:chain"])
     assert _jit_warmup._helper is None and not _jit_warmup._started
+
+
+def test_no_helper_on_a_busy_machine(monkeypatch):
+    """The load average decides: below the cores minus one a helper may start."""
+    monkeypatch.setattr(_jit_warmup.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(_jit_warmup.os, "getloadavg", lambda: (1.5, 0.0, 0.0))
+    assert not _jit_warmup._idle_core()
+    monkeypatch.setattr(_jit_warmup, "_helper", None)
+    monkeypatch.setattr(_jit_warmup, "_started", set())
+    _jit_warmup.start(["structure:chain"])
+    assert _jit_warmup._helper is None and not _jit_warmup._started
+    monkeypatch.setattr(_jit_warmup.os, "getloadavg", lambda: (0.6, 3.0, 3.0))
+    assert _jit_warmup._idle_core()
