@@ -4,9 +4,8 @@ A kernel that numba has not compiled yet costs seconds on its first call, and a 
 needs several: the oracle's on the first round, the learner's right after, the
 decoder's on the first ``predict``. A fit that starts :func:`start` launches one
 helper process (``python -m structsvm._jit_warmup`` without the package's
-``__init__``) that compiles the kernels of a
-plan, in the order the fit needs them, for the argument types the fit passes, into
-numba's on-disk cache (``cache=True``). Meanwhile this process fits the map, encodes
+``__init__``) that compiles the kernels of a plan, in the order the fit needs them,
+for the argument types the fit passes, into numba's on-disk cache (``cache=True``). Meanwhile this process fits the map, encodes
 the data, compiles the kernel it needs first itself and runs it. When it reaches a
 kernel of the plan, :func:`wait` reads the helper's progress: a kernel the helper
 has compiled is loaded from the cache; one it is compiling is waited for (quicker
@@ -85,7 +84,7 @@ _compile(plan)
 
 _PATIENCE = 120.0  # seconds without news after which a fit stops waiting
 _lock = threading.Lock()
-_helper = None       # the running helper: [Popen, {kernel: "start" | "done"}]
+_helper = None  # the running helper: [Popen, {kernel: "start"|"done"|"failed"}, rest]
 _started = set()     # plans this process has asked a helper for
 
 
