@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from . import _checkpoints, _labels, _progress
+from . import _checkpoints, _jit_warmup, _labels, _progress
 from .io import check_writable
 from .learners import LEARNERS
 from .problem import Problem
@@ -226,6 +226,9 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     # the configured learner, or the default for the map's structure (fails fast
     # on a bad name, before the map is fitted)
     learner = est._resolve_learner(proto)
+    # compile the kernels of the learner and the structure in a helper process while
+    # the map is fitted and the first round runs (see _jit_warmup)
+    _jit_warmup.start([f"learner:{learner.name}", f"structure:{type(proto).structure}"])
     if checkpoint is not None:
         check_writable(checkpoint)
     if resume is not None and est.learner is not None:

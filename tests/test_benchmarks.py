@@ -61,3 +61,18 @@ def test_bench_tagging_small_slice(need_data, capsys):
              "sklearn-crfsuite": 0.45, "NLTK PerceptronTagger": 0.72}
     for r in rows:
         assert least[r["name"]] < r["acc"] <= 1.0 and r["speed"] > 0 and r["name"] in out
+
+
+def test_bench_first_call_small(capsys):
+    """Fresh processes, an empty numba cache for the first run: the digits job's
+    figures and ratios, and the import time, as the markdown table prints them."""
+    med = load("bench_first_call").main(["--repeats", "1", "--jobs", "import", "digits",
+                                         "--markdown"])
+    out = capsys.readouterr().out
+    for key in ("import.first", "import.second", "digits.first", "digits.second",
+                "linearsvc.first", "linearsvc.second"):
+        assert med[key] > 0, key
+    assert med["digits.first_vs_linearsvc"] == med["digits.first"] / med["linearsvc.first"]
+    assert med["import.ratio"] == med["import.first"] / med["import.second"]
+    assert "| `import structsvm` |" in out and "| digits `fit` |" in out
+    assert f"{med['digits.first']:.2f} s" in out

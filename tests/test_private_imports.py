@@ -25,6 +25,11 @@ EXCEPTIONS = {
     ("structsvm.features._sequence_oracle_jit", "structsvm.inference._viterbi_jit"):
         "compiled code calls only compiled functions: the fused sequence oracle runs "
         "the Viterbi decoder's numba kernels inside its own kernel",
+    **{(m, "structsvm._jit_warmup"):
+       "a kernel's wrapper waits, before the kernel's first call, for the helper "
+       "process compiling it (started by the fit, in structsvm._training)"
+       for m in ("structsvm.features.sequence", "structsvm.inference.viterbi",
+                 "structsvm.learners.dual_cd", "structsvm.learners.multiclass_cd")},
     ("structsvm.svm.kernel_cutting_plane", "structsvm.learners._qp"):
         "the kernel cutting plane solves the dual QP of the structural learners with "
         "their solver, which structsvm.learners does not export",

@@ -63,41 +63,49 @@ class ColumnLookup:
     def __init__(self, features, vocabulary):
         self.roles = SLOT_SPECS[features]
         self.vocabulary = vocabulary
-        by_role = {}
+        # one pass over the vocabulary: the (role, slot) dictionaries whose full
+        # prefix ("+0|w=", "-1|s3=", ...) a string starts with are found by looking
+        # up its heads of every prefix length
+        self._dicts = [[{} for _ in slots] for _, slots in self.roles]
+        where = {}
+        for (off, slots), role in zip(self.roles, self._dicts):
+            for (prefix, _), d in zip(slots, role):
+                where.setdefault(f"{off:+d}|{prefix}", []).append(d)
+        lengths = sorted({len(p) for p in where})
         for s, j in vocabulary.items():
-            head, sep, feat = s.partition("|")
-            if sep:
-                by_role.setdefault(head + "|", []).append((feat, j))
-        self._dicts = []
-        for off, slots in self.roles:
-            feats = by_role.get(f"{off:+d}|", [])
-            role = []
-            for prefix, _ in slots:
-                n = len(prefix)
-                role.append({f[n:]: j for f, j in feats if f.startswith(prefix)})
-            self._dicts.append(role)
+            for n in lengths:
+                for d in where.get(s[:n], ()):
+                    d[s[n:]] = j
         # the whole-word slot of the current token, whose words are memoised
         self._word_slot = next((j for j, (prefix, name) in enumerate(self.roles[0][1])
                                 if name == "w" and self.roles[0][0] == 0), -1)
-        self._memo = None  # (known word -> row, per-role rows), made on first use
+        self._memo = None  # (known word -> row, per-role rows; last row -1), grown
+        # by every call that meets known words not in it yet
 
     def tables(self, words):
         """One (2 + n_types, width) int64 table per role: rows 0 and 1 the
         ``<BOS>`` / ``<EOS>`` pads, row 2 + u type u; -1 for absent features.
 
         The rows of the words the vocabulary knows as whole words (``+0|w=``) are
-        computed once, on the first call, and gathered afterwards; the others are
-        computed on every call.
+        computed once, on the first call that meets them, and gathered afterwards;
+        the others are computed on every call.
         """
-        if self._memo is None:  # one assignment: threads see all of it or none
-            known = list(self._dicts[0][self._word_slot]) if self._word_slot >= 0 else []
-            rows = [np.vstack([r, np.full((1, r.shape[1]), -1)]) for r in self._rows(known)]
-            self._memo = (dict(zip(known, range(len(known)))), rows)  # last rows: -1
-        index, known_rows = self._memo
+        index, known_rows = self._memo or ({}, [np.full((1, len(slots)), -1, np.int64)
+                                                for _, slots in self.roles])
         at = np.fromiter(map(index.get, words, itertools.repeat(-1)),
                          dtype=np.int64, count=len(words))
         miss = np.flatnonzero(at < 0)
-        fresh = self._rows([words[i] for i in miss])
+        missing = [words[i] for i in miss]
+        fresh = self._rows(missing)
+        whole = self._dicts[0][self._word_slot] if self._word_slot >= 0 else {}
+        keep = [k for k, w in enumerate(missing) if w in whole]
+        if keep:  # remember the rows of the known words met so far (one assignment:
+            # threads see all of it or none)
+            grown = dict(index)
+            grown.update(zip([missing[k] for k in keep], range(len(index), len(index)
+                                                              + len(keep))))
+            self._memo = (grown, [np.vstack([r[:-1], f[keep], r[-1:]])
+                                  for r, f in zip(known_rows, fresh)])
         out = []
         for (off, slots), rows, new in zip(self.roles, known_rows, fresh):
             table = np.empty((len(words) + 2, len(slots)), dtype=np.int64)

@@ -66,6 +66,41 @@ def _entries(indptr, indices, data, y, yh, lo, hi, shift, K, base, cols, vals):
 
 
 @numba.njit(cache=True, nogil=True)
+def _stable_order(keys, n, order, tmp):
+    """``order[:n]`` := the stable ascending order of ``keys[:n]``, as
+    ``np.argsort(keys[:n], kind="mergesort")``: insertion sort of runs of 16, then
+    bottom-up merges through ``tmp`` (a few lines of compiled code, where numba's
+    generic argsort costs more than a second to compile)."""
+    run = 16
+    for lo in range(0, n, run):
+        hi = min(lo + run, n)
+        for q in range(lo, hi):
+            v = q
+            kv = keys[q]
+            p = q
+            while p > lo and keys[order[p - 1]] > kv:
+                order[p] = order[p - 1]
+                p -= 1
+            order[p] = v
+    width = run
+    while width < n:
+        for lo in range(0, n, 2 * width):
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j = lo, mid
+            for o in range(lo, hi):
+                if j >= hi or (i < mid and keys[order[i]] <= keys[order[j]]):
+                    tmp[o] = order[i]
+                    i += 1
+                else:
+                    tmp[o] = order[j]
+                    j += 1
+        for q in range(n):
+            order[q] = tmp[q]
+        width *= 2
+
+
+@numba.njit(cache=True, nogil=True)
 def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w,
                  augment, normalize):
     """Loss-augmented (Hamming) Viterbi oracle of the sentences ``idx``.
@@ -108,7 +143,10 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
     loss = np.zeros(m)
     margin = np.zeros(m)
     bound = np.zeros(m, dtype=np.int64)
-    pos = 0
+    # int64 variables, not the literal 0: a literal argument compiles the callees
+    # (_forward, _best_path) once more for that constant
+    zero = np.int64(0)
+    pos = np.int64(0)
     # pass 1: decode, count each row's entries (before merging duplicates)
     for k in range(m):
         lo = offsets[idx[k]]
@@ -130,7 +168,7 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
                 for s in range(K):
                     unary[t, s] += scale
                 unary[t, y[lo + t]] -= scale
-        _forward(unary, 0, T, trans, start, alpha, back, row_max)
+        _forward(unary, zero, T, trans, start, alpha, back, row_max)
         _best_path(alpha, back, T, end, yh, pos)
         wrong = 0
         cnt = 0
@@ -148,8 +186,14 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
         total += bound[k]
     col = np.empty(total, dtype=np.int64)
     val = np.empty(total)
-    tc = np.empty(max(1, np.max(bound) if m else 1), dtype=np.int64)
-    tv = np.empty(tc.shape[0])
+    longest = 1
+    for k in range(m):
+        if bound[k] > longest:
+            longest = bound[k]
+    tc = np.empty(longest, dtype=np.int64)
+    tv = np.empty(longest)
+    order = np.empty(longest, dtype=np.int64)
+    tmp = np.empty(longest, dtype=np.int64)
     nnz = 0
     for k in range(m):
         lo = offsets[idx[k]]
@@ -159,7 +203,7 @@ def chain_oracle(indptr, indices, data, offsets, idx, y, W, trans, start, end, w
             n = _entries(indptr, indices, data, y, yh, lo, hi, lo - first[k], K, base,
                          tc, tv)
         if n > 0:
-            order = np.argsort(tc[:n], kind="mergesort")
+            _stable_order(tc, n, order, tmp)
             last = -1
             acc = 0.0
             for q in range(n):

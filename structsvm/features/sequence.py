@@ -7,6 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from .. import _jit_warmup
 from ..limits import check_weights
 from ..protocols import FeatureMapBase, as_sequence
 from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
@@ -430,6 +431,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         rows, offsets = (slice(None), Xe.offsets) if idx is None else Xe.rows(idx)
         Xs = Xe.X if idx is None else Xe.take(rows)
         table, type_rows = Xe.shared
+        _jit_warmup.wait(shared_unaries)
         unary = shared_unaries(table, type_rows[rows], Xs.indptr, Xs.indices, W)
         return ChainPotentials(unary, offsets, trans, start, end)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _jit_warmup
 from . import _viterbi_jit
 from ._registry import register_decoder
 
@@ -103,6 +104,7 @@ def viterbi(batch, exclude=None):
                                  f"{offsets[i + 1] - offsets[i]} tokens")
         ex = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         use = True
+    _jit_warmup.wait(_viterbi_jit.viterbi_batch)
     stuck = _viterbi_jit.viterbi_batch(unary, offsets, trans, start, end, ex, use, path)
     if use and stuck.any():
         i = int(np.flatnonzero(stuck)[0])
@@ -123,6 +125,7 @@ def viterbi_flat(batch):
     """
     unary, offsets, trans, start, end = _check_chain(batch)
     path = np.empty(unary.shape[0], dtype=np.int64)
+    _jit_warmup.wait(_viterbi_jit.viterbi_batch)
     _viterbi_jit.viterbi_batch(unary, offsets, trans, start, end,
                                np.zeros(0, dtype=np.int64), False, path)
     return path

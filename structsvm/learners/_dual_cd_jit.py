@@ -215,8 +215,9 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
             slot[i, drop] = -1
             alpha[i, drop] = 0.0
             continue
-        # all S slots active: merge the two smallest-α slots a, b into a
-        a, b = -1, -1
+        # all S slots active: merge the two smallest-α slots a, b into a (typed
+        # int64 from the start: literal -1s would compile merge_into once more)
+        a, b = np.int64(-1), np.int64(-1)
         for s in range(S):
             if a < 0 or alpha[i, s] < alpha[i, a]:
                 b = a
@@ -292,8 +293,11 @@ def compact_pool(p_ind, p_dat, p_start, p_len, slot, new_ind, new_dat, new_start
             if r < 0:
                 continue
             st, ln = p_start[r], p_len[r]
-            new_ind[pos:pos + ln] = p_ind[st:st + ln]
-            new_dat[pos:pos + ln] = p_dat[st:st + ln]
+            # element loops, not slice assignment: a slice copy compiles numba's
+            # shape-mismatch error message (string formatting), seconds of compile time
+            for j in range(ln):
+                new_ind[pos + j] = p_ind[st + j]
+                new_dat[pos + j] = p_dat[st + j]
             new_start[nr] = pos
             new_len[nr] = ln
             slot[i, s] = nr

@@ -62,6 +62,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .. import _jit_warmup
 from ..protocols import LearnerBase, LearnerResult
 from . import _dual_cd_jit as jit
 from ._cache import problem_fingerprint
@@ -126,6 +127,7 @@ class _Pool:
         dat = np.empty(max(nnz, 1024))
         start = np.empty(max(live.size, 256), dtype=np.int64)
         ln = np.empty_like(start)
+        _jit_warmup.wait(jit.compact_pool)
         self.used, self.nrows = jit.compact_pool(self.ind, self.dat, self.start, self.len,
                                                  slot, ind, dat, start, ln)
         self.ind, self.dat, self.start, self.len = ind, dat, start, ln
@@ -310,6 +312,7 @@ class DualCD(LearnerBase, BaseEstimator):
         for batch, part in zip(batches, slices):
             est[batch] = self._offer(problem, st, problem.oracle(w, batch), w, it)
             if part.size:
+                _jit_warmup.wait(jit.cached_pass)
                 jit.cached_pass(part, w, p.ind, p.dat, p.start, p.len, st.slot, st.alpha,
                                 st.loss, st.gram, C, _EPS, st.steps, gaps)
 
@@ -326,6 +329,7 @@ class DualCD(LearnerBase, BaseEstimator):
         est = np.empty(m)
         p = st.pool
         ex = np.asarray(v.idx, dtype=np.int64)
+        _jit_warmup.wait(jit.insert_rows)
         jit.insert_rows(ex, ids, np.asarray(v.loss, dtype=float), w, p.ind, p.dat,
                         p.start, p.len, st.slot, st.alpha, st.loss, st.gram, st.stamp, C,
                         _EPS, st.steps, it, merges, coefs, est)
@@ -343,6 +347,7 @@ class DualCD(LearnerBase, BaseEstimator):
         for k in range(int(self.inner_passes)):
             if order.size == 0:
                 return k
+            _jit_warmup.wait(jit.cached_pass)
             cached = jit.cached_pass(order, w, p.ind, p.dat, p.start, p.len, st.slot,
                                      st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps)
             if cached <= self.inner_tol * gap:
@@ -368,6 +373,7 @@ class _State:
 
     def weights(self):
         p = self.pool
+        _jit_warmup.wait(jit.weights_from_alpha)
         return jit.weights_from_alpha(self.D, p.ind, p.dat, p.start, p.len, self.slot,
                                       self.alpha)
 

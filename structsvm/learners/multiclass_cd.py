@@ -41,6 +41,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .. import _jit_warmup
 from ..protocols import LearnerBase, LearnerResult, capability
 from . import _multiclass_cd_jit as jit
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
@@ -275,6 +276,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
             # certification: w exactly from β, every class score at that w
             certs, last = certs + 1, passes
             jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
+            _jit_warmup.wait(jit.primal_terms)
             slack = jit.primal_terms(indptr, indices, data, dense, WT, Y, table, beta, C,
                                      gaps)  # the exact block gaps go to ``gaps``
             wsq = float(np.dot(WT.ravel(), WT.ravel()))

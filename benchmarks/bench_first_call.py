@@ -1,0 +1,187 @@
+"""First call vs second: what a fresh installation costs before numba's cache is filled.
+
+Every measurement runs in a fresh Python process. A repeat makes an empty numba cache
+folder (``NUMBA_CACHE_DIR``), runs each job once against it ("first": numba compiles)
+and then once more ("second": the kernels load from the cache the first run wrote):
+
+- ``main``: the main job, ``python examples/pos_tagging.py`` (treebank, 3,000
+  training sentences, 914 test sentences), whole process wall time;
+- ``main_no_helper``: the same with ``STRUCTSVM_JIT_WARMUP=0`` (kernels compiled in
+  the fitting process only, one after the other, as they are first called);
+- ``digits``: ``structsvm.fit`` on scikit-learn's digits (X / 16,
+  ``train_test_split(random_state=0)``, C = 0.1, the default multiclass call) and
+  ``LinearSVC(C=0.1)`` (its defaults otherwise) in the same process after import;
+- ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
+  data, then one ``predict`` of the 914 test sentences;
+- ``import``: ``python -c "import structsvm"``.
+
+The table gives the median over ``--repeats`` of each figure. ``--main-args``
+passes arguments to the main job (the tests use a tiny slice).
+
+Usage::
+
+    NLTK_DATA=.../nltk_data python benchmarks/bench_first_call.py [--repeats 3]
+        [--jobs main main_no_helper digits tagging import] [--markdown]
+"""
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+JOBS = ("main", "main_no_helper", "digits", "tagging", "import")
+
+DIGITS = """
+import json, time
+t0 = time.perf_counter()
+import structsvm
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+from sklearn.svm import LinearSVC
+from structsvm.features import MulticlassFeatures
+X, y = load_digits(return_X_y=True)
+Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, random_state=0)
+t1 = time.perf_counter()
+model = structsvm.fit(Xtr, ytr, feature_map=MulticlassFeatures(), decoder="argmax",
+                      C=0.1)
+t2 = time.perf_counter()
+LinearSVC(C=0.1).fit(Xtr, ytr)
+t3 = time.perf_counter()
+print(json.dumps({"fit": t2 - t1, "linearsvc": t3 - t2,
+                  "acc": float((model.predict(Xte) == yte).mean())}))
+"""
+
+TRAIN = """
+import sys
+import structsvm
+from structsvm.corpora import load_treebank
+from structsvm.features import SequenceFeatures
+X, Y, _, _ = load_treebank()
+n = int(sys.argv[2])
+X, Y = (X[:n], Y[:n]) if n else (X, Y)
+structsvm.fit(X, Y, feature_map=SequenceFeatures(), decoder="viterbi",
+              random_state=0).save(sys.argv[1])
+"""
+
+TAG = """
+import json, sys, time
+t0 = time.perf_counter()
+import structsvm
+from structsvm.corpora import load_treebank
+_, _, X, Y = load_treebank()
+model = structsvm.load(sys.argv[1])
+t1 = time.perf_counter()
+pred = model.predict(X)
+t2 = time.perf_counter()
+n = sum(map(len, X))
+ok = sum(a == b for y, p in zip(Y, pred) for a, b in zip(y, p))
+print(json.dumps({"tag": t2 - t1, "tokens": n, "acc": ok / n}))
+"""
+
+
+def _run(cmd, cache, extra_env=None):
+    """Wall time of ``cmd`` in a fresh process with numba's cache at ``cache``, and
+    the JSON its last output line holds (if any)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), **(extra_env or {}))
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env,
+                         cwd=ROOT).stdout
+    wall = time.perf_counter() - t0
+    last = out.strip().splitlines()[-1] if out.strip() else ""
+    return wall, (json.loads(last) if last.startswith("{") else {})
+
+
+def one_repeat(jobs, main_args, model_path):
+    """One figure per job and run for one empty cache folder each."""
+    py = sys.executable
+    row = {}
+    for job in jobs:
+        with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
+            for run in ("first", "second"):
+                if job in ("main", "main_no_helper"):
+                    env = {"STRUCTSVM_JIT_WARMUP": "0"} if job == "main_no_helper" else {}
+                    wall, _ = _run([py, "examples/pos_tagging.py", *main_args], cache, env)
+                    row[f"{job}.{run}"] = wall
+                elif job == "digits":
+                    _, res = _run([py, "-c", DIGITS], cache)
+                    row[f"digits.{run}"] = res["fit"]
+                    row[f"linearsvc.{run}"] = res["linearsvc"]
+                elif job == "tagging":
+                    _, res = _run([py, "-c", TAG, model_path], cache)
+                    row[f"tagging.{run}"] = res["tag"]
+                    row["tagging.tokens"] = res["tokens"]
+                elif job == "import":
+                    wall, _ = _run([py, "-c", "import structsvm"], cache)
+                    row[f"import.{run}"] = wall
+    return row
+
+
+def summarise(rows):
+    """Medians of every figure over the repeats, with the ratios the docs quote."""
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    for job in ("main", "main_no_helper", "tagging", "import"):
+        if f"{job}.first" in med:
+            med[f"{job}.ratio"] = med[f"{job}.first"] / med[f"{job}.second"]
+    if "digits.first" in med:
+        for run in ("first", "second"):
+            med[f"digits.{run}_vs_linearsvc"] = med[f"digits.{run}"] / med[
+                f"linearsvc.{run}"]
+    return med
+
+
+def markdown(med):
+    lines = ["| job | first run (empty cache) | second run | first / second |",
+             "| --- | --- | --- | --- |"]
+    names = {"main": "main job, whole process", "main_no_helper":
+             "main job, helper off", "tagging": "load + first `predict` (914 "
+             "sentences): the `predict`", "import": "`import structsvm`"}
+    for job, label in names.items():
+        if f"{job}.first" in med:
+            lines.append(f"| {label} | {med[job + '.first']:.2f} s | "
+                         f"{med[job + '.second']:.2f} s | {med[job + '.ratio']:.2f}x |")
+    if "digits.first" in med:
+        lines.append(f"| digits `fit` | {med['digits.first']:.2f} s "
+                     f"({med['digits.first_vs_linearsvc']:.1f}x LinearSVC) | "
+                     f"{med['digits.second']:.2f} s "
+                     f"({med['digits.second_vs_linearsvc']:.1f}x LinearSVC) | "
+                     f"{med['digits.first'] / med['digits.second']:.2f}x |")
+        lines.append(f"| LinearSVC `fit`, same process | {med['linearsvc.first']:.3f} s"
+                     f" | {med['linearsvc.second']:.3f} s | |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--jobs", nargs="+", choices=JOBS, default=list(JOBS))
+    ap.add_argument("--main-args", default="", help="arguments of the main job "
+                    "(examples/pos_tagging.py), e.g. \"--n-train 30 --max-iter 2\"")
+    ap.add_argument("--tag-train", type=int, default=0, help="training sentences of "
+                    "the tagging job's model (0: all 3,000)")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args(argv)
+    main_args = shlex.split(args.main_args)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="bench-first-call-") as tmp:
+        model_path = str(Path(tmp) / "pos.npz")
+        if "tagging" in args.jobs:
+            _run([sys.executable, "-c", TRAIN, model_path, str(args.tag_train)],
+                 Path(tmp) / "train-cache")
+        for _ in range(args.repeats):
+            rows.append(one_repeat(args.jobs, main_args, model_path))
+            print({k: round(v, 3) for k, v in rows[-1].items()}, flush=True)
+    med = summarise(rows)
+    print("medians:", {k: round(v, 3) for k, v in med.items()})
+    if args.markdown:
+        print(markdown(med))
+    return med
+
+
+if __name__ == "__main__":
+    main()

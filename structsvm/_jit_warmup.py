@@ -1,0 +1,204 @@
+"""Compile a fit's numba kernels in a helper process while the fit works (private).
+
+A kernel that numba has not compiled yet costs seconds on its first call, and a fit
+needs several: the oracle's on the first round, the learner's right after, the
+decoder's on the first ``predict``. A fit that starts :func:`start` launches one
+helper process (``python -m structsvm._jit_warmup`` without the package's
+``__init__``) that compiles the kernels of a plan, in the order the fit needs them,
+for the argument types the fit passes, into numba's on-disk cache (``cache=True``). Meanwhile this process fits the map, encodes
+the data, compiles the kernel it needs first itself and runs it. When it reaches a
+kernel of the plan, :func:`wait` reads the helper's progress: a kernel the helper
+has compiled is loaded from the cache; one it is compiling is waited for (quicker
+than compiling it twice); one it has not started yet is compiled here as usual.
+The compiled code is the same either way (numba compiles the same source for the
+same types), so nothing a fit computes depends on the helper.
+
+With a filled cache the helper only loads the kernels (about a second of the other
+core). It starts only when a core looks idle (the one-minute load average below the
+usable cores minus one): on a busy machine it would take CPU time from the fit.
+Setting ``STRUCTSVM_JIT_WARMUP=0`` turns it off; it is also off when the plan is
+empty or the helper cannot start.
+
+An argument type is written ``"f8:2"`` (float64, 2-D, C-contiguous array),
+``"i4:1"`` (int32 array), ``"i8"`` / ``"f8"`` / ``"b1"`` (int64, float64, bool
+scalars).
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+
+__all__ = ["PLANS", "start", "wait"]
+
+_I4, _I8, _F8 = "i4:1", "i8:1", "f8:1"
+_POOL = [_I8, _F8, _I4, _F8, _I8, _I8, "i8:2", "f8:2", "f8:2", "f8:3"]  # ... gram
+
+# plan name -> kernels (module, function, argument types), in the order a fit
+# needs them
+PLANS = {
+    "learner:dual_cd": [
+        ("structsvm.learners._dual_cd_jit", "insert_rows",
+         [_I8, _I8, _F8, _F8, _I4, _F8, _I8, _I8, "i8:2", "f8:2", "f8:2", "f8:3",
+          "i8:2", "f8", "f8", "i8", "i8", "i8:2", "f8:2", _F8]),
+        ("structsvm.learners._dual_cd_jit", "cached_pass",
+         _POOL + ["f8", "f8", "i8", _F8]),
+        ("structsvm.learners._dual_cd_jit", "compact_pool",
+         [_I4, _F8, _I8, _I8, "i8:2", _I4, _F8, _I8, _I8]),
+        ("structsvm.learners._dual_cd_jit", "weights_from_alpha",
+         ["i8", _I4, _F8, _I8, _I8, "i8:2", "f8:2"]),
+    ],
+    # the fit compiles weights_from_beta and then sweep itself, at once
+    "learner:multiclass_cd": [
+        ("structsvm.learners._multiclass_cd_jit", "primal_terms",
+         [_I8, _I4, _F8, "b1", "f8:2", _I8, "f8:2", "f8:2", "f8", _F8]),
+    ],
+    "structure:chain": [
+        ("structsvm.features._sequence_jit", "shared_unaries",
+         ["i8:2", _I8, _I4, _I4, "f8:2"]),
+        ("structsvm.inference._viterbi_jit", "viterbi_batch",
+         ["f8:2", _I8, "f8:2", _F8, _F8, _I8, "b1", _I8]),
+    ],
+}
+
+# the helper's start: the packages of the plan's modules are registered as empty
+# packages, so that importing a kernel module runs no package __init__ (those import
+# scikit-learn and scipy: seconds the helper would spend before compiling); the
+# modules keep their names, hence their numba cache entries
+_BOOT = """
+import json, os, sys, types
+root, plan = sys.argv[1], json.loads(sys.argv[2])
+for name in sorted({m.rsplit(".", 1)[0] for m, _, _ in plan} | {"structsvm"}):
+    if name.split(".")[0] == "structsvm":
+        for k in range(1, name.count(".") + 2):
+            pkg = ".".join(name.split(".")[:k])
+            if pkg not in sys.modules:
+                sys.modules[pkg] = types.ModuleType(pkg)
+                sys.modules[pkg].__path__ = [os.path.join(root, *pkg.split(".")[1:])]
+from structsvm._jit_warmup import _compile
+_compile(plan)
+"""
+
+_PATIENCE = 120.0  # seconds without news after which a fit stops waiting
+_lock = threading.Lock()
+_helper = None  # the running helper: [Popen, {kernel: "start"|"done"|"failed"}, rest]
+_started = set()     # plans this process has asked a helper for
+
+
+def _key(module, function):
+    return f"{module}:{function}"
+
+
+def _idle_core():
+    """Whether a core is likely idle: the load average is below the cores this
+    process may use minus one (this process). On a busy machine the helper would
+    only take CPU time from the fit."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this platform: assume one is
+        return True
+    return load < cores - 1
+
+
+def start(names):
+    """Launch a helper compiling the kernels of the plans ``names`` (once per plan
+    and process; nothing when turned off or every plan was asked for before).
+
+    Parameters
+    ----------
+    names : iterable of str
+        Keys of :data:`PLANS`; unknown names are ignored (a plugin without kernels
+        to prepare).
+    """
+    global _helper
+    if os.environ.get("STRUCTSVM_JIT_WARMUP", "1") == "0":
+        return
+    todo = [n for n in names if n in PLANS and n not in _started]
+    if not todo or (_helper is not None and _helper[0].poll() is None) or not _idle_core():
+        return
+    _started.update(todo)
+    plan = [k for n in todo for k in PLANS[n]]
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _BOOT, os.path.dirname(os.path.abspath(__file__)),
+             json.dumps(plan)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=dict(os.environ, STRUCTSVM_JIT_WARMUP="0"))
+    except OSError:
+        return
+    os.set_blocking(proc.stdout.fileno(), False)
+    _helper = [proc, {}, b""]
+
+
+def _read(block):
+    """Take the helper's progress lines (first waiting for one when ``block``);
+    False once it has exited."""
+    proc, state, _ = _helper
+    fd = proc.stdout.fileno()
+    if block and not select.select([fd], [], [], _PATIENCE)[0]:
+        return False  # a helper silent this long: stop following it
+    alive = True
+    while alive:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            break
+        alive = bool(chunk)
+        *lines, _helper[2] = (_helper[2] + chunk).split(b"\n")
+        for line in lines:
+            what, _, key = line.decode().partition(" ")
+            state[key] = what
+    return alive
+
+
+def wait(kernel):
+    """Before the first call of ``kernel`` (a numba dispatcher): wait while the
+    helper is compiling it, so that the call loads it from the cache."""
+    global _helper
+    if _helper is None:
+        return
+    key = _key(kernel.py_func.__module__, kernel.py_func.__name__)
+    with _lock:  # oracle threads may arrive together
+        if _helper is None:
+            return
+        alive = _read(False)
+        while alive and _helper[1].get(key) == "start":
+            alive = _read(True)
+        if not alive:  # exited, or silent for too long
+            if _helper[0].poll() is None:
+                _helper[0].kill()
+            _helper[0].wait()
+            _helper = None
+
+
+def _compile(plan):
+    """Helper side: compile (or load) every kernel of ``plan``, reporting progress."""
+    import importlib
+
+    import numba
+    import numpy as np
+
+    def typ(spec):
+        code, _, ndim = spec.partition(":")
+        scalar = numba.from_dtype(np.dtype(code))
+        return numba.types.Array(scalar, int(ndim), "C") if ndim else scalar
+
+    for module, function, args in plan:
+        key = _key(module, function)
+        try:
+            print("start", key, flush=True)
+            kernel = getattr(importlib.import_module(module), function)
+            kernel.compile(tuple(typ(a) for a in args))
+            print("done", key, flush=True)
+        except BrokenPipeError:  # the fit has ended
+            return
+        except Exception:  # noqa: BLE001 - the fit compiles it itself
+            print("failed", key, flush=True)
+
+
+if __name__ == "__main__":
+    _compile(json.loads(sys.argv[1]))
