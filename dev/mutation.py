@@ -64,57 +64,57 @@ DECODERS = "tests/test_decoders_enum.py"
 TARGETS = {
     "structsvm/learners/__init__.py": (["tests/test_default_learner.py", WARM], 3),
     "structsvm/learners/_cache.py": (["tests/test_cutting_plane_cache.py -k "
-                                      "'not rankings_run_without'", "tests/test_qp.py"], 5),
+                                      "'not rankings_run_without'", "tests/test_qp.py"], 3),
     "structsvm/learners/_cache_jit.py": (["tests/test_cutting_plane_cache.py -k "
-                                          "'not rankings_run_without'"], 4),
-    "structsvm/learners/_dual_cd_jit.py": (["tests/test_dual_cd.py"], 8),
-    "structsvm/learners/_multiclass_cd_jit.py": (["tests/test_multiclass_cd.py"], 6),
+                                          "'not rankings_run_without'"], 3),
+    "structsvm/learners/_dual_cd_jit.py": (["tests/test_dual_cd.py"], 5),
+    "structsvm/learners/_multiclass_cd_jit.py": (["tests/test_multiclass_cd.py"], 3),
     "structsvm/learners/_primal_qp.py": (["tests/test_constraints.py",
-                                          QP_MATRIX + "'n_slack and C0.1'"], 5),
+                                          QP_MATRIX + "'n_slack and C0.1'"], 3),
     "structsvm/learners/_qp.py": (["tests/test_qp.py", QP_MATRIX + "'slack and C0.1 and "
-                                   "not pegasos and not dual_cd and not frank'"], 6),
-    "structsvm/learners/_smo_jit.py": (["tests/test_qp.py"], 4),
+                                   "not pegasos and not dual_cd and not frank'"], 4),
+    "structsvm/learners/_smo_jit.py": (["tests/test_qp.py"], 3),
     "structsvm/learners/_sparse_jit.py": (["tests/test_sparse_kernels.py",
-                                           LEARN + "'not pegasos_gets and not frank'"], 4),
+                                           LEARN + "'not pegasos_gets and not frank'"], 3),
     "structsvm/learners/cutting_plane.py": (
         [LEARN + "'not pegasos and not frank'", WARM,
          "tests/test_cutting_plane_cache.py -k 'not rankings_run_without and not kernels'",
-         QP_MATRIX + "'n_slack or one_slack'"], 10),
-    "structsvm/learners/dual_cd.py": (["tests/test_dual_cd.py", WARM], 10),
-    "structsvm/learners/frank_wolfe.py": ([LEARN + "'frank or agree'", WARM], 6),
-    "structsvm/learners/multiclass_cd.py": (["tests/test_multiclass_cd.py", WARM], 8),
+         QP_MATRIX + "'n_slack or one_slack'"], 6),
+    "structsvm/learners/dual_cd.py": (["tests/test_dual_cd.py", WARM], 6),
+    "structsvm/learners/frank_wolfe.py": ([LEARN + "'frank or agree'", WARM], 3),
+    "structsvm/learners/multiclass_cd.py": (["tests/test_multiclass_cd.py", WARM], 4),
     "structsvm/learners/pegasos.py": ([LEARN + "'pegasos or agree'", WARM,
-                                       QP_MATRIX + "'pegasos-sequence-hamming-margin'"], 6),
-    "structsvm/learners/perceptron.py": ([LEARN + "'perceptron or agree'", WARM], 5),
-    "structsvm/inference/__init__.py": ([DECODERS, "tests/test_viterbi.py"], 3),
+                                       QP_MATRIX + "'pegasos-sequence-hamming-margin'"], 4),
+    "structsvm/learners/perceptron.py": ([LEARN + "'perceptron or agree'", WARM], 4),
+    "structsvm/inference/__init__.py": ([DECODERS, "tests/test_viterbi.py"], 2),
     "structsvm/inference/_registry.py": (["tests/test_viterbi.py", DECODERS,
-                                          "tests/test_loss_augmented_decoder.py"], 3),
-    "structsvm/inference/_cky_jit.py": (["tests/test_cky.py"], 8),
+                                          "tests/test_loss_augmented_decoder.py"], 2),
+    "structsvm/inference/_cky_jit.py": (["tests/test_cky.py"], 4),
     "structsvm/inference/_max_product_jit.py": (["tests/test_max_product.py",
-                                                 "tests/test_lp_decoder.py"], 8),
+                                                 "tests/test_lp_decoder.py"], 3),
     "structsvm/inference/_sort_jit.py": ([DECODERS, "tests/test_ranking.py",
-                                          "tests/test_rank_oracle.py"], 5),
+                                          "tests/test_rank_oracle.py"], 3),
     "structsvm/inference/_viterbi_jit.py": (["tests/test_viterbi.py", DECODERS,
-                                             "tests/test_chain_oracle.py"], 8),
+                                             "tests/test_chain_oracle.py"], 4),
     "structsvm/inference/argmax.py": ([DECODERS, "tests/test_multiclass.py"], 6),
-    "structsvm/inference/cky.py": (["tests/test_cky.py"], 6),
-    "structsvm/inference/exhaustive.py": ([DECODERS, "tests/test_enumerable.py"], 4),
-    "structsvm/inference/lp.py": (["tests/test_lp_decoder.py"], 6),
+    "structsvm/inference/cky.py": (["tests/test_cky.py"], 4),
+    "structsvm/inference/exhaustive.py": ([DECODERS, "tests/test_enumerable.py"], 3),
+    "structsvm/inference/lp.py": (["tests/test_lp_decoder.py"], 3),
     "structsvm/inference/max_product.py": (["tests/test_max_product.py",
-                                            "tests/test_lp_decoder.py"], 6),
+                                            "tests/test_lp_decoder.py"], 3),
     "structsvm/inference/sort.py": ([DECODERS, "tests/test_ranking.py",
-                                     "tests/test_rank_oracle.py"], 5),
-    "structsvm/inference/tree.py": ([DECODERS, "tests/test_taxonomy.py"], 4),
+                                     "tests/test_rank_oracle.py"], 3),
+    "structsvm/inference/tree.py": ([DECODERS, "tests/test_taxonomy.py"], 3),
     "structsvm/inference/viterbi.py": (["tests/test_viterbi.py", DECODERS,
                                         "tests/test_loss_augmented_decoder.py -k "
-                                        "'not registered_decoder_trains'"], 6),
+                                        "'not registered_decoder_trains'"], 4),
     "structsvm/io.py": (["tests/test_io_hostile.py", "tests/test_save_load_all_maps.py",
                          "tests/test_estimator.py -k save_load"], 12),
     "structsvm/_model_format.py": (["tests/test_io_hostile.py",
-                                    "tests/test_save_load_all_maps.py"], 12),
+                                    "tests/test_save_load_all_maps.py"], 10),
     "structsvm/_parallel.py": (["tests/test_oracle.py", "tests/test_parallel.py -k "
                                 "'not bench_scaling_smoke'",
-                                LEARN + "parallel"], 12),
+                                LEARN + "parallel"], 8),
 }
 
 # Curated mutants: (module, exact source text, replacement, what it plants). Each text
@@ -381,7 +381,9 @@ def sample(module: str, budget: int | None = None, seed: int = SEED) -> list[Mut
     every = generate(module)
     n = TARGETS[module][1] if budget is None else budget
     rng = random.Random(seed + zlib.crc32(module.encode()))
-    picked = list(every) if len(every) <= n else rng.sample(every, n)
+    order = list(every)
+    rng.shuffle(order)          # a larger budget only adds mutants to a smaller one's
+    picked = order[:n]
     picked.sort(key=lambda m: (m.line, m.op))
     return picked + curated(module)
 
@@ -389,6 +391,8 @@ def sample(module: str, budget: int | None = None, seed: int = SEED) -> list[Mut
 # ------------------------------------------------------------------ running
 
 def _copy_tree(dest: Path):
+    """The repository's files (tracked and untracked, not ignored), and the compiled
+    kernel caches: valid in the copy too, as the sources keep their mtimes."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
                            capture_output=True, text=True, check=True).stdout.split("\n")
     for rel in filter(None, files):
@@ -396,6 +400,10 @@ def _copy_tree(dest: Path):
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+    for src in (ROOT / "structsvm").rglob("*.nb[ic]"):
+        rel = src.relative_to(ROOT)
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest / rel)
 
 
 def _jit_dependents(tree_root: Path) -> dict[str, list[str]]:
@@ -469,18 +477,23 @@ class Runner:
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(code)
-            while True:
-                done, status = os.waitpid(pid, os.WNOHANG)
-                if done:
-                    break
-                if timeout is not None and time.monotonic() - t0 > timeout:
-                    try:
-                        os.killpg(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                    os.waitpid(pid, 0)
+            try:
+                while True:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        break
+                    if timeout is not None and time.monotonic() - t0 > timeout:
+                        raise TimeoutError
+                    time.sleep(0.05)
+            except BaseException as exc:   # the time limit, or Ctrl-C: end the child
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                os.waitpid(pid, 0)
+                if isinstance(exc, TimeoutError):
                     return "timeout", time.monotonic() - t0, ""
-                time.sleep(0.05)
+                raise
             log.seek(0)
             out = log.read().decode("utf-8", "replace")
         return os.waitstatus_to_exitcode(status), time.monotonic() - t0, out
@@ -525,8 +538,9 @@ class Runner:
             status = "survived"
         elif code == 1:
             status = "killed"
-        else:   # 2-4: interrupted, internal or usage error (e.g. an import error)
-            status = "killed" if code in (2, 3) else f"error {code}"
+        else:   # 2-4: a collection, internal or usage error (an import error in a
+            # conftest is a usage error): the unmutated code passed the same run
+            status = "killed" if code in (2, 3, 4) else f"error {code}"
         failed = ""
         for line in out.splitlines():
             if line.startswith(("FAILED", "ERROR")):
@@ -548,9 +562,12 @@ def cmd_run(args):
     results = Path(args.results)
     if args.fresh and results.exists():
         results.unlink()
-    done = {r["id"] for r in _load(results)}
     # imported once here, inherited by every forked test run (structsvm is not)
     import cvxpy, hypothesis, joblib, networkx, numba, pytest, scipy, sklearn  # noqa
+    # Ctrl-C or a kill ends the run cleanly: the running child is ended and the copy
+    # removed (some of the imports above install their own SIGINT handlers)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with tempfile.TemporaryDirectory(prefix="structsvm-mutants-") as tmp:
         work = Path(tmp)
         _copy_tree(work)
@@ -561,11 +578,17 @@ def cmd_run(args):
             sys.exit(f"the copy is not the package imported: {probe.stdout}{probe.stderr}")
         for module in modules:
             runs, _ = TARGETS[module]
-            targets = list(runs)
+            own = ROOT / "tests" / f"test_mutants_{Path(module).stem.strip('_')}.py"
+            targets = ([str(own.relative_to(ROOT))] if own.exists() else []) + list(runs)
             plain = [i for i, r in enumerate(runs) if " -k " not in r]
             if plain:        # the module's doctests, if any, go with a run without -k
                 targets[plain[0]] += " " + module
-            todo = [m for m in sample(module, args.budget) if m.id not in done]
+            latest = {r["id"]: r["status"] for r in _load(results)}  # may be shared
+            if args.survivors:    # re-run the survivors (after adding tests)
+                todo = [m for m in sample(module, args.budget)
+                        if latest.get(m.id) not in (None, "killed", "timeout")]
+            else:
+                todo = [m for m in sample(module, args.budget) if m.id not in latest]
             if not todo:
                 continue
             runner.restore_caches() if runner.snapshot else None
@@ -573,8 +596,6 @@ def cmd_run(args):
             if code != 0:
                 sys.exit(f"{module}: the tests fail on the unmutated code:\n{out[-3000:]}")
             runner.take_snapshot()
-            # a second baseline: the time with warm kernel caches
-            code, base, out = runner.pytest(targets, None)
             timeout = TIME_FACTOR * base + TIME_SLACK
             print(f"{module}: {len(todo)} mutants, baseline {base:.1f} s", flush=True)
             for m in todo:
@@ -632,6 +653,8 @@ def main(argv=None):
                        help="mutants per module (default: the module's own budget)")
         p.add_argument("--results", default=str(RESULTS))
         p.add_argument("--fresh", action="store_true")
+        p.add_argument("--survivors", action="store_true",
+                       help="run only the mutants that survived their last run")
         p.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
     {"list": cmd_list, "run": cmd_run, "report": cmd_report}[args.cmd](args)
