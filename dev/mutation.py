@@ -621,32 +621,50 @@ def cmd_list(args):
             print(f"  {m.id}  line {m.line}: {m.op}: {m.before!r} -> {m.after!r}")
 
 
+def _killed(status: str) -> bool:
+    # exit code 4 is also an import error in a conftest (older result files)
+    return status in ("killed", "timeout", "error 4")
+
+
 def cmd_report(args):
+    """The per-module table (first run: killed / survived; the survivors: killed by a
+    test added since, or equivalent per the triage file, or unexplained), then one
+    line per survivor."""
     rows = _load(Path(args.results))
     triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
-    latest = {}
+    first, latest = {}, {}
     for r in rows:
+        first.setdefault(r["id"], r)
         latest[r["id"]] = r
-    print("| module | mutants | killed | survived | equivalent |")
-    print("|---|---:|---:|---:|---:|")
-    tot = [0, 0, 0, 0]
+    print("| module | mutants | killed | survived | killed by a new test | equivalent "
+          "| unexplained |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    tot = [0] * 6
     for module in TARGETS:
-        rs = [r for r in latest.values() if r["module"] == module]
-        if not rs:
+        ids = [i for i, r in first.items() if r["module"] == module]
+        if not ids:
             continue
-        killed = sum(r["status"] in ("killed", "timeout") for r in rs)
-        equiv = sum(r["status"] == "survived" and r["id"] in triage for r in rs)
-        surv = sum(r["status"] != "killed" and r["status"] != "timeout" for r in rs) - equiv
-        for i, v in enumerate((len(rs), killed, surv, equiv)):
-            tot[i] += v
-        print(f"| `{module.removeprefix('structsvm/')}` | {len(rs)} | {killed} | {surv} | {equiv} |")
-    print(f"| total | {tot[0]} | {tot[1]} | {tot[2]} | {tot[3]} |")
+        surv = [i for i in ids if not _killed(first[i]["status"])]
+        later = [i for i in surv if _killed(latest[i]["status"])]
+        equiv = [i for i in surv if i not in later and i in triage]
+        row = (len(ids), len(ids) - len(surv), len(surv), len(later), len(equiv),
+               len(surv) - len(later) - len(equiv))
+        tot = [t + v for t, v in zip(tot, row)]
+        name = module.removeprefix("structsvm/")
+        print(f"| `{name}` | " + " | ".join(map(str, row)) + " |")
+    print("| total | " + " | ".join(map(str, tot)) + " |")
     print()
-    for r in latest.values():
-        if r["status"] not in ("killed", "timeout"):
-            note = triage.get(r["id"], "UNEXPLAINED")
-            print(f"- {r['id']} {r['module']}:{r['line']} {r['op']}: "
-                  f"`{r['before']}` -> `{r['after']}` [{r['status']}] {note}")
+    for i, r in first.items():
+        if _killed(r["status"]):
+            continue
+        now = latest[i]
+        if _killed(now["status"]):
+            test = now["failed"].split(" - ")[0].removeprefix("FAILED ")
+            note = f"killed by `{test}`"
+        else:
+            note = "equivalent: " + triage[i] if i in triage else "UNEXPLAINED"
+        print(f"- `{i}` `{r['module'].removeprefix('structsvm/')}:{r['line']}` "
+              f"{r['op']}: `{r['before']}` → `{r['after']}`: {note}")
 
 
 def main(argv=None):

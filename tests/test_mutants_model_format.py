@@ -110,3 +110,32 @@ def test_header_codec_writes_plain_mappings_as_json_objects():
     assert back == {"C": 1.0, "inner": {"a": [1, 2]}}
     text, _ = _round_trip({1: "x"})
     assert text == {"__dict__": [[1, "x"]]}
+
+
+@pytest.mark.parametrize("odd", ["a..b", ".."])
+def test_a_member_name_with_dots_is_refused_even_when_the_header_lists_it(saved, tmp_path,
+                                                                          odd):
+    """A member named with ``..`` is refused by its name, even in a file whose header
+    lists it under that name with valid checksums (a checksum proves no origin)."""
+    from structsvm import io as sio
+
+    members = _members(saved)
+    meta = json.loads(np.load(io.BytesIO(members["__meta__.npy"])).tobytes())
+    old = next(n for n in meta["arrays"])
+    text = json.dumps(meta).replace(json.dumps(old), json.dumps(odd))
+    meta = json.loads(text)
+    del meta["sha256"]["__header__"]
+    meta["sha256"]["__header__"] = sio._header_digest(meta)
+    members["__meta__.npy"] = _npy(np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    members[odd + ".npy"] = members.pop(old + ".npy")
+    path = _write(tmp_path / "dots.npz", members)
+    with pytest.raises(ModelFileError, match="unexpected archive member"):
+        structsvm.load(path)
+    # the same file with a plain name loads: only the name is wrong
+    text = json.dumps(meta).replace(json.dumps(odd), json.dumps("plain"))
+    meta = json.loads(text)
+    del meta["sha256"]["__header__"]
+    meta["sha256"]["__header__"] = sio._header_digest(meta)
+    members["__meta__.npy"] = _npy(np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    members["plain.npy"] = members.pop(odd + ".npy")
+    structsvm.load(_write(tmp_path / "plain.npz", members))
