@@ -557,6 +557,24 @@ def _load(results: Path) -> list[dict]:
     return [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
 
 
+def _recorded_survivors(module: str, rows: list[dict]) -> list[Mutant]:
+    """The module's mutants whose last run survived and that the triage file does not
+    call equivalent, rebuilt from their records (while the source still matches)."""
+    triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
+    latest = {r["id"]: r for r in rows if r["module"] == module}
+    data = (ROOT / module).read_bytes()
+    out = []
+    for mid, r in latest.items():
+        if _killed(r["status"]) or mid in triage:
+            continue
+        now = data[r["start"]:r["end"]].decode("utf-8", "replace").splitlines() or [""]
+        if now[0] != r["before"].removesuffix(" ...").splitlines()[0]:
+            print(f"  stale: {mid} (the source changed)", flush=True)
+            continue
+        out.append(Mutant(**{k: r[k] for k in Mutant.__dataclass_fields__}))
+    return out
+
+
 def cmd_run(args):
     modules = args.module or list(TARGETS)
     results = Path(args.results)
@@ -585,8 +603,7 @@ def cmd_run(args):
                 targets[plain[0]] += " " + module
             latest = {r["id"]: r["status"] for r in _load(results)}  # may be shared
             if args.survivors:    # re-run the survivors (after adding tests)
-                todo = [m for m in sample(module, args.budget)
-                        if latest.get(m.id) not in (None, "killed", "timeout")]
+                todo = _recorded_survivors(module, _load(results))
             else:
                 todo = [m for m in sample(module, args.budget) if m.id not in latest]
             if not todo:
