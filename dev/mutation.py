@@ -539,8 +539,9 @@ class Runner:
         elif code == 1:
             status = "killed"
         else:   # 2-4: a collection, internal or usage error (an import error in a
-            # conftest is a usage error): the unmutated code passed the same run
-            status = "killed" if code in (2, 3, 4) else f"error {code}"
+            # conftest is a usage error): the unmutated code passed the same run;
+            # a negative code is a crash (a kernel reading out of bounds)
+            status = "killed" if code in (2, 3, 4) or code < 0 else f"error {code}"
         failed = ""
         for line in out.splitlines():
             if line.startswith(("FAILED", "ERROR")):
@@ -589,6 +590,8 @@ def cmd_run(args):
     with tempfile.TemporaryDirectory(prefix="structsvm-mutants-") as tmp:
         work = Path(tmp)
         _copy_tree(work)
+        for extra in args.copy_test or []:     # test files from another checkout
+            shutil.copy2(extra, work / "tests" / Path(extra).name)
         runner = Runner(work, args.verbose)
         probe = subprocess.run([sys.executable, "-c", "import structsvm; print(structsvm.__file__)"],
                                cwd=work, env=runner.env, capture_output=True, text=True)
@@ -598,6 +601,8 @@ def cmd_run(args):
             runs, _ = TARGETS[module]
             own = ROOT / "tests" / f"test_mutants_{Path(module).stem.strip('_')}.py"
             targets = ([str(own.relative_to(ROOT))] if own.exists() else []) + list(runs)
+            if args.extra_run:
+                targets = list(args.extra_run) + targets
             plain = [i for i, r in enumerate(runs) if " -k " not in r]
             if plain:        # the module's doctests, if any, go with a run without -k
                 targets[plain[0]] += " " + module
@@ -640,7 +645,7 @@ def cmd_list(args):
 
 def _killed(status: str) -> bool:
     # exit code 4 is also an import error in a conftest (older result files)
-    return status in ("killed", "timeout", "error 4")
+    return status in ("killed", "timeout", "error 4") or status.startswith("error -")
 
 
 def cmd_report(args):
@@ -694,6 +699,10 @@ def main(argv=None):
                        help="mutants per module (default: the module's own budget)")
         p.add_argument("--results", default=str(RESULTS))
         p.add_argument("--fresh", action="store_true")
+        p.add_argument("--copy-test", action="append", metavar="FILE",
+                       help="copy this test file into the copy's tests/ folder")
+        p.add_argument("--extra-run", action="append", metavar="ARGS",
+                       help="a pytest call run first for every module")
         p.add_argument("--survivors", action="store_true",
                        help="run only the mutants that survived their last run")
         p.add_argument("--verbose", action="store_true")
