@@ -64,7 +64,8 @@ DECODERS = "tests/test_decoders_enum.py"
 TARGETS = {
     "structsvm/learners/__init__.py": (["tests/test_default_learner.py", WARM], 3),
     "structsvm/learners/_cache.py": (["tests/test_cutting_plane_cache.py -k "
-                                      "'not rankings_run_without'", "tests/test_qp.py"], 3),
+                                      "'not rankings_run_without'", "tests/test_qp.py",
+                                      WARM], 3),
     "structsvm/learners/_cache_jit.py": (["tests/test_cutting_plane_cache.py -k "
                                           "'not rankings_run_without'"], 3),
     "structsvm/learners/_dual_cd_jit.py": (["tests/test_dual_cd.py"], 5),
