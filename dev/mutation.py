@@ -521,6 +521,8 @@ class Runner:
     def run_mutant(self, m: Mutant, targets: list[str], timeout: float) -> dict:
         path = self.work / m.module
         original = path.read_bytes()
+        if original[m.start:m.end] != (ROOT / m.module).read_bytes()[m.start:m.end]:
+            return None                  # the copy's module differs here (--copy)
         stat = path.stat()
         data = original[:m.start] + m.text.encode() + original[m.end:]
         try:
@@ -591,8 +593,10 @@ def cmd_run(args):
     with tempfile.TemporaryDirectory(prefix="structsvm-mutants-") as tmp:
         work = Path(tmp)
         _copy_tree(work)
-        for extra in args.copy_test or []:     # test files from another checkout
-            shutil.copy2(extra, work / "tests" / Path(extra).name)
+        for extra in args.copy or []:   # files of another checkout, at their place
+            parts = Path(extra).resolve().parts
+            at = max(i for i, p in enumerate(parts) if p in ("tests", "structsvm"))
+            shutil.copy2(extra, work.joinpath(*parts[at:]))
         runner = Runner(work, args.verbose)
         probe = subprocess.run([sys.executable, "-c", "import structsvm; print(structsvm.__file__)"],
                                cwd=work, env=runner.env, capture_output=True, text=True)
@@ -629,6 +633,9 @@ def cmd_run(args):
             print(f"{module}: {len(todo)} mutants, baseline {base:.1f} s", flush=True)
             for m in todo:
                 r = runner.run_mutant(m, targets, timeout)
+                if r is None:
+                    print(f"  skipped  {m.id}: the module differs in the copy", flush=True)
+                    continue
                 r["baseline"] = round(base, 1)
                 with results.open("a") as fh:
                     fh.write(json.dumps(r) + "\n")
@@ -700,8 +707,9 @@ def main(argv=None):
                        help="mutants per module (default: the module's own budget)")
         p.add_argument("--results", default=str(RESULTS))
         p.add_argument("--fresh", action="store_true")
-        p.add_argument("--copy-test", action="append", metavar="FILE",
-                       help="copy this test file into the copy's tests/ folder")
+        p.add_argument("--copy", action="append", metavar="FILE",
+                       help="a file of another checkout (under tests/ or structsvm/) "
+                            "copied over its place in the copy")
         p.add_argument("--extra-run", action="append", metavar="ARGS",
                        help="a pytest call run first for every module")
         p.add_argument("--survivors", action="store_true",
