@@ -459,6 +459,8 @@ class Runner:
             if pid == 0:  # the child: never returns
                 code = 4
                 try:
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
                     os.setsid()
                     os.dup2(log.fileno(), 1)
                     os.dup2(log.fileno(), 2)
@@ -544,7 +546,9 @@ class Runner:
         else:   # 2-4: a collection, internal or usage error (an import error in a
             # conftest is a usage error): the unmutated code passed the same run;
             # a negative code is a crash (a kernel reading out of bounds)
-            status = "killed" if code in (2, 3, 4) or code < 0 else f"error {code}"
+            crash = -code in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT,
+                              signal.SIGFPE, signal.SIGILL)
+            status = "killed" if code in (2, 3, 4) or crash else f"error {code}"
         failed = ""
         for line in out.splitlines():
             if line.startswith(("FAILED", "ERROR")):
@@ -653,7 +657,7 @@ def cmd_list(args):
 
 def _killed(status: str) -> bool:
     # exit code 4 is also an import error in a conftest (older result files)
-    return status in ("killed", "timeout", "error 4") or status.startswith("error -")
+    return status in ("killed", "timeout", "error 4", "error -11")
 
 
 def cmd_report(args):
