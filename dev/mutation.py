@@ -80,7 +80,7 @@ TARGETS = {
     "structsvm/learners/cutting_plane.py": (
         [LEARN + "'not pegasos and not frank'", WARM,
          "tests/test_cutting_plane_cache.py -k 'not rankings_run_without and not kernels'",
-         QP_MATRIX + "'n_slack or one_slack'"], 6),
+         QP_MATRIX + "'n_slack or one_slack'", "tests/test_constraints.py"], 6),
     "structsvm/learners/dual_cd.py": (["tests/test_dual_cd.py", WARM], 6),
     "structsvm/learners/frank_wolfe.py": ([LEARN + "'frank or agree'", WARM], 3),
     "structsvm/learners/multiclass_cd.py": (["tests/test_multiclass_cd.py", WARM], 4),
@@ -661,6 +661,26 @@ def _killed(status: str) -> bool:
 
 
 def cmd_report(args):
+    """Print the report; with ``--docs``, write it into docs/testing.md between the
+    markers ``<!-- mutation report -->`` and ``<!-- end of mutation report -->``."""
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        _report(args)
+    text = buf.getvalue()
+    if not args.docs:
+        print(text, end="")
+        return
+    page = ROOT / "docs" / "testing.md"
+    doc = page.read_text(encoding="utf-8")
+    a, b = "<!-- mutation report -->\n", "<!-- end of mutation report -->"
+    start, end = doc.index(a) + len(a), doc.index(b)
+    page.write_text(doc[:start] + text + doc[end:], encoding="utf-8")
+
+
+def _report(args):
     """The per-module table (first run: killed / survived; the survivors: killed by a
     test added since, or equivalent per the triage file, or unexplained), then one
     line per survivor."""
@@ -719,6 +739,8 @@ def main(argv=None):
         p.add_argument("--survivors", action="store_true",
                        help="run only the mutants that survived their last run")
         p.add_argument("--verbose", action="store_true")
+        p.add_argument("--docs", action="store_true",
+                       help="report: write the table into docs/testing.md")
     args = ap.parse_args(argv)
     {"list": cmd_list, "run": cmd_run, "report": cmd_report}[args.cmd](args)
 
