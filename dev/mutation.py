@@ -708,6 +708,10 @@ def _report(args):
         print(f"| `{name}` | " + " | ".join(map(str, row)) + " |")
     print("| total | " + " | ".join(map(str, tot)) + " |")
     print()
+    secs = sum(r["seconds"] for r in rows)
+    print(f"{len(rows)} mutant runs (first runs and re-runs), {secs / 60:.0f} minutes of "
+          "test runs in all (wall time, 2 cores shared with other work).")
+    print()
     for i, r in first.items():
         if _killed(r["status"]):
             continue
