@@ -19,13 +19,15 @@ Usage (from the repository root)::
 
     python dev/mutation.py list [--module structsvm/io.py]
     python dev/mutation.py run [--module structsvm/io.py] [--results FILE]
-    python dev/mutation.py report [--results FILE]
+    python dev/mutation.py run --survivors [--module ...]
+    python dev/mutation.py report [--docs]
 
 ``run`` appends one JSON line per mutant to the results file (default
 ``dev/mutation_results.jsonl``) and skips mutants already recorded there, so that a run
-can be resumed; ``--fresh`` starts over. ``report`` prints the per-module table and
-the survivors, with the triage notes of ``dev/mutation_triage.json`` (mutant id ->
-why it is equivalent).
+can be resumed; ``--fresh`` starts over; ``--survivors`` runs again the mutants that
+survived (after tests were added). ``report`` prints the per-module table and the
+survivors, with the triage notes of ``dev/mutation_triage.json`` (mutant id -> why it
+is equivalent); ``--docs`` writes them into docs/testing.md. See docs/testing.md.
 """
 from __future__ import annotations
 
