@@ -567,7 +567,8 @@ def _load(results: Path) -> list[dict]:
     return [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
 
 
-def _recorded_survivors(module: str, rows: list[dict]) -> list[Mutant]:
+def _recorded_survivors(module: str, rows: list[dict],
+                        timeouts: bool = False) -> list[Mutant]:
     """The module's mutants whose last run survived and that the triage file does not
     call equivalent, rebuilt from their records (while the source still matches)."""
     triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
@@ -575,7 +576,8 @@ def _recorded_survivors(module: str, rows: list[dict]) -> list[Mutant]:
     data = (ROOT / module).read_bytes()
     out = []
     for mid, r in latest.items():
-        if _killed(r["status"]) or mid in triage:
+        if (_killed(r["status"]) and not (timeouts and r["status"] == "timeout")) \
+                or mid in triage:
             continue
         now = data[r["start"]:r["end"]].decode("utf-8", "replace").splitlines() or [""]
         if now[0] != r["before"].removesuffix(" ...").splitlines()[0]:
@@ -619,7 +621,7 @@ def cmd_run(args):
                 targets[plain[0]] += " " + module
             latest = {r["id"]: r["status"] for r in _load(results)}  # may be shared
             if args.survivors:    # re-run the survivors (after adding tests)
-                todo = _recorded_survivors(module, _load(results))
+                todo = _recorded_survivors(module, _load(results), args.timeouts)
             else:
                 todo = [m for m in sample(module, args.budget) if m.id not in latest]
             if not todo:
@@ -627,9 +629,12 @@ def cmd_run(args):
             runner.restore_caches() if runner.snapshot else None
             seen = [r["baseline"] for r in _load(results)
                     if r["module"] == module and "baseline" in r]
-            if args.survivors and seen:   # the recorded baseline; no new one
+            kernel = Path(module).stem.endswith("_jit")
+            if args.survivors and seen and not kernel:   # the recorded baseline
                 base = max(seen)
             else:
+                if kernel:   # a mutant recompiles its kernels: so does the baseline
+                    runner.drop_caches_of([module] + runner.dependents.get(module, []))
                 code, base, out = runner.pytest(targets, None)
                 if code != 0:
                     sys.exit(f"{module}: the tests fail on the unmutated code:\n"
@@ -742,6 +747,8 @@ def main(argv=None):
                             "copied over its place in the copy")
         p.add_argument("--extra-run", action="append", metavar="ARGS",
                        help="a pytest call run first for every module")
+        p.add_argument("--timeouts", action="store_true",
+                       help="with --survivors: also the mutants that timed out")
         p.add_argument("--survivors", action="store_true",
                        help="run only the mutants that survived their last run")
         p.add_argument("--verbose", action="store_true")
