@@ -17,7 +17,7 @@ With a filled cache the helper only loads the kernels (about a second of the oth
 core). It starts only when a core looks idle (the one-minute load average below the
 usable cores minus one): on a busy machine it would take CPU time from the fit.
 Setting ``STRUCTSVM_JIT_WARMUP=0`` turns it off; it is also off when the plan is
-empty or the helper cannot start.
+empty, the helper cannot start, or the system is not POSIX (Windows).
 
 An argument type is written ``"f8:2"`` (float64, 2-D, C-contiguous array),
 ``"i4:1"`` (int32 array), ``"i8"`` / ``"f8"`` / ``"b1"`` (int64, float64, bool
@@ -115,7 +115,8 @@ def start(names):
         to prepare).
     """
     global _helper
-    if os.environ.get("STRUCTSVM_JIT_WARMUP", "1") == "0":
+    # the progress pipe is polled with select() and non-blocking reads: POSIX only
+    if os.name != "posix" or os.environ.get("STRUCTSVM_JIT_WARMUP", "1") == "0":
         return
     todo = [n for n in names if n in PLANS and n not in _started]
     if not todo or (_helper is not None and _helper[0].poll() is None) or not _idle_core():
