@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..losses.alignment import AlignmentLoss, as_pairs
+from ._ragged import gather_rows
 
 __all__ = ["EncodedPairs", "AlignmentPotentials", "check_alignment", "checked_pairs",
            "gap_counts", "flat_pairs"]
@@ -47,17 +48,10 @@ class EncodedPairs:
             s0, s1, t0, t1 = self.s_off[a], self.s_off[b], self.t_off[a], self.t_off[b]
             return EncodedPairs(self.s_codes[:, s0:s1], self.s_off[a:b + 1] - s0,
                                 self.t_codes[:, t0:t1], self.t_off[a:b + 1] - t0)
-        rs, so = _gather(self.s_off, idx)
-        rt, to = _gather(self.t_off, idx)
+        rs, so = gather_rows(self.s_off, idx)
+        rt, to = gather_rows(self.t_off, idx)
         return EncodedPairs(self.s_codes[:, rs], so, self.t_codes[:, rt], to)
 
-
-def _gather(offsets, idx):
-    lo, hi = offsets[idx], offsets[idx + 1]
-    lengths = hi - lo
-    new = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    rows = np.repeat(lo - new[:-1], lengths) + np.arange(new[-1])
-    return rows, new
 
 
 def check_alignment(y, n, m, sample):

@@ -8,6 +8,7 @@ import numpy as np
 from ..losses.spans import SpanLoss
 from ..outputs import EncodedTree
 from ._grammar_jit import gather_sum
+from ._ragged import gather_rows
 
 __all__ = ["Grammar", "GrammarPotentials", "EncodedSentences", "span_rows"]
 
@@ -95,17 +96,10 @@ class EncodedSentences:
                 self.word_off[a:b + 1] - self.word_off[a],
                 self.span_cols[self.span_off[a]:self.span_off[b]],
                 self.span_off[a:b + 1] - self.span_off[a], self.words[a:b])
-        lw, ls = _gather_rows(self.word_off, idx), _gather_rows(self.span_off, idx)
+        lw, ls = gather_rows(self.word_off, idx), gather_rows(self.span_off, idx)
         return EncodedSentences(self.leaf_cols[lw[0]], lw[1], self.span_cols[ls[0]],
                                 ls[1], [self.words[i] for i in idx])
 
-
-def _gather_rows(offsets, idx):
-    lo, hi = offsets[idx], offsets[idx + 1]
-    lengths = hi - lo
-    new = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    rows = np.repeat(lo - new[:-1], lengths) + np.arange(new[-1])
-    return rows, new
 
 
 class GrammarPotentials:

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..losses import HammingLoss
+from ._ragged import gather_rows
 
 __all__ = ["GraphPotentials", "EncodedGraphs", "parse_graph", "DEFAULT_EDGE_TYPE",
            "feature_entries", "flat_labels"]
@@ -207,20 +208,13 @@ class EncodedGraphs:
             return (self.X, n_of, self.edges + shift[:, None], self.edge_offsets,
                     self.edge_type, self.F)
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        nrows, n_of = _gather(self.node_offsets, idx)
-        erows, e_of = _gather(self.edge_offsets, idx)
+        nrows, n_of = gather_rows(self.node_offsets, idx)
+        erows, e_of = gather_rows(self.edge_offsets, idx)
         shift = np.repeat(n_of[:-1], np.diff(e_of))
         local = self.edges[erows]
         return (self.X[nrows], n_of, local + shift[:, None], e_of, self.edge_type[erows],
                 self.F[erows])
 
-
-def _gather(offsets, idx):
-    lo, hi = offsets[idx], offsets[idx + 1]
-    lengths = hi - lo
-    new = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-    rows = np.repeat(lo - new[:-1], lengths) + np.arange(new[-1])
-    return rows, new
 
 
 # --------------------------------------------------------------------------- potentials
