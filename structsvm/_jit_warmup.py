@@ -14,8 +14,14 @@ The compiled code is the same either way (numba compiles the same source for the
 same types), so nothing a fit computes depends on the helper.
 
 With a filled cache the helper only loads the kernels (about a second of the other
-core). It starts only when a core looks idle (the one-minute load average below the
-usable cores minus one): on a busy machine it would take CPU time from the fit.
+core). It starts only when a core looks idle: on a busy machine it would take CPU time
+from the fit. Where the kernel counts CPU time (``/proc/stat``, Linux) the idle time
+of the machine's cores is sampled over the last 0.1 to 5 seconds, and a
+helper starts when other processes left at least 0.7 of a usable core besides this
+process's own free; elsewhere the one-minute
+load average must be below the usable cores minus one (this process). Usable cores
+are those of the process's CPU affinity, capped by a cgroup CPU quota
+(``/sys/fs/cgroup/cpu.max``) where one is set.
 Setting ``STRUCTSVM_JIT_WARMUP=0`` turns it off; it is also off when the plan is
 empty, the helper cannot start, or the system is not POSIX (Windows).
 
@@ -31,6 +37,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 
 __all__ = ["PLANS", "start", "wait"]
 
@@ -92,16 +99,81 @@ def _key(module, function):
     return f"{module}:{function}"
 
 
-def _idle_core():
-    """Whether a core is likely idle: the load average is below the cores this
-    process may use minus one (this process). On a busy machine the helper would
-    only take CPU time from the fit."""
+_PROC_STAT = "/proc/stat"
+
+
+def _cpu_times():
+    """(idle, total) CPU time of all the machine's cores in clock ticks, from the first
+    line of ``/proc/stat``; None where there is no such file."""
+    try:
+        with open(_PROC_STAT, "rb") as f:
+            fields = f.readline().split()
+    except OSError:
+        return None
+    if len(fields) < 5 or fields[0] != b"cpu":
+        return None
+    ticks = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+    return ticks[3] + ticks[4], sum(ticks)
+
+
+_CPU_MAX = "/sys/fs/cgroup/cpu.max"
+
+
+def _usable_cores():
+    """Cores this process may run on: its CPU affinity, capped by a cgroup (v2) CPU
+    quota where one is set."""
     try:
         cores = len(os.sched_getaffinity(0))
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # not on this platform: assume one is
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        with open(_CPU_MAX) as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, int(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return cores
+
+
+# the first sample of the idle-time window: taken when a fit imports this module, so
+# that the window usually spans the fit's preparations and costs no waiting
+def _sample():
+    return time.monotonic(), time.process_time(), _cpu_times()
+
+
+_SAMPLE = _sample()
+_MIN_WINDOW, _MAX_WINDOW = 0.1, 5.0  # seconds
+_SPARE_NEEDED = 0.7  # cores
+
+
+def _idle_core():
+    """Whether a core is likely idle besides this process (see the module's text):
+    the cores other processes kept busy during the window are subtracted from the
+    usable cores, and so is one for this process."""
+    cores = _usable_cores()
+    if cores < 2:
+        return False
+    first = _SAMPLE
+    if first[2] is None:
+        try:
+            return os.getloadavg()[0] < cores - 1
+        except (AttributeError, OSError):  # not on this platform: assume one is
+            return True
+    if time.monotonic() - first[0] > _MAX_WINDOW:  # stale: sample afresh
+        first = _sample()
+    rest = _MIN_WINDOW - (time.monotonic() - first[0])
+    if rest > 0:
+        time.sleep(rest)
+    last = _sample()
+    if last[2] is None or last[2][1] <= first[2][1]:
         return True
-    return load < cores - 1
+    ticks = last[2][1] - first[2][1]
+    machine = os.cpu_count() or cores  # /proc/stat counts every core of the machine
+    busy = machine * (1.0 - (last[2][0] - first[2][0]) / ticks)
+    own = (last[1] - first[1]) / max(last[0] - first[0], 1e-9)
+    others = max(0.0, busy - own)
+    return cores - 1 - others >= _SPARE_NEEDED
 
 
 def start(names):

@@ -93,9 +93,68 @@ def test_turned_off_by_the_environment(monkeypatch):
     assert _jit_warmup._helper is None and not _jit_warmup._started
 
 
+def _fake_clock(monkeypatch, stat_lines, own_cpu):
+    """/proc/stat giving ``stat_lines`` in turn, 0.2 s between samples, and this process
+    using ``own_cpu`` cores meanwhile."""
+    from itertools import chain, repeat
+    lines = iter(stat_lines)
+    clock = chain([10.0], repeat(10.2))  # the first sample, then 0.2 s later
+    cpu = chain([1.0], repeat(1.0 + 0.2 * own_cpu))
+    monkeypatch.setattr(_jit_warmup, "_cpu_times", lambda: next(lines))
+    monkeypatch.setattr(_jit_warmup.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(_jit_warmup.time, "process_time", lambda: next(cpu))
+    monkeypatch.setattr(_jit_warmup.time, "sleep", lambda s: None)
+    monkeypatch.setattr(_jit_warmup.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(_jit_warmup, "_usable_cores", lambda: 2)
+    monkeypatch.setattr(_jit_warmup, "_SAMPLE", _jit_warmup._sample())
+
+
+def test_idle_core_from_proc_stat(monkeypatch):
+    """2 cores, 40 ticks in the window: idle ticks and this process's own CPU time
+    decide whether another process holds the second core."""
+    # this process busy (1 core), the other core idle: 20 of 40 ticks idle
+    _fake_clock(monkeypatch, [(100, 1000), (120, 1040)], own_cpu=1.0)
+    assert _jit_warmup._idle_core()
+    # both cores busy while this process used one: another process holds the second
+    _fake_clock(monkeypatch, [(100, 1000), (101, 1040)], own_cpu=1.0)
+    assert not _jit_warmup._idle_core()
+    # this process asleep, another busy: 20 idle ticks, but none spare besides this one
+    _fake_clock(monkeypatch, [(100, 1000), (120, 1040)], own_cpu=0.0)
+    assert not _jit_warmup._idle_core()
+    # an idle machine, this process asleep
+    _fake_clock(monkeypatch, [(100, 1000), (139, 1040)], own_cpu=0.0)
+    assert _jit_warmup._idle_core()
+
+
+def test_proc_stat_read(tmp_path, monkeypatch):
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  10 2 3 400 5 6 7 8 0 0\ncpu0 5 1 1 200 2 3 3 4 0 0\n")
+    monkeypatch.setattr(_jit_warmup, "_PROC_STAT", str(stat))
+    assert _jit_warmup._cpu_times() == (405, 441)
+    monkeypatch.setattr(_jit_warmup, "_PROC_STAT", str(tmp_path / "missing"))
+    assert _jit_warmup._cpu_times() is None
+
+
+def test_cgroup_quota_caps_the_cores(tmp_path, monkeypatch):
+    monkeypatch.setattr(_jit_warmup.os, "sched_getaffinity", lambda pid: set(range(8)))
+    quota = tmp_path / "cpu.max"
+    monkeypatch.setattr(_jit_warmup, "_CPU_MAX", str(quota))
+    quota.write_text("150000 100000\n")
+    assert _jit_warmup._usable_cores() == 1
+    quota.write_text("max 100000\n")
+    assert _jit_warmup._usable_cores() == 8
+    quota.unlink()
+    assert _jit_warmup._usable_cores() == 8
+    # one usable core: never a helper
+    monkeypatch.setattr(_jit_warmup, "_usable_cores", lambda: 1)
+    assert not _jit_warmup._idle_core()
+
+
 def test_no_helper_on_a_busy_machine(monkeypatch):
-    """The load average decides: below the cores minus one a helper may start."""
-    monkeypatch.setattr(_jit_warmup.os, "sched_getaffinity", lambda pid: {0, 1})
+    """Without /proc/stat the load average decides: below the cores minus one a helper
+    may start."""
+    monkeypatch.setattr(_jit_warmup, "_SAMPLE", (0.0, 0.0, None))
+    monkeypatch.setattr(_jit_warmup, "_usable_cores", lambda: 2)
     monkeypatch.setattr(_jit_warmup.os, "getloadavg", lambda: (1.5, 0.0, 0.0))
     assert not _jit_warmup._idle_core()
     monkeypatch.setattr(_jit_warmup, "_helper", None)
