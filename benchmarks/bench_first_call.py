@@ -13,7 +13,14 @@ and then once more ("second": the kernels load from the cache the first run wrot
   ``LinearSVC(C=0.1)`` (its defaults otherwise) in the same process after import;
 - ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
   data, then one ``predict`` of the 914 test sentences;
-- ``import``: ``python -c "import structsvm"``.
+- ``import``: ``python -c "import structsvm"``;
+- ``kernels``: where a first run's compile time goes. In one fresh process with an
+  empty cache, after numba's own set-up (its first compile of a trivial function,
+  timed apart), a small slice of the main job (``--kernel-sentences`` training
+  sentences, three passes, then one ``predict``) and a digits fit compile the kernels
+  the full jobs compile (the types do not depend on the data's size); the CPU time
+  of each kernel's compilation, the kernels it calls included, is recorded with
+  numba's event API (``numba.core.event``, ``"numba:compile"``).
 
 The table gives the median over ``--repeats`` of each figure. ``--main-args``
 passes arguments to the main job (the tests use a tiny slice).
@@ -21,7 +28,7 @@ passes arguments to the main job (the tests use a tiny slice).
 Usage::
 
     NLTK_DATA=.../nltk_data python benchmarks/bench_first_call.py [--repeats 3]
-        [--jobs main main_no_helper digits tagging import] [--markdown]
+        [--jobs main main_no_helper digits tagging import kernels] [--markdown]
 """
 import argparse
 import json
@@ -35,7 +42,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-JOBS = ("main", "main_no_helper", "digits", "tagging", "import")
+JOBS = ("main", "main_no_helper", "digits", "tagging", "import", "kernels")
 
 DIGITS = """
 import json, time
@@ -85,6 +92,48 @@ print(json.dumps({"tag": t2 - t1, "tokens": n, "acc": ok / n}))
 """
 
 
+KERNELS = """
+import json, sys, time
+import numba
+import numpy as np
+from numba.core import event
+
+times, stack = {}, []
+
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        stack.append(time.process_time())
+
+    def on_end(self, ev):
+        t0 = stack.pop()
+        if not stack:  # a kernel called from Python (its callees included)
+            f = ev.data["dispatcher"].py_func
+            key = f.__module__.rsplit(".", 1)[-1] + "." + f.__name__
+            times[key] = times.get(key, 0.0) + time.process_time() - t0
+
+
+t0 = time.process_time()
+numba.njit(lambda a: a.sum() + np.empty(1)[0] * 0)(np.ones(2))
+setup = time.process_time() - t0
+event.register("numba:compile", Compiles())
+import structsvm
+from structsvm.corpora import load_treebank
+from structsvm.features import MulticlassFeatures, SequenceFeatures
+X, Y, Xt, _ = load_treebank()
+n = int(sys.argv[1])
+model = structsvm.fit(X[:n], Y[:n], feature_map=SequenceFeatures(), decoder="viterbi",
+                      max_iter=3, tol=1e-12, random_state=0)
+model.predict(Xt[:n])
+main = dict(times)
+times.clear()
+rng = np.random.default_rng(0)
+structsvm.fit(rng.random((60, 8)), np.arange(60) % 3, feature_map=MulticlassFeatures(),
+              decoder="argmax", C=0.1)
+print(json.dumps({"setup": setup, "main": main, "digits": dict(times)}))
+"""
+
+
 def _run(cmd, cache, extra_env=None):
     """Wall time of ``cmd`` in a fresh process with numba's cache at ``cache``, and
     the JSON its last output line holds (if any)."""
@@ -97,7 +146,7 @@ def _run(cmd, cache, extra_env=None):
     return wall, (json.loads(last) if last.startswith("{") else {})
 
 
-def one_repeat(jobs, main_args, model_path):
+def one_repeat(jobs, main_args, model_path, kernel_sentences=30):
     """One figure per job and run for one empty cache folder each."""
     py = sys.executable
     row = {}
@@ -119,12 +168,20 @@ def one_repeat(jobs, main_args, model_path):
                 elif job == "import":
                     wall, _ = _run([py, "-c", "import structsvm"], cache)
                     row[f"import.{run}"] = wall
+                elif job == "kernels" and run == "first":
+                    _, res = _run([py, "-c", KERNELS, str(kernel_sentences)], cache,
+                                  {"STRUCTSVM_JIT_WARMUP": "0"})
+                    row["kernels.setup"] = res["setup"]
+                    for part in ("main", "digits"):
+                        for name, cpu in res[part].items():
+                            row[f"kernels.{part}.{name}"] = cpu
     return row
 
 
 def summarise(rows):
     """Medians of every figure over the repeats, with the ratios the docs quote."""
-    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    med = {k: statistics.median(r[k] for r in rows if k in r)
+           for k in dict.fromkeys(k for r in rows for k in r)}
     for job in ("main", "main_no_helper", "tagging", "import"):
         if f"{job}.first" in med:
             med[f"{job}.ratio"] = med[f"{job}.first"] / med[f"{job}.second"]
@@ -153,6 +210,16 @@ def markdown(med):
                      f"{med['digits.first'] / med['digits.second']:.2f}x |")
         lines.append(f"| LinearSVC `fit`, same process | {med['linearsvc.first']:.3f} s"
                      f" | {med['linearsvc.second']:.3f} s | |")
+    if "kernels.setup" in med:
+        lines += ["", "| job | kernel (with the kernels it calls) | compile, CPU s |",
+                  "| --- | --- | --- |",
+                  f"| any | numba's set-up (first compile in a process) | "
+                  f"{med['kernels.setup']:.2f} |"]
+        for part, label in (("main", "main job"), ("digits", "digits fit")):
+            names = [k for k in med if k.startswith(f"kernels.{part}.")]
+            for k in sorted(names, key=lambda k: -med[k]):
+                lines.append(f"| {label} | `{k.split('.', 2)[2]}` | {med[k]:.2f} |")
+            lines.append(f"| {label} | all | {sum(med[k] for k in names):.2f} |")
     return "\n".join(lines)
 
 
@@ -164,6 +231,8 @@ def main(argv=None):
                     "(examples/pos_tagging.py), e.g. \"--n-train 30 --max-iter 2\"")
     ap.add_argument("--tag-train", type=int, default=0, help="training sentences of "
                     "the tagging job's model (0: all 3,000)")
+    ap.add_argument("--kernel-sentences", type=int, default=30, help="training "
+                    "sentences of the kernels job's main-job slice")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
     main_args = shlex.split(args.main_args)
@@ -174,7 +243,8 @@ def main(argv=None):
             _run([sys.executable, "-c", TRAIN, model_path, str(args.tag_train)],
                  Path(tmp) / "train-cache")
         for _ in range(args.repeats):
-            rows.append(one_repeat(args.jobs, main_args, model_path))
+            rows.append(one_repeat(args.jobs, main_args, model_path,
+                                   args.kernel_sentences))
             print({k: round(v, 3) for k, v in rows[-1].items()}, flush=True)
     med = summarise(rows)
     print("medians:", {k: round(v, 3) for k, v in med.items()})
