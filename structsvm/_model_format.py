@@ -254,7 +254,7 @@ def _str_array(items, shape, dtype, where):
     """A numpy str array (``"dtype"``: its ``dtype.str``, e.g. ``"<U5"``) of ``items``."""
     try:
         dt = np.dtype(dtype) if isinstance(dtype, str) else None
-    except TypeError:
+    except (TypeError, ValueError):
         dt = None
     if dt is None or dt.kind != "U":
         raise ModelFileError(f"{where}: an object array declares dtype {dtype!r:.40}; "

@@ -253,6 +253,9 @@ def _deep(depth):
 
 A, B = {"__tuple__": ["a", 1]}, {"__tuple__": ["b", 2]}
 HOSTILE = {
+    "items that are not a list": (
+        {"__objarray__": "ab", "shape": [2], "order": "C"},
+        r"damaged object array \(its items are a str, not a list\)"),
     "more items than the shape": (
         {"__objarray__": [A, B, A], "shape": [2], "order": "C"},
         r"declares shape \[2\] \(2 items\) but holds 3 items"),
@@ -286,6 +289,9 @@ HOSTILE = {
     "a str array holding a longer string": (
         {"__objarray__": ["a", "bcd"], "shape": [2], "order": "C", "dtype": "<U2"},
         r"a str array of dtype <U2 holds 'bcd', not a string of at most 2 characters"),
+    "a str array holding a number": (
+        {"__objarray__": ["a", 7], "shape": [2], "order": "C", "dtype": "<U2"},
+        r"a str array of dtype <U2 holds 7, not a string"),
     "a str array of an absurd width": (
         {"__objarray__": ["a"], "shape": [1], "order": "C", "dtype": "<U100000000"},
         r"declares dtype <U100000000 for 1 items, more characters than"),
