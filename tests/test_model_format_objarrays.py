@@ -11,7 +11,7 @@ import pytest
 
 import structsvm
 from structsvm import io as sio
-from structsvm._model_format import MAX_DEPTH, Decoder, Encoder
+from structsvm._model_format import _MAX_NDIM, MAX_DEPTH, Decoder, Encoder
 from structsvm.features import MulticlassFeatures
 from structsvm.io import ModelFileError
 
@@ -322,3 +322,10 @@ def test_saving_values_nested_too_deep_is_refused_naming_them():
     # the deepest nesting allowed is written and read back
     value = _deep(MAX_DEPTH - 1)
     _same(_round_trip(value)[1], value)
+
+
+def test_the_format_page_states_the_limits_the_reader_applies():
+    doc = " ".join(sio.__doc__.split())
+    assert f"nested more than {MAX_DEPTH} levels deep" in doc
+    assert f"a list of at most {_MAX_NDIM} integers" in doc
+    assert '"order": "C"' in doc and '"dtype": "<U5"' in doc
