@@ -8,6 +8,7 @@ import zipfile
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import structsvm
 from structsvm import io as sio
@@ -92,6 +93,21 @@ def test_object_arrays_of_every_shape_round_trip_exactly(name):
     _, back = _round_trip({"v": value, "in a tuple": (value, 1)})
     _same(back["v"], value)
     _same(back["in a tuple"], (value, 1))
+
+
+_SCALARS = st.none() | st.booleans() | st.integers(-10, 10) | st.text(max_size=3) \
+    | st.floats(allow_nan=False, width=32)
+_ITEMS = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
+                      | st.lists(inner, max_size=3).map(tuple), max_leaves=6)
+
+
+@settings(max_examples=80)
+@given(shape=st.lists(st.integers(0, 3), max_size=3), data=st.data())
+def test_random_object_arrays_round_trip_exactly(shape, data):
+    items = data.draw(st.lists(_ITEMS, min_size=int(np.prod(shape)),
+                               max_size=int(np.prod(shape))))
+    value = _obj(items, tuple(shape))
+    _same(_round_trip(value)[1], value)
 
 
 def test_the_items_are_stored_in_c_order_with_the_shape():
@@ -319,9 +335,13 @@ def test_saving_values_nested_too_deep_is_refused_naming_them():
     loop.append(loop)
     with pytest.raises(ValueError, match="is a list holding itself"):
         Encoder(allowed={})(loop, "table")
-    # the deepest nesting allowed is written and read back
-    value = _deep(MAX_DEPTH - 1)
-    _same(_round_trip(value)[1], value)
+    # the deepest nesting allowed is written and read back; one level more is not
+    for value in (_deep(MAX_DEPTH), _obj([_deep(MAX_DEPTH - 1)], (1,))):
+        _same(_round_trip(value)[1], value)
+    with pytest.raises(ValueError, match=f"deeper than {MAX_DEPTH} levels"):
+        Encoder(allowed={})(_deep(MAX_DEPTH + 1), "table")
+    with pytest.raises(ModelFileError, match=f"deeper than {MAX_DEPTH} levels"):
+        _decode(_deep(MAX_DEPTH + 1))
 
 
 def test_the_format_page_states_the_limits_the_reader_applies():
