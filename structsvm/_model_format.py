@@ -79,10 +79,6 @@ class Encoder:
         return {"__array__": key}
 
     def __call__(self, obj, where, depth=0):
-        if depth > MAX_DEPTH:
-            raise ValueError(f"Cannot save the model: {where} nests values deeper than "
-                             f"{MAX_DEPTH} levels (a model file holds at most that many; "
-                             "is a list holding itself?)")
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, (int, np.integer)):
@@ -91,6 +87,10 @@ class Encoder:
             return float(obj)
         if isinstance(obj, np.bool_):
             return bool(obj)
+        if depth >= MAX_DEPTH:  # a container inside MAX_DEPTH others
+            raise ValueError(f"Cannot save the model: {where} nests values deeper than "
+                             f"{MAX_DEPTH} levels (a model file holds at most that many; "
+                             "is a list holding itself?)")
         down = depth + 1
         if isinstance(obj, tuple):
             return {"__tuple__": [self(v, where, down) for v in obj]}
@@ -106,7 +106,9 @@ class Encoder:
                 return self._store(obj, where.split(".")[-1][:40])
             if obj.dtype.kind in "OU":
                 # the items in C order, whatever the shape (a 0-d array has one item)
-                out = {"__objarray__": [self(v, where, down) for v in obj.reshape(-1)],
+                items = obj.reshape(-1).tolist()  # the items themselves, as a list
+                out = {"__objarray__": [v if type(v) is str else self(v, where, down)
+                                        for v in items],
                        "shape": list(obj.shape), "order": "C"}
                 if obj.dtype.kind == "U":
                     out["dtype"] = obj.dtype.str
@@ -151,13 +153,13 @@ class Decoder:
         self.decoders = decoders
 
     def __call__(self, obj, where="header", depth=0):
-        if depth > MAX_DEPTH:
+        if not isinstance(obj, (list, dict)):
+            return obj
+        if depth >= MAX_DEPTH:  # a container inside MAX_DEPTH others
             raise ModelFileError(f"{where} nests values deeper than {MAX_DEPTH} levels")
         down = depth + 1
         if isinstance(obj, list):
             return [self(v, where, down) for v in obj]
-        if not isinstance(obj, dict):
-            return obj
         if "__tuple__" in obj:
             return tuple(self(v, where, down) for v in obj["__tuple__"])
         if "__dict__" in obj:
@@ -213,8 +215,8 @@ class Decoder:
                                  f"({size} items) but holds {len(items)} items")
         if "dtype" in obj:
             return _str_array(items, shape, obj["dtype"], where)
-        flat = np.fromiter((self(v, where, depth) for v in items), dtype=object,
-                           count=size)
+        flat = np.fromiter((v if type(v) is str else self(v, where, depth)
+                            for v in items), dtype=object, count=size)
         return flat.reshape(shape)
 
 
