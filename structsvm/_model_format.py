@@ -222,8 +222,8 @@ class Decoder:
 
 def _objarray_shape(shape, where):
     """The checked shape of an object array: at most ``_MAX_NDIM`` dimensions, each an
-    int >= 0, with fewer than ``MAX_HEADER_BYTES`` items even where a dimension is 0
-    (the product of the others: what numpy must be able to allocate)."""
+    int >= 0, with at most ``MAX_HEADER_BYTES`` items counting a zero dimension as one
+    (numpy must be able to size the array even where it is empty)."""
     if not isinstance(shape, list) or len(shape) > _MAX_NDIM \
             or not all(type(n) is int and 0 <= n <= MAX_HEADER_BYTES for n in shape):
         raise ModelFileError(f"{where}: an object array declares shape {shape!r:.80}; "
