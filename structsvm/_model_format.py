@@ -8,6 +8,7 @@ classes are allowed or how a decoder name is resolved: the callers pass both in.
 from __future__ import annotations
 
 import inspect
+import math
 import zipfile
 
 import numpy as np
@@ -21,6 +22,11 @@ META = "__meta__"
 #: Largest JSON header (bytes) a model file may have.
 MAX_HEADER_BYTES = 64 * 2 ** 20
 _MAX_MEMBERS = 10_000
+#: Deepest nesting of header values (lists, tuples, dicts, arrays, objects) written or
+#: read: far beyond any model's, far below Python's recursion limit.
+MAX_DEPTH = 100
+#: Most dimensions of an object array in a model file (numpy's limit before 2.0).
+_MAX_NDIM = 32
 
 
 class ModelFileError(ValueError):
@@ -72,7 +78,7 @@ class Encoder:
         self.arrays[key] = np.ascontiguousarray(arr)
         return {"__array__": key}
 
-    def __call__(self, obj, where):
+    def __call__(self, obj, where, depth=0):
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, (int, np.integer)):
@@ -81,21 +87,32 @@ class Encoder:
             return float(obj)
         if isinstance(obj, np.bool_):
             return bool(obj)
+        if depth >= MAX_DEPTH:  # a container inside MAX_DEPTH others
+            raise ValueError(f"Cannot save the model: {where} nests values deeper than "
+                             f"{MAX_DEPTH} levels (a model file holds at most that many; "
+                             "is a list holding itself?)")
+        down = depth + 1
         if isinstance(obj, tuple):
-            return {"__tuple__": [self(v, where) for v in obj]}
+            return {"__tuple__": [self(v, where, down) for v in obj]}
         if isinstance(obj, list):
-            return [self(v, where) for v in obj]
+            return [self(v, where, down) for v in obj]
         if isinstance(obj, dict):
             if all(isinstance(k, str) and not k.startswith("__") for k in obj):
-                return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
-            return {"__dict__": [[self(k, where), self(v, f"{where}[{k!r}]")]
+                return {k: self(v, f"{where}[{k!r}]", down) for k, v in obj.items()}
+            return {"__dict__": [[self(k, where, down), self(v, f"{where}[{k!r}]", down)]
                                  for k, v in obj.items()]}
         if isinstance(obj, np.ndarray):
             if obj.dtype.kind in "biufc":
                 return self._store(obj, where.split(".")[-1][:40])
             if obj.dtype.kind in "OU":
-                return {"__objarray__": [self(v, where) for v in obj.tolist()],
-                        "shape": list(obj.shape)}
+                # the items in C order, whatever the shape (a 0-d array has one item)
+                items = obj.reshape(-1).tolist()  # the items themselves, as a list
+                out = {"__objarray__": [v if type(v) is str else self(v, where, down)
+                                        for v in items],
+                       "shape": list(obj.shape), "order": "C"}
+                if obj.dtype.kind == "U":
+                    out["dtype"] = obj.dtype.str
+                return out
         if isinstance(obj, _DecoderPlugin):
             return {"__decoder__": obj.name}
         try:
@@ -103,8 +120,9 @@ class Encoder:
 
             if isinstance(obj, nx.DiGraph):
                 return {"__digraph__": {
-                    "nodes": [self(n, where) for n in obj.nodes],
-                    "edges": [[self(a, where), self(b, where)] for a, b in obj.edges]}}
+                    "nodes": [self(n, where, down) for n in obj.nodes],
+                    "edges": [[self(a, where, down), self(b, where, down)]
+                              for a, b in obj.edges]}}
         except ImportError:  # pragma: no cover
             pass
         cls = type(obj)
@@ -114,7 +132,8 @@ class Encoder:
             else:
                 params = {k: v for k, v in vars(obj).items() if not k.startswith("_")}
             return {"__object__": class_key(cls),
-                    "params": {k: self(v, f"{where}.{k}") for k, v in params.items()}}
+                    "params": {k: self(v, f"{where}.{k}", down)
+                               for k, v in params.items()}}
         what = getattr(obj, "__name__", type(obj).__name__)
         raise ValueError(f"Cannot save the model: {where} is {what!r}, which a model file "
                          "cannot hold (only numbers, strings, arrays, tuples, dicts, "
@@ -133,41 +152,125 @@ class Decoder:
         self.allowed = allowed
         self.decoders = decoders
 
-    def __call__(self, obj, where="header"):
-        if isinstance(obj, list):
-            return [self(v, where) for v in obj]
-        if not isinstance(obj, dict):
+    def __call__(self, obj, where="header", depth=0):
+        if not isinstance(obj, (list, dict)):
             return obj
+        if depth >= MAX_DEPTH:  # a container inside MAX_DEPTH others
+            raise ModelFileError(f"{where} nests values deeper than {MAX_DEPTH} levels")
+        down = depth + 1
+        if isinstance(obj, list):
+            return [self(v, where, down) for v in obj]
         if "__tuple__" in obj:
-            return tuple(self(v, where) for v in obj["__tuple__"])
+            return tuple(self(v, where, down) for v in obj["__tuple__"])
         if "__dict__" in obj:
-            return {self(k, where): self(v, where) for k, v in obj["__dict__"]}
+            return {self(k, where, down): self(v, where, down) for k, v in obj["__dict__"]}
         if "__array__" in obj:
             name = obj["__array__"]
             if not isinstance(name, str) or name not in self.arrays:
                 raise ModelFileError(f"{where} refers to a missing array {name!r}")
             return self.arrays[name]
         if "__objarray__" in obj:
-            items = [self(v, where) for v in obj["__objarray__"]]
-            out = np.empty(len(items), dtype=object)
-            out[:] = items
-            return out.reshape(obj["shape"]) if len(obj["shape"]) > 1 else out
+            return self._objarray(obj, where, down)
         if "__decoder__" in obj:
             return self.decoders(obj["__decoder__"])
         if "__digraph__" in obj:
             import networkx as nx
 
             g = nx.DiGraph()
-            g.add_nodes_from(_hashable(self(n, where)) for n in obj["__digraph__"]["nodes"])
-            g.add_edges_from((_hashable(self(a, where)), _hashable(self(b, where)))
+            g.add_nodes_from(_hashable(self(n, where, down))
+                             for n in obj["__digraph__"]["nodes"])
+            g.add_edges_from((_hashable(self(a, where, down)),
+                              _hashable(self(b, where, down)))
                              for a, b in obj["__digraph__"]["edges"])
             return g
         if "__object__" in obj:
             params = obj.get("params")
             if isinstance(params, dict):
-                params = {k: self(v, f"{where}.{k}") for k, v in params.items()}
+                params = {k: self(v, f"{where}.{k}", down) for k, v in params.items()}
             return construct(obj["__object__"], params, self.allowed, where)
-        return {k: self(v, f"{where}[{k!r}]") for k, v in obj.items()}
+        return {k: self(v, f"{where}[{k!r}]", down) for k, v in obj.items()}
+
+    def _objarray(self, obj, where, depth):
+        """An object (or str) array: its items, in C order, filled into its shape.
+
+        Files written before the ``"order"`` key hold the items as ``tolist()`` nests
+        them: a plain list for 1-D arrays (read as they always were), nested lists for
+        more dimensions (unnested level by level against the shape)."""
+        items, order = obj["__objarray__"], obj.get("order")
+        if not isinstance(items, list):
+            raise ModelFileError(f"{where}: damaged object array (its items are a "
+                                 f"{type(items).__name__}, not a list)")
+        shape = _objarray_shape(obj.get("shape"), where)
+        if order is None:  # written before the "order" key
+            if not shape:
+                raise ModelFileError(f"{where}: a 0-d object array written by a structsvm "
+                                     "that did not keep its item; save the model again")
+            items = _unnest(items, shape, where)
+        elif order != "C":
+            raise ModelFileError(f"{where}: object array order {order!r}; model files "
+                                 "hold the items in C order ('C')")
+        size = math.prod(shape)
+        if len(items) != size:
+            raise ModelFileError(f"{where}: an object array declares shape {list(shape)} "
+                                 f"({size} items) but holds {len(items)} items")
+        if "dtype" in obj:
+            return _str_array(items, shape, obj["dtype"], where)
+        flat = np.fromiter((v if type(v) is str else self(v, where, depth)
+                            for v in items), dtype=object, count=size)
+        return flat.reshape(shape)
+
+
+def _objarray_shape(shape, where):
+    """The checked shape of an object array: at most ``_MAX_NDIM`` dimensions, each an
+    int >= 0, with at most ``MAX_HEADER_BYTES`` items counting a zero dimension as one
+    (numpy must be able to size the array even where it is empty)."""
+    if not isinstance(shape, list) or len(shape) > _MAX_NDIM \
+            or not all(type(n) is int and 0 <= n <= MAX_HEADER_BYTES for n in shape):
+        raise ModelFileError(f"{where}: an object array declares shape {shape!r:.80}; "
+                             f"expected a list of at most {_MAX_NDIM} integers from 0 to "
+                             f"{MAX_HEADER_BYTES}")
+    extent = math.prod(max(n, 1) for n in shape)  # exact: Python ints do not overflow
+    if extent > MAX_HEADER_BYTES:
+        raise ModelFileError(f"{where}: an object array declares shape {shape}, "
+                             f"{extent} items (without its zero dimensions), more than a "
+                             f"model header can hold ({MAX_HEADER_BYTES})")
+    return tuple(shape)
+
+
+def _unnest(items, shape, where):
+    """The items, in C order, of nested lists matching ``shape`` (one level a
+    dimension, iteratively: no recursion whatever the nesting)."""
+    level = [items]
+    for n in shape:
+        nxt = []
+        for row in level:
+            if not isinstance(row, list) or len(row) != n:
+                raise ModelFileError(f"{where}: damaged object array (its nested lists "
+                                     f"do not match its shape {list(shape)})")
+            nxt.extend(row)
+        level = nxt
+    return level
+
+
+def _str_array(items, shape, dtype, where):
+    """A numpy str array (``"dtype"``: its ``dtype.str``, e.g. ``"<U5"``) of ``items``."""
+    try:
+        dt = np.dtype(dtype) if isinstance(dtype, str) else None
+    except (TypeError, ValueError):
+        dt = None
+    if dt is None or dt.kind != "U":
+        raise ModelFileError(f"{where}: an object array declares dtype {dtype!r:.40}; "
+                             "model files hold str arrays ('<U...') as such")
+    width = dt.itemsize // 4
+    if width * max(len(items), 1) > MAX_HEADER_BYTES:
+        raise ModelFileError(f"{where}: a str array declares dtype {dt.str} for "
+                             f"{len(items)} items, more characters than a model header "
+                             f"can hold ({MAX_HEADER_BYTES})")
+    if not all(isinstance(v, str) and len(v) <= width for v in items):
+        bad = next(v for v in items if not isinstance(v, str) or len(v) > width)
+        raise ModelFileError(f"{where}: a str array of dtype {dt.str} holds "
+                             f"{bad!r:.40}, not a string of at most {width} characters")
+    return np.array(items, dtype=dt).reshape(shape)
 
 
 def _hashable(v):

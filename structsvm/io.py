@@ -36,9 +36,22 @@ reason (a missing file raises ``FileNotFoundError``).
 Header codec (JSON values, with tagged dicts for what JSON lacks): tuples
 ``{"__tuple__": [...]}``, dicts with non-string keys ``{"__dict__": [[k, v], ...]}``,
 numeric arrays ``{"__array__": name}`` (stored in the archive), object (label)
-arrays ``{"__objarray__": [...]}``, networkx digraphs ``{"__digraph__": {...}}``,
-decoders ``{"__decoder__": name}`` and structsvm objects
-``{"__object__": "module:Class", "params": {...}}``.
+and str arrays ``{"__objarray__": [...], "shape": [...], "order": "C"}``, networkx
+digraphs ``{"__digraph__": {...}}``, decoders ``{"__decoder__": name}`` and structsvm
+objects ``{"__object__": "module:Class", "params": {...}}``.
+
+An object or str array of any shape (0-d, empty, 2-D and more, nested object arrays)
+is stored as the list of its items in C (row-major) order, with its shape;
+``"order": "C"`` marks that layout, and a str array records its dtype
+(``"dtype": "<U5"``) so it loads back as a str array of that width. Files without
+``"order"`` hold the items as ``ndarray.tolist()`` nests them (a plain list for a 1-D
+array) and load as they were written; a 0-d object array in such a file is refused,
+as its item was not kept. The reader refuses, naming the value, an array whose shape
+is not a list of at most 32 integers from 0 to :data:`MAX_HEADER_BYTES`, whose items
+(counting zero dimensions as one) would exceed :data:`MAX_HEADER_BYTES`, whose
+number of items differs from its shape's, or a str array whose items are not strings
+within its width. Values nested more than 100 levels deep (lists, tuples, dicts,
+arrays, objects) are refused when writing and when reading.
 """
 from __future__ import annotations
 
