@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING
 
 from .._lazy import attach
 
-if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
-    from .sequence import (chunk_f1, chunk_scores, iob_chunks, sentence_accuracy,
-                           token_accuracy)
-    from .ranking import (average_precision, kendall_tau, mean_average_precision,
-                          ndcg_at_k, pairwise_accuracy)
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use),
+    # in the order the API reference lists them
+    from .sequence import (token_accuracy, sentence_accuracy, iob_chunks, chunk_scores,
+                           chunk_f1)
+    from .ranking import (ndcg_at_k, average_precision, mean_average_precision,
+                          pairwise_accuracy, kendall_tau)
     from .taxonomy import tree_distance
-    from .grammar import BracketScores, bracket_scores
+    from .grammar import bracket_scores, BracketScores
     from .alignment import alignment_scores
 
 __all__ = ["token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
