@@ -32,6 +32,7 @@ def _loaded_after(statement):
     "import structsvm.features",
     "import structsvm.corpora",
     "import structsvm.svm, structsvm.model_selection",
+    "import structsvm.metrics",
     "from structsvm.corpora import find_data, read_conll",
     "import structsvm; structsvm.__version__; dir(structsvm)",
 ])
@@ -51,7 +52,7 @@ def test_every_exported_name_resolves_and_is_listed():
         "import json, importlib\n"
         "res = {}\n"
         "for pkg in ['structsvm', 'structsvm.features', 'structsvm.corpora',\n"
-        "            'structsvm.svm', 'structsvm.model_selection']:\n"
+        "            'structsvm.svm', 'structsvm.model_selection', 'structsvm.metrics']:\n"
         "    m = importlib.import_module(pkg)\n"
         "    missing = [n for n in m.__all__ if n not in dir(m)]\n"
         "    bad = [n for n in m.__all__ if getattr(m, n) is None]\n"
@@ -73,6 +74,13 @@ def test_names_resolve_to_their_defining_module():
     assert structsvm.Structure is Structure
     assert structsvm.features.RankingFeatures is RankingFeatures
     assert structsvm.metrics.__name__ == "structsvm.metrics"
+    from structsvm.metrics.grammar import bracket_scores
+    from structsvm.metrics.ranking import ndcg_at_k
+    from structsvm.metrics.sequence import token_accuracy
+
+    assert structsvm.metrics.token_accuracy is token_accuracy
+    assert structsvm.metrics.ndcg_at_k is ndcg_at_k
+    assert structsvm.metrics.bracket_scores is bracket_scores
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         structsvm.not_a_name  # noqa: B018
     with pytest.raises(ImportError):

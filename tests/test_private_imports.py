@@ -38,7 +38,7 @@ EXCEPTIONS = {
 EXCEPTIONS.update({
     (f"structsvm.{package}", "structsvm._lazy"):
         "the packages' lazy exports (import structsvm loads no heavy library)"
-    for package in ("corpora", "features", "model_selection", "svm")})
+    for package in ("corpora", "features", "metrics", "model_selection", "svm")})
 
 
 def _modules():

@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _pegasos_jit as _jit
 from ..kernels import gamma_to_sigma, median_sigma, pairwise_kernel
 from ._pegasos_utils import check_params, check_xy, kernel_to_support, pegasos_order
-from .pegasos import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
+from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 
 __all__ = ["KernelPegasosClassifier"]
 
