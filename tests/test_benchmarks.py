@@ -78,27 +78,24 @@ def test_bench_first_call_small(capsys):
     assert f"{med['digits.first']:.2f} s" in out
 
 
-def test_bench_first_call_kernels(need_data, capsys):
-    """The compile-time table: in a fresh process with an empty cache, a slice of the
-    main job compiles the oracle, the learner's and the decoder's kernels (those the
-    compile helper's plans name, the rarely needed pool compaction aside) and the
-    digits fit multiclass_cd's; the totals are the sums of the rows."""
+def test_bench_first_call_kernels(capsys):
+    """The compile-time table: in a fresh process with an empty cache, the digits fit
+    compiles multiclass_cd's kernels (the one the compile helper's plan names among
+    them), each row a positive CPU time and the total their sum. (The main-job slice
+    of the same job compiles the sequence kernels: ~25 s of CPU, run by the
+    benchmark, not here.)"""
     from structsvm import _jit_warmup
-    from structsvm.corpora import load_treebank
 
-    need_data(load_treebank)
     med = load("bench_first_call").main(["--repeats", "1", "--jobs", "kernels",
-                                         "--kernel-sentences", "20", "--markdown"])
+                                         "--kernel-sentences", "0", "--markdown"])
     out = capsys.readouterr().out
-    main = {k.split(".", 2)[2]: v for k, v in med.items() if k.startswith("kernels.main.")}
+    assert not any(k.startswith("kernels.main.") for k in med)
     digits = {k.split(".", 2)[2]: v for k, v in med.items()
               if k.startswith("kernels.digits.")}
     planned = {m.rsplit(".", 1)[1] + "." + f
-               for plan in ("learner:dual_cd", "structure:chain")
-               for m, f, _ in _jit_warmup.PLANS[plan]} - {"_dual_cd_jit.compact_pool"}
-    assert planned | {"_sequence_oracle_jit.chain_oracle"} == set(main)
-    assert {"_multiclass_cd_jit.sweep", "_multiclass_cd_jit.weights_from_beta",
-            "_multiclass_cd_jit.primal_terms"} == set(digits)
-    assert med["kernels.setup"] > 0 and all(v > 0 for v in {**main, **digits}.values())
-    assert f"| main job | all | {sum(main.values()):.2f} |" in out
+               for m, f, _ in _jit_warmup.PLANS["learner:multiclass_cd"]}
+    assert planned | {"_multiclass_cd_jit.sweep",
+                      "_multiclass_cd_jit.weights_from_beta"} == set(digits)
+    assert med["kernels.setup"] > 0 and all(v > 0 for v in digits.values())
     assert f"| digits fit | all | {sum(digits.values()):.2f} |" in out
+    assert "| main job |" not in out
