@@ -58,11 +58,6 @@ PLANS = {
         ("structsvm.learners._dual_cd_jit", "weights_from_alpha",
          ["i8", _I4, _F8, _I8, _I8, "i8:2", "f8:2"]),
     ],
-    # the fit compiles weights_from_beta and then sweep itself, at once
-    "learner:multiclass_cd": [
-        ("structsvm.learners._multiclass_cd_jit", "primal_terms",
-         [_I8, _I4, _F8, "b1", "f8:2", _I8, "f8:2", "f8:2", "f8", _F8]),
-    ],
     "structure:chain": [
         ("structsvm.features._sequence_jit", "shared_unaries",
          ["i8:2", _I8, _I4, _I4, "f8:2"]),

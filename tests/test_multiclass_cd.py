@@ -9,6 +9,7 @@ import structsvm
 from structsvm.features import MulticlassFeatures, TaxonomyFeatures
 from structsvm.learners import DEFAULT_LEARNERS, MulticlassDualCD, default_learner
 from structsvm.learners import _multiclass_cd_jit as jit
+from structsvm.learners.multiclass_cd import primal_terms, weights_from_beta
 
 from reference_qp import full_primal_qp
 
@@ -142,13 +143,13 @@ def test_sweep_kernel_equals_python_reference(dense, shrink, seed):
     off = beta.copy()
     off[np.arange(n), Y] = 0.0
     assert np.all(off <= 0)
-    WT = np.empty((d, K))
-    jit.weights_from_beta(indptr, ind, data, dense, beta, WT)
+    Xm = data.reshape(n, d) if dense else sp.csr_matrix((data, ind, indptr),
+                                                        shape=(n, d))
+    WT = weights_from_beta(Xm, beta)
     np.testing.assert_allclose(WT, X.T @ beta, atol=1e-12)
     np.testing.assert_allclose(st["jit"]["WT"], WT, atol=1e-10)
-    # the certification's primal terms, from all class scores computed in numpy
-    gaps = np.empty(n)
-    slack = jit.primal_terms(indptr, ind, data, dense, WT, Y, table, beta, C, gaps)
+    # the certification's primal terms against ξ_i and the gap written per example
+    slack, gaps = primal_terms(Xm, WT, Y, table, beta, C)
     S = X @ WT
     G = table[Y] + S
     xi = np.maximum(0.0, (G - S[np.arange(n), Y][:, None]).max(axis=1))

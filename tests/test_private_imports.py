@@ -29,7 +29,7 @@ EXCEPTIONS = {
        "a kernel's wrapper waits, before the kernel's first call, for the helper "
        "process compiling it (started by the fit, in structsvm._training)"
        for m in ("structsvm.features.sequence", "structsvm.inference.viterbi",
-                 "structsvm.learners.dual_cd", "structsvm.learners.multiclass_cd")},
+                 "structsvm.learners.dual_cd")},
     ("structsvm.svm.kernel_cutting_plane", "structsvm.learners._qp"):
         "the kernel cutting plane solves the dual QP of the structural learners with "
         "their solver, which structsvm.learners does not export",

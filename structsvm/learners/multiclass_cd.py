@@ -41,7 +41,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .. import _jit_warmup
 from ..protocols import LearnerBase, LearnerResult, capability
 from . import _multiclass_cd_jit as jit
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
@@ -237,8 +236,10 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
         zero = sqn <= 0.0
         if zero.any():  # x_i = 0: w ignores the example; its block's optimum is a vertex
             beta[zero] = _vertex(Y[zero], table, C)
+        Xm = data.reshape(n, d) if dense else sp.csr_matrix((data, indices, indptr),
+                                                            shape=(n, d))
         WT = np.zeros((d, K))
-        jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
+        WT[...] = weights_from_beta(Xm, beta)
         cls = np.tile(np.arange(K, dtype=np.int32), (n, 1))
         cls[np.arange(n), Y] = 0
         cls[:, 0] = Y  # the own class first, always active
@@ -275,10 +276,8 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
             resumed = False
             # certification: w exactly from β, every class score at that w
             certs, last = certs + 1, passes
-            jit.weights_from_beta(indptr, indices, data, dense, beta, WT)
-            _jit_warmup.wait(jit.primal_terms)
-            slack = jit.primal_terms(indptr, indices, data, dense, WT, Y, table, beta, C,
-                                     gaps)  # the exact block gaps go to ``gaps``
+            WT[...] = weights_from_beta(Xm, beta)
+            slack, gaps[:] = primal_terms(Xm, WT, Y, table, beta, C)  # exact block gaps
             wsq = float(np.dot(WT.ravel(), WT.ravel()))
             primal = 0.5 * wsq + C * slack
             dual = const - float(np.sum(beta * table[Y])) - 0.5 * wsq
@@ -321,6 +320,34 @@ def _as_rows(Xe):
         return _as_rows(sp.csr_matrix(A))
     return (np.arange(n + 1, dtype=np.int64) * d, np.zeros(1, dtype=np.int32),
             A.ravel()), True
+
+
+def weights_from_beta(X, beta):
+    """Wᵀ = Xᵀβ: column k is w_k = Σ_i β_ik x_i (``X`` an (n, d) array or CSR
+    matrix, ``beta`` (n, K)); a (d, K) array."""
+    return np.asarray(X.T @ beta)
+
+
+def primal_terms(X, WT, Y, table, beta, C):
+    """Σ_i ξ_i at w = Wᵀ and the exact block gaps, from every class score.
+
+    With s_ik = w_k·x_i and G_ik = Δ(y_i, k) + s_ik: ξ_i = max_k G_ik − s_iy_i and
+    gap_i = C (max_k G_ik − G_iy_i) + Σ_k β_ik G_ik, whose sum is P(w) − D(β).
+
+    Returns
+    -------
+    slack : float
+        Σ_i ξ_i.
+    gaps : ndarray of shape (n,)
+    """
+    S = np.asarray(X @ WT)
+    rows = np.arange(S.shape[0])
+    G = table[Y] + S
+    top = G.max(axis=1)
+    own = S[rows, Y]
+    slack = float(np.sum(top - own))
+    gaps = C * (top - G[rows, Y]) + np.einsum("ik,ik->i", beta, G)
+    return slack, gaps
 
 
 def _row_sqnorms(indptr, data, n):
