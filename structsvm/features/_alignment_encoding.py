@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..losses.alignment import AlignmentLoss, as_pairs
-from ._ragged import gather_rows
+from ._ragged import consecutive_run, gather_rows
 
 __all__ = ["EncodedPairs", "AlignmentPotentials", "check_alignment", "checked_pairs",
            "gap_counts", "flat_pairs"]
@@ -43,8 +43,9 @@ class EncodedPairs:
         if idx is None:
             return self
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
-            a, b = idx[0], idx[-1] + 1
+        run = consecutive_run(idx)
+        if run is not None:
+            a, b = run
             s0, s1, t0, t1 = self.s_off[a], self.s_off[b], self.t_off[a], self.t_off[b]
             return EncodedPairs(self.s_codes[:, s0:s1], self.s_off[a:b + 1] - s0,
                                 self.t_codes[:, t0:t1], self.t_off[a:b + 1] - t0)

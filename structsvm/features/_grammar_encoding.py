@@ -8,7 +8,7 @@ import numpy as np
 from ..losses.spans import SpanLoss
 from ..outputs import EncodedTree
 from ._grammar_jit import gather_sum
-from ._ragged import gather_rows
+from ._ragged import consecutive_run, gather_rows
 
 __all__ = ["Grammar", "GrammarPotentials", "EncodedSentences", "span_rows"]
 
@@ -89,8 +89,9 @@ class EncodedSentences:
         if idx is None:
             return self
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
-            a, b = idx[0], idx[-1] + 1
+        run = consecutive_run(idx)
+        if run is not None:
+            a, b = run
             return EncodedSentences(
                 self.leaf_cols[self.word_off[a]:self.word_off[b]],
                 self.word_off[a:b + 1] - self.word_off[a],

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["gather_rows"]
+__all__ = ["consecutive_run", "gather_rows"]
 
 
 def gather_rows(offsets, idx):
@@ -33,3 +33,20 @@ def gather_rows(offsets, idx):
     new = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     rows = np.repeat(lo - new[:-1], lengths) + np.arange(new[-1])
     return rows, new
+
+
+def consecutive_run(idx):
+    """``(a, b)`` when the example indices ``idx`` are a, a + 1, ..., b − 1 (at least
+    one), else None: such a selection is one slice of a ragged batch, taken without
+    copying.
+
+    Examples
+    --------
+    >>> consecutive_run(np.array([3, 4, 5])), consecutive_run(np.array([3, 5]))
+    ((3, 6), None)
+    >>> consecutive_run(np.array([], dtype=np.int64)) is None
+    True
+    """
+    if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
+        return int(idx[0]), int(idx[-1]) + 1
+    return None

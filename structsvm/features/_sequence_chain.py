@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from ..losses import HammingLoss
 from ..outputs import LazyOutputs
+from ._ragged import consecutive_run, gather_rows
 
 __all__ = ["ChainPotentials", "EncodedSequences", "aggregate_chain_violation",
            "difference_entries", "fused_chain_oracle", "FlatPaths"]
@@ -64,12 +65,11 @@ class EncodedSequences:
         """Token rows of the sentences ``idx`` (a slice when they are contiguous) and
         their offsets within the selection."""
         idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-        lo, hi = self.offsets[idx], self.offsets[idx + 1]
-        lengths = hi - lo
-        offsets = np.concatenate([[0], np.cumsum(lengths)])
-        if len(idx) and np.all(idx[1:] == idx[:-1] + 1):
-            return slice(int(lo[0]), int(hi[-1])), offsets
-        return np.repeat(lo - offsets[:-1], lengths) + np.arange(offsets[-1]), offsets
+        run = consecutive_run(idx)
+        if run is not None:
+            lo, hi = self.offsets[run[0]], self.offsets[run[1]]
+            return slice(int(lo), int(hi)), self.offsets[run[0]:run[1] + 1] - lo
+        return gather_rows(self.offsets, idx)
 
     # Scratch vectors of the map's width for the chunked 1-slack oracle, one per
     # concurrent caller (threads), zero between uses; they live as long as the data.
