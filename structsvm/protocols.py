@@ -21,16 +21,25 @@ class) works too. A decoder's optional capability is its ``augmented`` function
 :func:`structsvm.inference.register_decoder`, :func:`structsvm.losses.register_loss`
 and :func:`structsvm.learners.register_learner`.
 
-This module sits at the bottom of the package: it imports nothing from structsvm.
+This module sits at the bottom of the package: it imports nothing from structsvm but
+its private parts, which import nothing at all from structsvm (the capabilities and
+their defaults, ``_capabilities``; the learner's contract, ``_learner_protocol``; the
+input checks, ``_samples``). Every name is exported here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from collections.abc import Sequence
-from typing import Any, Callable, ClassVar, Optional, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
-import scipy.sparse as sp
+
+from ._capabilities import (FEATURE_MAP_CAPABILITIES, LEARNER_CAPABILITIES, ClassBlocks,
+                            FeatureMapBase, LearnerBase, capability, plugin_name)
+from ._learner_protocol import Learner, LearnerResult
+from ._samples import SparseRows, as_sequence
+
+if TYPE_CHECKING:  # annotations only (SciPy is imported where a call needs it)
+    import scipy.sparse as sp
 
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
@@ -57,111 +66,6 @@ class StructureMismatchError(TypeError):
 class EnumerationError(StructureMismatchError):
     """Something would enumerate an output space that cannot or should not be
     enumerated (no enumeration exists, or more than ``MAX_ENUMERATED_OUTPUTS``)."""
-
-
-# --------------------------------------------------------------------------- capabilities
-#: Optional capabilities of a feature map and their defaults (see :class:`FeatureMap`).
-FEATURE_MAP_CAPABILITIES = {
-    "has_feature_differences": False,  # joint_feature_differences(Xe, Ye, Ye_hat, idx)
-    "has_difference_sum": False,   # joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)
-    "has_aggregate_oracle": False,  # aggregate_violation(Xe, Ye, w, loss[, idx])
-    "has_chunked_aggregate": False,  # aggregate_violation accepts idx (chunks)
-    "has_fused_oracle": False,     # fused_oracle(Xe, Ye, w, loss, decoder, idx, augment)
-    "has_class_blocks": False,     # class_blocks(Xe, loss) -> ClassBlocks or None
-    "example_costs": None,         # example_costs(Xe): relative decoding cost per example
-    "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
-}
-
-#: Optional capabilities of a learner and their defaults (see :class:`Learner`).
-LEARNER_CAPABILITIES = {
-    "certifies_gap": False,        # reports a certified duality gap (tol is a gap)
-    "resumable": False,            # continues from a checkpoint to the same optimum
-    "accepts_constraints": False,  # solve(..., constraints=) honours constraints on w
-    "supports_warm_start": True,   # continues from a previous fit (False: refuses)
-    "keeps_state": False,          # solve(..., state=) takes a previous or saved state
-    "refusal": None,               # refusal(feature_map, decoder, loss, rescaling)
-}
-
-_CAPABILITIES = {**FEATURE_MAP_CAPABILITIES, **LEARNER_CAPABILITIES}
-
-
-def capability(plugin, name):
-    """The optional capability ``name`` of a plugin: what it declares, or the default.
-
-    Parameters
-    ----------
-    plugin : object
-        A feature map or learner (instance or class).
-    name : str
-        A key of :data:`FEATURE_MAP_CAPABILITIES` or :data:`LEARNER_CAPABILITIES`.
-
-    Returns
-    -------
-    object
-        The declared value (for a method: the bound method), else the default.
-
-    Raises
-    ------
-    KeyError
-        ``name`` is no declared capability.
-
-    Examples
-    --------
-    >>> class MyLearner:
-    ...     name, resumable = "mine", True
-    >>> capability(MyLearner(), "resumable"), capability(MyLearner(), "certifies_gap")
-    (True, False)
-    """
-    return getattr(plugin, name, _CAPABILITIES[name])
-
-
-def plugin_name(plugin):
-    """A plugin's ``name``, or its class name when it has none (for messages)."""
-    return getattr(plugin, "name", None) or type(plugin).__name__
-
-
-class FeatureMapBase:
-    """Defaults of the optional capabilities of a feature map
-    (:data:`FEATURE_MAP_CAPABILITIES`); a map overrides the ones it has."""
-
-    has_feature_differences: ClassVar[bool] = False
-    has_difference_sum: ClassVar[bool] = False
-    has_aggregate_oracle: ClassVar[bool] = False
-    has_chunked_aggregate: ClassVar[bool] = False
-    has_fused_oracle: ClassVar[bool] = False
-    has_class_blocks: ClassVar[bool] = False
-    example_costs: ClassVar[Optional[Callable]] = None
-    fit_encode: ClassVar[Optional[Callable]] = None
-
-
-class LearnerBase:
-    """Defaults of the optional capabilities of a learner (:data:`LEARNER_CAPABILITIES`);
-    a learner overrides the ones it has."""
-
-    certifies_gap: ClassVar[bool] = False
-    resumable: ClassVar[bool] = False
-    accepts_constraints: ClassVar[bool] = False
-    supports_warm_start: ClassVar[bool] = True
-    keeps_state: ClassVar[bool] = False
-    refusal: ClassVar[Optional[Callable]] = None
-
-
-@dataclass(frozen=True)
-class ClassBlocks:
-    """A multiclass problem whose Φ(x, k) = x ⊗ e_k (one-hot class blocks), as a map
-    with ``has_class_blocks`` describes it to a learner that solves such problems.
-
-    Attributes
-    ----------
-    inputs : ndarray or sparse matrix of shape (n_samples, n_inputs), or None
-        The rows x_i (None when no encoded inputs were asked for); w is class-major,
-        ``w[k * n_inputs + j]``, and the encoded outputs are class indices 0..K-1.
-    loss_table : ndarray of shape (n_classes, n_classes)
-        Δ(c, k) for every pair of classes.
-    """
-
-    inputs: Any
-    loss_table: np.ndarray
 
 
 # --------------------------------------------------------------------------- protocols
@@ -360,75 +264,6 @@ def as_decoder(decoder, structure):
     return Decoder(name=getattr(decoder, "__name__", type(decoder).__name__),
                    structure=structure, func=decoder)
 
-
-@runtime_checkable
-class Learner(Protocol):
-    """An optimiser of the structural-SVM objective over a :class:`Problem`.
-
-    ``solve(problem, w0, *, max_iter, tol, random_state, callback)`` returns a
-    :class:`LearnerResult` (the learner keeps no state on ``self``); ``name`` is the
-    name it is registered and reported under. The estimator clones a learner
-    (``get_params`` where it has one, a deep copy otherwise).
-
-    ``callback(info)``, where given, is called once per round or epoch with a dict:
-    ``round``, ``w``, ``objective``, ``time`` and, where the learner has them,
-    ``gap``, ``n_constraints``, ``mistakes`` and ``state`` (a function of no
-    arguments returning the learner's state at that round, as numbers, strings and
-    arrays, which a checkpoint stores). The callback may raise to stop training.
-
-    Optional capabilities (:data:`LEARNER_CAPABILITIES`, defaults in
-    :class:`LearnerBase`), each a class attribute:
-
-    - ``certifies_gap``: ``tol`` is a relative duality gap, the result's
-      ``duality_gap`` certifies it (a ConvergenceWarning when ``max_iter`` stops it);
-    - ``resumable``: a run continued from a checkpoint reaches the same optimum (from
-      the saved ``state`` when the learner gives one in its callback, else from the
-      saved weights);
-    - ``accepts_constraints``: ``solve(..., constraints=f)`` honours constraints on w;
-    - ``supports_warm_start``: False refuses ``warm_start=True``;
-    - ``keeps_state``: ``solve(..., state=...)`` takes ``extra["state"]`` of a
-      previous result (warm start) or a checkpoint's state (resume);
-    - ``refusal(feature_map, decoder, loss, rescaling)``: a static method saying why
-      the learner cannot solve such a problem (None when it can), for learners that
-      solve only some problems.
-    """
-
-    name: ClassVar[str]
-
-    def solve(self, problem, w0, *, max_iter, tol, random_state, callback=None):
-        """Minimise ½‖w‖² + C Σ ξ_i from ``w0``; return a :class:`LearnerResult`."""
-
-
-@dataclass
-class LearnerResult:
-    """What a learner returns: the model and its certificate.
-
-    Attributes
-    ----------
-    w : ndarray of shape (n_features,)
-        Returned weights.
-    objective : float
-        Primal objective ½‖w‖² + C Σ ξ_i at ``w`` (computed with exact decoding).
-    objective_curve : list of float
-        Primal objective per round (or per evaluation for stochastic learners).
-    n_iter : int
-        Rounds (cutting plane) or epochs (stochastic learners) run.
-    duality_gap : float
-        Primal minus dual objective at the end (``nan`` when the learner has no dual).
-    converged : bool
-    extra : dict
-        Learner-specific diagnostics (working-set size, ...).
-    """
-
-    w: np.ndarray
-    objective: float
-    objective_curve: list
-    n_iter: int
-    duality_gap: float = float("nan")
-    converged: bool = False
-    extra: dict = field(default_factory=dict)
-
-
 # --------------------------------------------------------------------------- enumeration
 def _size_text(n):
     return str(n) if n < 10 ** 12 else f"about 10^{len(str(n)) - 1}"
@@ -483,60 +318,3 @@ def check_enumerable(batch, why, alternative, limit=None):
                 f"{why} enumerates every output of an example, but sample {i} has "
                 f"{_size_text(int(n))} outputs (more than MAX_ENUMERATED_OUTPUTS = "
                 f"{limit}). {alternative}")
-
-
-# --------------------------------------------------------------------------- input checks
-def as_sequence(X, name):
-    """Turn X into a list-like of samples, with a clear error for non-sequences."""
-    if isinstance(X, (str, bytes)):
-        raise TypeError(f"{name} must be a sequence of samples, got a string")
-    if sp.issparse(X):
-        return SparseRows(X)
-    if isinstance(X, np.ndarray):
-        return list(X) if X.ndim > 0 else _raise(TypeError(
-            f"{name} must be a sequence of samples, got a 0-d array"))
-    if not isinstance(X, Sequence):
-        try:
-            return list(X)
-        except TypeError:
-            raise TypeError(f"{name} must be a sequence of samples, got "
-                            f"{type(X).__name__}") from None
-    return X
-
-
-def _raise(exc):
-    raise exc
-
-
-class SparseRows(Sequence):
-    """The rows of a sparse matrix as a sequence, without splitting the matrix.
-
-    ``rows[i]`` is ``matrix[i]`` (a one-row sparse matrix), a slice is again a
-    :class:`SparseRows`; maps that take a matrix read ``rows.matrix`` in one piece.
-
-    Parameters
-    ----------
-    matrix : sparse matrix or array of shape (n_samples, n_features)
-
-    Examples
-    --------
-    >>> import scipy.sparse as sp
-    >>> rows = SparseRows(sp.identity(3, format="csr"))
-    >>> len(rows), rows[1].toarray().tolist()
-    (3, [[0.0, 1.0, 0.0]])
-    """
-
-    __slots__ = ("matrix",)
-
-    def __init__(self, matrix):
-        self.matrix = matrix
-
-    def __len__(self):
-        return self.matrix.shape[0]
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return SparseRows(self.matrix[i])
-        if not -len(self) <= i < len(self):
-            raise IndexError(f"row {i} out of range for {len(self)} samples")
-        return self.matrix[i]

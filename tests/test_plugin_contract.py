@@ -81,6 +81,10 @@ ALLOWED = {
         "a function that exists on some platforms only",
     ("_structure_map.py", "getattr(func, '__name__', type(func).__name__)"):
         "a user's loss function, for its name",
+    ("_capabilities.py", "getattr(plugin, name, _CAPABILITIES[name])"):
+        "the one place a declared capability (or its default) is read",
+    ("_capabilities.py", "getattr(plugin, 'name', None)"):
+        "a plugin's name for messages (its class name when it has none)",
     ("structure.py", "getattr(found, part, None)"):
         "does a user class import back by its module and qualified name",
 }
