@@ -1,6 +1,7 @@
 """What the feature map of a :class:`~structsvm.structure.Structure` hands the core:
 potentials, the decoder, the loss and feature rows, built from the structure's
-per-example methods.
+per-example methods, and which decoder and loss a structure trains with
+(:func:`structure_plugins`).
 
 Private: :mod:`structsvm.structure` is the public interface.
 """
@@ -11,12 +12,13 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from .losses import BaseLoss
-from .protocols import Decoder
+from .inference import get_decoder
+from .losses import BaseLoss, get_loss
+from .protocols import Decoder, StructureMismatchError
 
 __all__ = ["same_output", "StructureLoss", "StructurePotentials",
            "EnumerableStructurePotentials", "STRUCTURE_DECODER", "joint_feature_row",
-           "stack_rows"]
+           "stack_rows", "structure_plugins"]
 
 
 def same_output(a, b):
@@ -186,6 +188,38 @@ def _decode(batch, exclude=None):
 #: The decoder of every :class:`Structure`: its ``argmax`` (and, on augmented
 #: potentials, its loss-augmented argmax).
 STRUCTURE_DECODER = Decoder(name="structure", structure="user", func=_decode)
+
+
+def structure_plugins(fm, decoder=None, loss=None):
+    """(decoder, loss) of a fitted :class:`StructureMap` for the estimator's
+    ``decoder`` and ``loss`` parameters; refuses, before training, a structure that
+    cannot find its most violated outputs for that loss.
+
+    Raises
+    ------
+    structsvm.protocols.StructureMismatchError
+        A decoder of another structure.
+    TypeError
+        The structure has neither the method the loss-augmented argmax needs nor
+        ``outputs`` (the message names the method to write).
+    """
+    user = fm.user_structure
+    if decoder is None or (callable(decoder) and not isinstance(decoder, Decoder)):
+        dec = STRUCTURE_DECODER
+    else:
+        dec = get_decoder(decoder)
+        if dec.structure not in ("user", "any"):
+            raise StructureMismatchError(
+                f"decoder {dec.name!r} decodes {dec.structure!r} structures; a "
+                f"{type(user).__name__} decodes with its argmax (decoder=None)")
+    if loss is None or loss is user.loss:
+        lo = StructureLoss(user)
+    elif callable(loss) and not isinstance(loss, BaseLoss):
+        lo = StructureLoss(user, loss)
+    else:
+        lo = StructureLoss(user, get_loss(loss))
+    fm.check_trainable(lo)
+    return dec, lo
 
 
 # --------------------------------------------------------------------------- rows

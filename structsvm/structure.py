@@ -18,7 +18,6 @@ example at a time:
 """
 from __future__ import annotations
 
-import inspect
 import numbers
 from typing import ClassVar
 
@@ -26,12 +25,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ._savable import importable, not_json
 from ._structure_map import (STRUCTURE_DECODER, EnumerableStructurePotentials,
                              StructureLoss, StructurePotentials, joint_feature_row,
-                             same_output, stack_rows)
-from .inference import get_decoder
-from .losses import BaseLoss, get_loss
-from .protocols import Decoder, StructureMismatchError, as_sequence
+                             same_output, stack_rows, structure_plugins)
+from .protocols import Decoder, as_sequence
 
 __all__ = ["Structure", "FunctionStructure", "StructureMap", "StructureLoss",
            "StructurePotentials", "EnumerableStructurePotentials", "STRUCTURE_DECODER",
@@ -334,62 +332,6 @@ class StructureMap(BaseEstimator):
         return self
 
 
-def importable(cls):
-    """Why instances of ``cls`` cannot be loaded back by their import path, or None.
-
-    Examples
-    --------
-    >>> importable(StructureMap) is None
-    True
-    """
-    module, qualname = cls.__module__, cls.__qualname__
-    if module == "__main__" or module is None:
-        return (f"{qualname} is defined in the script that runs (__main__), so a "
-                "model file could not name it; define it in a module you import")
-    if "<locals>" in qualname:
-        return (f"{qualname} is defined inside a function, so a model file could not "
-                "name it; define it at the top level of a module")
-    mod = inspect.getmodule(cls)
-    found = mod
-    for part in qualname.split("."):
-        found = getattr(found, part, None)
-    if found is not cls:
-        return f"{module}:{qualname} does not import back as the same class"
-    return None
-
-
-def structure_plugins(fm, decoder=None, loss=None):
-    """(decoder, loss) of a fitted :class:`StructureMap` for the estimator's
-    ``decoder`` and ``loss`` parameters; refuses, before training, a structure that
-    cannot find its most violated outputs for that loss.
-
-    Raises
-    ------
-    structsvm.protocols.StructureMismatchError
-        A decoder of another structure.
-    TypeError
-        The structure has neither the method the loss-augmented argmax needs nor
-        ``outputs`` (the message names the method to write).
-    """
-    user = fm.user_structure
-    if decoder is None or (callable(decoder) and not isinstance(decoder, Decoder)):
-        dec = STRUCTURE_DECODER
-    else:
-        dec = get_decoder(decoder)
-        if dec.structure not in ("user", "any"):
-            raise StructureMismatchError(
-                f"decoder {dec.name!r} decodes {dec.structure!r} structures; a "
-                f"{type(user).__name__} decodes with its argmax (decoder=None)")
-    if loss is None or loss is user.loss:
-        lo = StructureLoss(user)
-    elif callable(loss) and not isinstance(loss, BaseLoss):
-        lo = StructureLoss(user, loss)
-    else:
-        lo = StructureLoss(user, get_loss(loss))
-    fm.check_trainable(lo)
-    return dec, lo
-
-
 def check_savable(structure):
     """Refuse, with a ValueError saying why, a structure a model file cannot hold:
     plain functions, a class that cannot be imported back by its path, parameters
@@ -403,23 +345,10 @@ def check_savable(structure):
     if why is not None:
         raise ValueError(f"Cannot save the model: {why}")
     for name, value in structure.get_params(deep=False).items():
-        bad = _not_json(value)
+        bad = not_json(value)
         if bad is not None:
             raise ValueError(f"Cannot save the model: parameter {name!r} of "
                              f"{type(structure).__name__} holds {bad}; a model file "
                              "stores parameters that are JSON values (numbers, "
                              "strings, booleans, None, and lists, tuples and dicts with "
                              "string keys of these)")
-
-
-def _not_json(value):
-    """None when ``value`` is a JSON value, else a description of the part that is not."""
-    if value is None or isinstance(value, (bool, str, numbers.Real)):
-        return None
-    if isinstance(value, (list, tuple)):
-        return next((b for b in map(_not_json, value) if b is not None), None)
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) and not k.startswith("__") for k in value):
-            return "a dict whose keys are not all strings"
-        return next((b for b in map(_not_json, value.values()) if b is not None), None)
-    return f"a {type(value).__name__} ({value!r:.60})"

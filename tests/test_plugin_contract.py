@@ -85,7 +85,7 @@ ALLOWED = {
         "the one place a declared capability (or its default) is read",
     ("_capabilities.py", "getattr(plugin, 'name', None)"):
         "a plugin's name for messages (its class name when it has none)",
-    ("structure.py", "getattr(found, part, None)"):
+    ("_savable.py", "getattr(found, part, None)"):
         "does a user class import back by its module and qualified name",
 }
 
