@@ -1,29 +1,27 @@
 """StructuredSVM: the scikit-learn compatible estimator, ``structsvm.fit``, and its
-model files (``StructuredSVM.save``, ``structsvm.load``)."""
+model files (``StructuredSVM.save``, ``structsvm.load``).
+
+The estimator's parts live in private modules it builds on: how its parameters
+resolve into plugins (``_resolution``), the training run (``_training``), what a
+fitted model does (``_fitted``: predict, score, save) and its model files'
+contents (``_saved_state``)."""
 from __future__ import annotations
 
 import functools
-import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from . import _saved_state, _training
-from .features import MulticlassFeatures
-from .inference import get_decoder
+from ._fitted import FittedModel
+from ._resolution import ParameterResolution
 from .io import MAX_BYTES
-from .learners import get_learner, make_default_learner
-from .losses import CallableLoss, get_loss
-from .protocols import StructureMismatchError, as_sequence
-from .structure import StructureMap, as_structure, check_savable, structure_plugins
+from .structure import as_structure, check_savable
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
 
-_PREDICT_CHUNK = 4096
 
-
-class StructuredSVM(BaseEstimator):
+class StructuredSVM(FittedModel, ParameterResolution, BaseEstimator):
     """Structural SVM: learn w so that argmax_y w·Φ(x, y) predicts structures.
 
     Parameters
@@ -168,52 +166,6 @@ class StructuredSVM(BaseEstimator):
         self.verbose = verbose
         self.constraints = constraints
 
-    # ------------------------------------------------------------------ validation
-    def _check_params(self):
-        if self.C is not None and (isinstance(self.C, bool) or
-                                   not isinstance(self.C, numbers.Real) or
-                                   not np.isfinite(self.C) or self.C <= 0):
-            raise ValueError(f"C must be a finite number > 0, got {self.C!r}")
-        if self.tol is not None and (not isinstance(self.tol, numbers.Real) or
-                                     not self.tol >= 0):
-            raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
-        if self.max_iter is not None and (isinstance(self.max_iter, bool) or
-                                          not isinstance(self.max_iter, numbers.Integral)
-                                          or self.max_iter < 1):
-            raise ValueError(f"max_iter must be a positive integer or None, got "
-                             f"{self.max_iter!r}")
-        if self.rescaling not in ("margin", "slack"):
-            raise ValueError(f"rescaling must be 'margin' or 'slack', got {self.rescaling!r}")
-
-    def _feature_map_prototype(self):
-        """The unfitted feature map ``fit`` clones: ``feature_map``, a
-        :class:`~structsvm.structure.StructureMap` of a Structure or of plain
-        functions, or ``MulticlassFeatures()``."""
-        user = as_structure(self.feature_map, self.decoder, self.loss)
-        if user is not None:
-            return StructureMap(user)
-        return MulticlassFeatures() if self.feature_map is None else self.feature_map
-
-    def _trusted(self):
-        """The classes a checkpoint of this estimator may name: its Structure's."""
-        user = as_structure(self.feature_map, self.decoder, self.loss)
-        return [] if user is None else [type(user)]
-
-    def _resolve_plugins(self, fm):
-        if isinstance(fm, StructureMap):
-            return structure_plugins(fm, self.decoder, self.loss)
-        decoder = get_decoder(self.decoder if self.decoder is not None
-                              else type(fm).default_decoder)
-        if decoder.structure not in (type(fm).structure, "any"):
-            raise StructureMismatchError(
-                f"decoder {decoder.name!r} decodes {decoder.structure!r} structures but "
-                f"{type(fm).__name__} produces {type(fm).structure!r} structures")
-        loss = get_loss(self.loss if self.loss is not None else type(fm).default_loss)
-        if isinstance(loss, CallableLoss):
-            loss = CallableLoss(loss.func, decode=lambda y: fm.decode_outputs([y])[0],
-                                max_value=loss.max_value)
-        return decoder, loss
-
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y, *, checkpoint=None, resume=None, checkpoint_every=60.0):
         """Train on inputs X and structured outputs Y (lists of equal length).
@@ -257,23 +209,6 @@ class StructuredSVM(BaseEstimator):
             read_checkpoint=functools.partial(read_checkpoint_info,
                                               trusted=self._trusted()))
 
-    def _resolve_learner(self, fm, *, plugins=None):
-        """The configured learner, or the default one for the map's structure (and
-        the fitted ``plugins`` = (map, decoder, loss, rescaling), when known: a
-        specialised learner that accepts them comes first).
-
-        With ``learner=None``, constraints on w need a learner that honours them:
-        the 1-slack cutting plane is chosen then.
-        """
-        if self.learner is None:
-            if self.constraints is not None:
-                return get_learner("one_slack")
-            return make_default_learner(type(fm).structure, plugins)
-        return get_learner(self.learner)
-
-    def _C(self, fm):
-        return float(type(fm).default_C if self.C is None else self.C)
-
     def _set_fitted_state(self, feature_map, coef, fitted, *, interrupted=False,
                           plugins=None, learner=None):
         """Make this estimator fitted (returns self): the one place its fitted
@@ -296,79 +231,6 @@ class StructuredSVM(BaseEstimator):
         self.converged_ = bool(fitted["converged_"])
         self.interrupted_ = bool(interrupted)
         return self
-
-    # ------------------------------------------------------------------ prediction
-    def _decode(self, Xe, n):
-        out = []
-        for start in range(0, n, _PREDICT_CHUNK):
-            idx = np.arange(start, min(n, start + _PREDICT_CHUNK))
-            batch = self.feature_map_.batch_potentials(Xe, self.coef_, idx)
-            out.extend(self.decoder_(batch))
-        return out
-
-    def predict(self, X):
-        """Best structure for every input: a list of raw outputs."""
-        check_is_fitted(self, "coef_")
-        X = as_sequence(X, "X")
-        if len(X) == 0:
-            return []
-        Xe = self.feature_map_.encode_inputs(X)
-        return self.feature_map_.decode_outputs(self._decode(Xe, len(X)))
-
-    def score(self, X, Y):
-        """1 − Σ_i Δ(y_i, ŷ_i) / Σ_i max Δ(y_i, ·): accuracy for zero-one loss,
-        token accuracy for unnormalised Hamming loss."""
-        check_is_fitted(self, "coef_")
-        X, Y = as_sequence(X, "X"), as_sequence(Y, "Y")
-        if len(X) != len(Y):
-            raise ValueError(f"X has {len(X)} samples but Y has {len(Y)}")
-        if len(X) == 0:
-            raise ValueError("Cannot score an empty data set")
-        fm = self.feature_map_
-        Xe = fm.encode_inputs(X)
-        Ye = fm.encode_outputs(Y, X)
-        pred = self._decode(Xe, len(X))
-        total = sum(self.loss_(y, p) for y, p in zip(Ye, pred))
-        worst = sum(self.loss_.max_loss(y) for y in Ye)
-        return 1.0 - total / worst if worst > 0 else 1.0
-
-    def joint_feature(self, x, y):
-        """Φ(x, y) of the fitted map (raw x and y)."""
-        check_is_fitted(self, "coef_")
-        return self.feature_map_.joint_feature(x, y)
-
-    # ------------------------------------------------------------------ model files
-    def save(self, path):
-        """Write the fitted model to ``path`` (npz + json; see :mod:`structsvm.io`).
-
-        The file is written to a temporary file in the same folder and then renamed,
-        so ``path`` always holds a complete model (also when training is
-        interrupted).
-
-        Parameters
-        ----------
-        path : str or Path
-
-        Returns
-        -------
-        path
-            As given.
-
-        Raises
-        ------
-        sklearn.exceptions.NotFittedError
-            The model is not fitted.
-        ValueError
-            A parameter cannot be stored (e.g. a user function); the message names it.
-        FileNotFoundError
-            The folder of ``path`` does not exist.
-        """
-        check_is_fitted(self, "coef_")
-        self._save(path)
-        return path
-
-    def _save(self, path, checkpoint=None):
-        _saved_state.write(path, self, checkpoint=checkpoint)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
