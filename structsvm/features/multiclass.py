@@ -13,9 +13,10 @@ from ..protocols import ClassBlocks, FeatureMapBase, as_sequence
 from ._multiclass_potentials import MulticlassPotentials
 from ._multiclass_rows import csr_rows, difference_rows, sparse_class_scores
 from ._names import FeatureNamesMixin, input_feature_names
-from ._validation import as_label_array as _as_label_array  # (also imported from
-from ._validation import sorted_unique as _sorted_unique     # here by other maps)
 from ._validation import check_training_inputs, inputs_with_bias, label_index
+# the label-set helpers under the names other maps import from this module
+from ._validation import as_label_array as _as_label_array
+from ._validation import sorted_unique as _sorted_unique
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
 
