@@ -33,7 +33,7 @@ def test_plans_name_the_types_a_fit_passes():
     model.predict(SENTS[:2])
     assert model.learner_.name == "dual_cd"
     # the pool compacts only once it holds 100,000 dead entries: compact one here
-    from structsvm.learners.dual_cd import _Pool
+    from structsvm.learners._dual_cd_pool import RowPool as _Pool
     import scipy.sparse as sp
     pool = _Pool(50)
     pool.append(sp.random(300, 50, density=0.9, format="csr", random_state=0))

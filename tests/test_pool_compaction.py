@@ -13,7 +13,7 @@ import pytest
 import structsvm
 from structsvm.features import MulticlassFeatures, SequenceFeatures
 from structsvm.learners import DualCD
-from structsvm.learners import _dual_cd_jit, dual_cd
+from structsvm.learners import _dual_cd_jit, _dual_cd_pool
 
 
 @pytest.fixture
@@ -59,7 +59,7 @@ def test_compaction_keeps_the_path_and_the_optimum(make, cache_size, compactions
               learner=DualCD(cache_size=cache_size), max_iter=300)
     ref = structsvm.StructuredSVM(**kw).fit(X, Y)
     assert not compactions  # the reference never compacts
-    monkeypatch.setattr(dual_cd, "_COMPACT_SLACK", 0)
+    monkeypatch.setattr(_dual_cd_pool, "_COMPACT_SLACK", 0)
     got = structsvm.StructuredSVM(warm_start=True, **kw).fit(X, Y)
     assert len(compactions) >= 2  # compaction was reached, more than once
     assert all(rows_after < rows_before for rows_before, rows_after in compactions)

@@ -1,4 +1,5 @@
-"""Graph batches: parsed and encoded graphs, and the potentials graph decoders consume."""
+"""Graph batches: encoded graphs, the entries of Φ over them, and the potentials graph
+decoders consume."""
 from __future__ import annotations
 
 import itertools
@@ -10,165 +11,10 @@ import scipy.sparse as sp
 from ..losses import HammingLoss
 from ._ragged import gather_rows
 
-__all__ = ["GraphPotentials", "EncodedGraphs", "parse_graph", "DEFAULT_EDGE_TYPE",
-           "feature_entries", "flat_labels"]
+__all__ = ["GraphPotentials", "EncodedGraphs", "encode_graphs", "feature_entries",
+           "difference_entries", "flat_labels"]
 
-DEFAULT_EDGE_TYPE = "edge"
 _MAX_ENUMERATION_BITS = 24  # enumerate at most 2^24 labellings
-
-
-# --------------------------------------------------------------------------- parsing
-def _node_matrix(x, i):
-    if sp.issparse(x):
-        M = sp.csr_matrix(x, dtype=float)
-    else:
-        try:
-            M = np.asarray(x, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"Graph {i}: node features must be a numeric (n_nodes, d) "
-                            f"array or sparse matrix, got {type(x).__name__}") from None
-        if M.ndim != 2:
-            raise ValueError(f"Graph {i}: node features must have shape (n_nodes, d), got "
-                             f"shape {M.shape}")
-    data = M.data if sp.issparse(M) else M
-    if not np.all(np.isfinite(data)):
-        raise ValueError(f"Graph {i}: node features contain NaN or infinite values")
-    if M.shape[0] == 0:
-        raise ValueError(f"Graph {i} has no nodes: every graph needs at least one")
-    return M
-
-
-def _edge_array(e, i, n, etype):
-    try:
-        a = np.asarray(e)
-    except (TypeError, ValueError):
-        a = None
-    if a is None or a.dtype == object:
-        raise TypeError(f"Graph {i}: edges of type {etype!r} must be an (n_edges, 2) "
-                        f"integer array")
-    if a.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if a.ndim != 2 or a.shape[1] != 2:
-        raise ValueError(f"Graph {i}: edges of type {etype!r} must have shape (n_edges, 2), "
-                         f"got {a.shape}")
-    if a.dtype.kind not in "iu":
-        if a.dtype.kind == "f" and np.all(np.isfinite(a)) and np.all(a == np.round(a)):
-            a = a.astype(np.int64)
-        else:
-            raise TypeError(f"Graph {i}: edges of type {etype!r} must hold integer node "
-                            f"indices, got dtype {a.dtype}")
-    a = a.astype(np.int64)
-    bad = np.flatnonzero((a < 0).any(axis=1) | (a >= n).any(axis=1))
-    if bad.size:
-        e0 = a[bad[0]].tolist()
-        raise ValueError(f"Graph {i}: edge {bad[0]} of type {etype!r} names node(s) "
-                         f"{e0} but the graph has nodes 0..{n - 1} ({n} nodes)")
-    loops = np.flatnonzero(a[:, 0] == a[:, 1])
-    if loops.size:
-        raise ValueError(f"Graph {i}: edge {loops[0]} of type {etype!r} is a self-loop on "
-                         f"node {a[loops[0], 0]}; self-loops are not allowed")
-    return a
-
-
-def _edge_features(f, i, m, etype):
-    if f is None:
-        return None
-    if sp.issparse(f):
-        F = sp.csr_matrix(f, dtype=float)
-    else:
-        try:
-            F = np.asarray(f, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(f"Graph {i}: edge features of type {etype!r} must be numeric") \
-                from None
-        if F.ndim == 1 and m == F.shape[0]:
-            F = F[:, None]
-    if F.ndim != 2 or F.shape[0] != m:
-        raise ValueError(f"Graph {i}: edge features of type {etype!r} must have shape "
-                         f"(n_edges={m}, d_edge), got {F.shape}")
-    data = F.data if sp.issparse(F) else F
-    if not np.all(np.isfinite(data)):
-        raise ValueError(f"Graph {i}: edge features of type {etype!r} contain NaN or "
-                         "infinite values")
-    return F
-
-
-def _from_networkx(g, i):
-    nodes = list(g.nodes)
-    index = {v: k for k, v in enumerate(nodes)}
-    rows = []
-    for v in nodes:
-        if "x" not in g.nodes[v]:
-            raise ValueError(f"Graph {i}: node {v!r} has no attribute 'x' (its feature "
-                             "vector)")
-        x = g.nodes[v]["x"]
-        rows.append(sp.csr_matrix(x, dtype=float) if sp.issparse(x)
-                    else np.asarray(x, dtype=float).reshape(1, -1))
-    if not rows:
-        raise ValueError(f"Graph {i} has no nodes: every graph needs at least one")
-    if len({r.shape[1] for r in rows}) != 1:
-        raise ValueError(f"Graph {i}: nodes' 'x' vectors have different lengths")
-    X = sp.vstack(rows, format="csr") if any(sp.issparse(r) for r in rows) else \
-        np.vstack(rows)
-    edges, feats = {}, {}
-    for u, v, data in g.edges(data=True):
-        t = data.get("type", DEFAULT_EDGE_TYPE)
-        edges.setdefault(t, []).append((index[u], index[v]))
-        feats.setdefault(t, []).append(data.get("x"))
-    F = {}
-    for t, fs in feats.items():
-        given = [f is not None for f in fs]
-        if any(given) and not all(given):
-            raise ValueError(f"Graph {i}: some edges of type {t!r} have an 'x' attribute "
-                             "and some do not")
-        if all(given):
-            F[t] = np.vstack([np.asarray(f, dtype=float).reshape(1, -1) for f in fs])
-    return X, edges, F
-
-
-def parse_graph(g, i):
-    """One input graph as ``(node matrix, {type: edges}, {type: edge features})``.
-
-    Accepts ``(node_features, edges)``, ``(node_features, edges, edge_features)`` and
-    ``networkx.Graph``/``DiGraph`` (node attribute ``"x"``, edge attributes ``"x"``
-    and ``"type"``). ``edges`` is an (m, 2) integer array (type ``"edge"``) or a dict
-    type -> array; ``edge_features`` likewise an array or a dict type -> array.
-    """
-    try:
-        import networkx as nx
-    except ImportError:  # pragma: no cover
-        nx = None
-    if nx is not None and isinstance(g, nx.Graph):
-        if isinstance(g, (nx.MultiGraph,)):
-            raise TypeError(f"Graph {i}: multigraphs are not supported; give parallel "
-                            "edges different 'type' attributes in a tuple input instead")
-        X, edges, F = _from_networkx(g, i)
-    elif isinstance(g, tuple) and len(g) in (2, 3):
-        X, edges = g[0], g[1]
-        F = g[2] if len(g) == 3 else None
-        if not isinstance(edges, dict):
-            edges = {DEFAULT_EDGE_TYPE: edges}
-        if F is not None and not isinstance(F, dict):
-            if len(edges) != 1:
-                raise TypeError(f"Graph {i}: with several edge types, edge features must "
-                                "be a dict type -> array")
-            F = {next(iter(edges)): F}
-        F = F or {}
-    else:
-        raise TypeError(f"Graph {i}: expected a tuple (node_features, edges[, "
-                        f"edge_features]) or a networkx.Graph, got {type(g).__name__}")
-    X = _node_matrix(X, i)
-    n = X.shape[0]
-    out_e, out_f = {}, {}
-    for t, e in edges.items():
-        if not isinstance(t, str):
-            raise TypeError(f"Graph {i}: edge type names must be strings, got {t!r}")
-        out_e[t] = _edge_array(e, i, n, t)
-    for t, f in F.items():
-        if t not in out_e:
-            raise ValueError(f"Graph {i}: edge features for type {t!r}, which has no edges")
-        out_f[t] = _edge_features(f, i, len(out_e[t]), t)
-    return X, out_e, out_f
 
 
 # --------------------------------------------------------------------------- encoded
@@ -215,6 +61,61 @@ class EncodedGraphs:
         return (self.X[nrows], n_of, local + shift[:, None], e_of, self.edge_type[erows],
                 self.F[erows])
 
+
+def encode_graphs(fm, parsed):
+    """:class:`EncodedGraphs` of parsed graphs (``parse_graph``) in the layout of the
+    fitted map ``fm``; a graph unlike the training graphs (node feature width, edge
+    types, edge features) is a ValueError naming it."""
+    d = fm.n_input_features_ - (1 if fm.bias > 0 else 0)
+    n_cols = int(fm._col_start[-1])
+    node_blocks, edge_blocks, type_blocks, F_blocks = [], [], [], []
+    n_nodes, n_edges = [], []
+    for i, (Xn, edges, F) in enumerate(parsed):
+        if Xn.shape[1] != d:
+            raise ValueError(f"Graph {i}: has {Xn.shape[1]} node features, the map was "
+                             f"fitted with {d}")
+        Xn = sp.csr_matrix(Xn)
+        if fm.bias > 0:
+            Xn = sp.hstack([Xn, np.full((Xn.shape[0], 1), float(fm.bias))],
+                           format="csr")
+        node_blocks.append(Xn)
+        n_nodes.append(Xn.shape[0])
+        m = 0
+        for t in edges:
+            if t not in fm._type_index:
+                raise ValueError(f"Graph {i}: edge type {t!r} was not seen in training; "
+                                 f"the types are {fm.edge_types_}")
+            k = fm._type_index[t]
+            e = edges[t]
+            if fm.edge_has_features_[k] != (t in F):
+                raise ValueError(f"Graph {i}: edges of type {t!r} "
+                                 f"{'lack' if t not in F else 'have'} edge features, "
+                                 "unlike in training")
+            lo = fm._col_start[k]
+            if t in F:
+                if F[t].shape[1] != fm.edge_feature_widths_[k]:
+                    raise ValueError(f"Graph {i}: edges of type {t!r} have "
+                                     f"{F[t].shape[1]} features, the map was fitted "
+                                     f"with {fm.edge_feature_widths_[k]}")
+                Fe = sp.csr_matrix(F[t])
+                Fe = sp.csr_matrix((Fe.data, Fe.indices + lo, Fe.indptr),
+                                   shape=(len(e), n_cols))
+            else:
+                Fe = sp.csr_matrix((np.ones(len(e)), np.full(len(e), lo),
+                                    np.arange(len(e) + 1)), shape=(len(e), n_cols))
+            edge_blocks.append(e)
+            type_blocks.append(np.full(len(e), k, dtype=np.int64))
+            F_blocks.append(Fe)
+            m += len(e)
+        n_edges.append(m)
+    X_all = sp.vstack(node_blocks, format="csr")
+    edges_all = np.concatenate(edge_blocks) if edge_blocks else np.zeros((0, 2), np.int64)
+    F_all = sp.vstack(F_blocks, format="csr") if F_blocks else \
+        sp.csr_matrix((0, n_cols))
+    return EncodedGraphs(X_all, np.concatenate([[0], np.cumsum(n_nodes)]), edges_all,
+                         np.concatenate([[0], np.cumsum(n_edges)]),
+                         np.concatenate(type_blocks) if type_blocks else
+                         np.zeros(0, np.int64), F_all)
 
 
 # --------------------------------------------------------------------------- potentials
@@ -386,6 +287,24 @@ def feature_entries(Xs, F, edges, n_of, e_of, y, node_sel, edge_sel, K, n_input,
     cols_e = n_input * K + j * K * K + lo * K + hi
     return (np.concatenate([rows_n, np.repeat(g_edge, nnz_e)]),
             np.concatenate([cols_n, cols_e]), np.concatenate([D.data, Fe.data]))
+
+
+def difference_entries(Xe, Ye, Ye_hat, idx, K, n_input, col_directed):
+    """``(n_graphs, rows, cols, values)``: COO entries of Φ(x_i, y_i) − Φ(x_i, ŷ_i) for
+    the graphs ``idx`` of ``Xe``, from the nodes whose labels differ and the edges
+    touching them only (see :func:`feature_entries` for the columns)."""
+    Xs, n_of, edges, e_of, _, F = Xe.select(idx)
+    y, yh = flat_labels(Ye, n_of), flat_labels(Ye_hat, n_of)
+    diff = y != yh
+    nodes = np.flatnonzero(diff)
+    touched = np.flatnonzero(diff[edges[:, 0]] | diff[edges[:, 1]]) if len(edges) \
+        else np.zeros(0, np.int64)
+    r1, c1, d1 = feature_entries(Xs, F, edges, n_of, e_of, y, nodes, touched, K, n_input,
+                                 col_directed)
+    r2, c2, d2 = feature_entries(Xs, F, edges, n_of, e_of, yh, nodes, touched, K, n_input,
+                                 col_directed)
+    return (len(n_of) - 1, np.concatenate([r1, r2]), np.concatenate([c1, c2]),
+            np.concatenate([d1, -d2]))
 
 
 def flat_labels(Ye, n_of):

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from ..protocols import SparseRows, as_sequence
 
 __all__ = ["check_matrix", "check_finite", "label_index", "check_training_inputs",
-           "inputs_with_bias"]
+           "inputs_with_bias", "as_label_array", "sorted_unique"]
 
 
 def check_finite(values, what):
@@ -94,6 +94,31 @@ def label_index(classes):
             raise ValueError(f"label {c!r} appears twice in the output space")
         index[c] = k
     return index
+
+
+def as_label_array(labels):
+    """The labels as a 1-D object array (tuples and other sequences stay one item)."""
+    arr = np.empty(len(labels), dtype=object)
+    arr[:] = list(labels)
+    return arr
+
+
+def sorted_unique(Y):
+    """The distinct labels of ``Y`` sorted (first-seen order when they cannot be
+    ordered), as an object array; an unhashable label is a TypeError naming it."""
+    uniq = set()
+    for i, y in enumerate(Y):
+        try:
+            uniq.add(y)
+        except TypeError:
+            raise TypeError(f"Sample {i}: label {y!r} is not hashable") from None
+    try:
+        return as_label_array(sorted(uniq))
+    except TypeError:  # mixed, unorderable labels: keep first-seen order
+        seen = {}
+        for y in Y:
+            seen.setdefault(y, None)
+        return as_label_array(list(seen))
 
 
 def check_training_inputs(X, Y, bias):

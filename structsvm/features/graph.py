@@ -9,11 +9,11 @@ from sklearn.base import BaseEstimator
 
 from ..limits import check_weights
 from ..protocols import FeatureMapBase, as_sequence
-from ._graph_encoding import (EncodedGraphs, GraphPotentials, feature_entries, flat_labels,
-                              parse_graph)
+from ._graph_encoding import (EncodedGraphs, GraphPotentials, difference_entries,
+                              encode_graphs, feature_entries, flat_labels)
+from ._graph_inputs import parse_graph, training_layout
 from ._names import FeatureNamesMixin, input_feature_names
-from ._validation import label_index
-from .multiclass import _as_label_array, _sorted_unique
+from ._validation import as_label_array, label_index, sorted_unique
 
 __all__ = ["GraphFeatures", "GraphPotentials", "EncodedGraphs"]
 
@@ -161,29 +161,13 @@ class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self._check_params()
         parsed = self._parse(X)
         Y = self._check_labels(parsed, Y)
-        self.classes_ = _sorted_unique([t for y in Y for t in y])
+        self.classes_ = sorted_unique([t for y in Y for t in y])
         self._index = label_index(self.classes_)
-        widths = {Xn.shape[1] for Xn, _, _ in parsed}
-        if len(widths) != 1:
-            i = next(i for i, p in enumerate(parsed) if p[0].shape[1] != parsed[0][0].shape[1])
-            raise ValueError(f"Graph {i}: has {parsed[i][0].shape[1]} node features, graph 0 "
-                             f"has {parsed[0][0].shape[1]}")
-        types, feat = {}, {}
-        for i, (_, edges, F) in enumerate(parsed):
-            for t in edges:
-                w = F[t].shape[1] if t in F else None
-                if t in types and types[t] != w:
-                    raise ValueError(f"Graph {i}: edges of type {t!r} have "
-                                     f"{'no features' if w is None else f'{w} features'}, "
-                                     f"earlier graphs "
-                                     f"{'none' if types[t] is None else types[t]}")
-                types[t] = w
-                feat[t] = w is not None
-        self.edge_types_ = sorted(types)
-        self.edge_feature_widths_ = np.array([types[t] or 1 for t in self.edge_types_],
+        d, self.edge_types_, widths = training_layout(parsed)
+        self.edge_feature_widths_ = np.array([widths[t] or 1 for t in self.edge_types_],
                                              dtype=np.int64)
-        self._set_layout(widths.pop() + (1 if self.bias > 0 else 0),
-                         [feat[t] for t in self.edge_types_])
+        self._set_layout(d + (1 if self.bias > 0 else 0),
+                         [widths[t] is not None for t in self.edge_types_])
         check_weights(self.n_features_, f"{self.n_input_features_} features x "
                       f"{len(self.classes_)} labels, and edge weights")
         return self
@@ -210,57 +194,7 @@ class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
         """:class:`EncodedGraphs` of raw graphs (node rows, edges, edge features)."""
-        parsed = self._parse(X)
-        d = self.n_input_features_ - (1 if self.bias > 0 else 0)
-        n_cols = int(self._col_start[-1])
-        node_blocks, edge_blocks, type_blocks, F_blocks = [], [], [], []
-        n_nodes, n_edges = [], []
-        for i, (Xn, edges, F) in enumerate(parsed):
-            if Xn.shape[1] != d:
-                raise ValueError(f"Graph {i}: has {Xn.shape[1]} node features, the map was "
-                                 f"fitted with {d}")
-            Xn = sp.csr_matrix(Xn)
-            if self.bias > 0:
-                Xn = sp.hstack([Xn, np.full((Xn.shape[0], 1), float(self.bias))],
-                               format="csr")
-            node_blocks.append(Xn)
-            n_nodes.append(Xn.shape[0])
-            m = 0
-            for t in edges:
-                if t not in self._type_index:
-                    raise ValueError(f"Graph {i}: edge type {t!r} was not seen in training; "
-                                     f"the types are {self.edge_types_}")
-                k = self._type_index[t]
-                e = edges[t]
-                if self.edge_has_features_[k] != (t in F):
-                    raise ValueError(f"Graph {i}: edges of type {t!r} "
-                                     f"{'lack' if t not in F else 'have'} edge features, "
-                                     "unlike in training")
-                lo = self._col_start[k]
-                if t in F:
-                    if F[t].shape[1] != self.edge_feature_widths_[k]:
-                        raise ValueError(f"Graph {i}: edges of type {t!r} have "
-                                         f"{F[t].shape[1]} features, the map was fitted "
-                                         f"with {self.edge_feature_widths_[k]}")
-                    Fe = sp.csr_matrix(F[t])
-                    Fe = sp.csr_matrix((Fe.data, Fe.indices + lo, Fe.indptr),
-                                       shape=(len(e), n_cols))
-                else:
-                    Fe = sp.csr_matrix((np.ones(len(e)), np.full(len(e), lo),
-                                        np.arange(len(e) + 1)), shape=(len(e), n_cols))
-                edge_blocks.append(e)
-                type_blocks.append(np.full(len(e), k, dtype=np.int64))
-                F_blocks.append(Fe)
-                m += len(e)
-            n_edges.append(m)
-        X_all = sp.vstack(node_blocks, format="csr")
-        edges_all = np.concatenate(edge_blocks) if edge_blocks else np.zeros((0, 2), np.int64)
-        F_all = sp.vstack(F_blocks, format="csr") if F_blocks else \
-            sp.csr_matrix((0, n_cols))
-        return EncodedGraphs(X_all, np.concatenate([[0], np.cumsum(n_nodes)]), edges_all,
-                             np.concatenate([[0], np.cumsum(n_edges)]),
-                             np.concatenate(type_blocks) if type_blocks else
-                             np.zeros(0, np.int64), F_all)
+        return encode_graphs(self, self._parse(X))
 
     def encode_outputs(self, Y, X=None):
         """Label arrays to int arrays; unseen labels raise a ValueError naming them."""
@@ -329,29 +263,18 @@ class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return self.batch_potentials(self.encode_inputs([x]), w)
 
     # ------------------------------------------------------------------ features
-    def _entries(self, Xs, F, edges, n_of, e_of, y, node_sel, edge_sel):
-        return feature_entries(Xs, F, edges, n_of, e_of, y, node_sel, edge_sel,
-                               self.n_states_, self.n_input_features_, self._col_directed)
-
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) (``Ye`` aligned with ``idx``)."""
         Xs, n_of, edges, e_of, _, F = Xe.select(idx)
         y = flat_labels(Ye, n_of)
-        rows, cols, data = self._entries(Xs, F, edges, n_of, e_of, y,
-                                         np.arange(y.size), np.arange(len(edges)))
+        rows, cols, data = feature_entries(Xs, F, edges, n_of, e_of, y, np.arange(y.size),
+                                           np.arange(len(edges)), self.n_states_,
+                                           self.n_input_features_, self._col_directed)
         return sp.csr_matrix((data, (rows, cols)), shape=(len(n_of) - 1, self.n_features_))
 
     def _difference_entries(self, Xe, Ye, Ye_hat, idx):
-        Xs, n_of, edges, e_of, _, F = Xe.select(idx)
-        y, yh = flat_labels(Ye, n_of), flat_labels(Ye_hat, n_of)
-        diff = y != yh
-        nodes = np.flatnonzero(diff)
-        touched = np.flatnonzero(diff[edges[:, 0]] | diff[edges[:, 1]]) if len(edges) \
-            else np.zeros(0, np.int64)
-        r1, c1, d1 = self._entries(Xs, F, edges, n_of, e_of, y, nodes, touched)
-        r2, c2, d2 = self._entries(Xs, F, edges, n_of, e_of, yh, nodes, touched)
-        return (len(n_of) - 1, np.concatenate([r1, r2]), np.concatenate([c1, c2]),
-                np.concatenate([d1, -d2]))
+        return difference_entries(Xe, Ye, Ye_hat, idx, self.n_states_,
+                                  self.n_input_features_, self._col_directed)
 
     def joint_feature_differences(self, Xe, Ye, Ye_hat, idx=None):
         """CSR whose row i is Φ(x_i, y_i) − Φ(x_i, ŷ_i), from the differing nodes (and
@@ -401,7 +324,7 @@ class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     def load_fitted_state(self, state):
         """Restore the fitted label set and edge types from :meth:`fitted_state`."""
-        self.classes_ = _as_label_array(list(state["classes_"]))
+        self.classes_ = as_label_array(list(state["classes_"]))
         self.edge_types_ = [str(t) for t in state["edge_types_"]]
         self.edge_feature_widths_ = np.asarray(state["edge_feature_widths_"], dtype=np.int64)
         self._set_layout(int(state["n_input_features_"]),

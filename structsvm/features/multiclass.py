@@ -10,81 +10,15 @@ from sklearn.base import BaseEstimator
 
 from ..limits import check_weights
 from ..protocols import ClassBlocks, FeatureMapBase, as_sequence
-from . import _multiclass_jit as jit
+from ._multiclass_potentials import MulticlassPotentials
+from ._multiclass_rows import csr_rows, difference_rows, sparse_class_scores
 from ._names import FeatureNamesMixin, input_feature_names
 from ._validation import check_training_inputs, inputs_with_bias, label_index
+# the label-set helpers under the names other maps import from this module
+from ._validation import as_label_array as _as_label_array
+from ._validation import sorted_unique as _sorted_unique
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials"]
-
-
-class MulticlassPotentials:
-    """Class scores of a batch: ``scores[i, k] = w·Φ(x_i, k)``.
-
-    Parameters
-    ----------
-    scores : ndarray of shape (n_samples, n_classes)
-    loss_tables : weakref.WeakKeyDictionary, optional
-        Where :meth:`augment` keeps the table Δ(c, k) of each loss it has seen (the
-        fitted map passes its own: the table is then built once per training run,
-        not once per batch).
-    """
-
-    structure: ClassVar[str] = "multiclass"
-    enumerable: ClassVar[bool] = True
-
-    def __init__(self, scores, loss_tables=None):
-        self.scores = np.asarray(scores, dtype=float)
-        self.loss_tables = loss_tables
-
-    def __len__(self):
-        return self.scores.shape[0]
-
-    def __getitem__(self, i):
-        return MulticlassPotentials(self.scores[i:i + 1], self.loss_tables)
-
-    def score(self, y):
-        """Score of class ``y`` (one example) or of ``Y[i]`` for every example."""
-        if np.ndim(y) == 0:
-            if len(self) != 1:
-                raise ValueError("score(y) with one label needs a batch of one example")
-            return float(self.scores[0, int(y)])
-        y = np.asarray(y, dtype=np.intp)
-        return self.scores[np.arange(len(self)), y]
-
-    def output_space_sizes(self):
-        """Number of classes, for every example."""
-        return [int(self.scores.shape[1])] * len(self)
-
-    def enumerate(self):
-        """Every class index (for the exhaustive decoder)."""
-        return iter(range(self.scores.shape[1]))
-
-    def augment(self, Y, loss):
-        """Scores plus Δ(y_i, k) for every class k (any loss: the table is small)."""
-        n, k = self.scores.shape
-        Y = np.asarray(Y, dtype=np.intp).reshape(n)
-        table = self._loss_table(loss, k)
-        return MulticlassPotentials(self.scores + table[Y], self.loss_tables)
-
-    def _loss_table(self, loss, k):
-        # Δ(y, ·) depends on y only: one row per class (the table is k × k)
-        cache = self.loss_tables
-        try:
-            table = None if cache is None else cache.get(loss)
-        except TypeError:  # a loss that cannot be weakly referenced or hashed
-            cache, table = None, None
-        if table is not None and table.shape == (k, k):
-            return table
-        if loss.decomposable:
-            rows = [np.asarray(loss.part_losses(c, k), dtype=float).reshape(k)
-                    for c in range(k)]
-        else:
-            rows = [[loss(c, j) for j in range(k)] for c in range(k)]
-        table = np.asarray(rows, dtype=float).reshape(k, k)
-        table.setflags(write=False)
-        if cache is not None:
-            cache[loss] = table
-        return table
 
 
 class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
@@ -241,29 +175,6 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def _rows(self, Xe, idx):
         return Xe if idx is None else Xe[np.asarray(idx, dtype=np.intp)]
 
-    def _csr_rows(self, Xe, idx):
-        """(canonical CSR, row numbers) of the examples ``idx``: a sparse ``Xe`` in
-        canonical form (as :meth:`encode_inputs` returns it) is used as it is, the
-        chosen rows of a dense one are converted by a compiled pass."""
-        n = Xe.shape[0]
-        rows = np.arange(n) if idx is None else np.asarray(idx, dtype=np.intp).reshape(-1)
-        if rows.size and (rows.min() < -n or rows.max() >= n):
-            raise IndexError(f"idx out of range for {n} examples")
-        rows = np.where(rows < 0, rows + n, rows)
-        if sp.issparse(Xe):
-            # the same object when already CSR: scipy caches its canonical-format check
-            Xs = Xe if Xe.format == "csr" else sp.csr_matrix(Xe)
-            if not Xs.has_canonical_format:
-                Xs = Xs.copy()
-                Xs.sum_duplicates()
-            return Xs, rows
-        X = np.ascontiguousarray(Xe, dtype=float)
-        small = X.size < np.iinfo(np.int32).max
-        ptr, ind, dat = jit.dense_rows_to_csr(X, rows, np.empty(0, np.int32 if small
-                                                                else np.int64))
-        return sp.csr_matrix((dat, ind, ptr), shape=(len(rows), X.shape[1])), \
-            np.arange(len(rows))
-
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) = Λ(y_i) ⊗ φ(x_i)."""
         Xs = sp.csr_matrix(self._rows(Xe, idx))
@@ -306,7 +217,7 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         ValueError
             When ``Ye`` or ``Ye_hat`` does not have one entry per example.
         """
-        Xs, rows = self._csr_rows(Xe, idx)
+        Xs, rows = csr_rows(Xe, idx)
         y = np.asarray(Ye, dtype=np.intp).reshape(-1)
         yh = np.asarray(Ye_hat, dtype=np.intp).reshape(-1)
         if len(y) != len(rows) or len(yh) != len(rows):
@@ -315,20 +226,8 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         for name, v in (("Ye", y), ("Ye_hat", yh)):
             if v.size and (v.min() < 0 or v.max() >= K):
                 raise ValueError(f"{name} holds a class index outside [0, {K})")
-        d = self.n_input_features_
-        width = 2 if self.lambda_ is None else self.lambda_.shape[1]
-        bound = width * int(np.sum(Xs.indptr[rows + 1] - Xs.indptr[rows]))
-        small = max(bound, self.n_features_) < np.iinfo(np.int32).max
-        like = np.empty(0, dtype=np.int32 if small else np.int64)
-        if self.lambda_ is None:
-            ptr, ind, dat = jit.one_hot_differences(Xs.indptr, Xs.indices, Xs.data, rows,
-                                                    y, yh, d, like)
-        else:
-            ptr, ind, dat = jit.attribute_differences(Xs.indptr, Xs.indices, Xs.data, rows,
-                                                      self.lambda_, y, yh, d, like)
-        out = sp.csr_matrix((dat, ind, ptr), shape=(len(rows), self.n_features_))
-        out.has_canonical_format = True  # sorted within each row, no duplicates
-        return out
+        return difference_rows(Xs, rows, y, yh, self.lambda_, self.n_input_features_,
+                               self.n_features_)
 
     def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
         """Σ_i ω_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) as a dense vector (one sparse product).
@@ -360,10 +259,7 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """:class:`MulticlassPotentials` of the examples ``idx`` (all by default): one product."""
         W = self._weights(w)
         if sp.issparse(Xe):  # compiled: scipy would copy W.T (all of w) on every call
-            Xs, rows = self._csr_rows(Xe, idx)
-            scores = np.empty((len(rows), W.shape[0]))
-            jit.class_scores(Xs.indptr, Xs.indices, Xs.data, rows, np.ascontiguousarray(W),
-                             scores)
+            scores = sparse_class_scores(Xe, W, idx)
         else:
             scores = np.asarray(self._rows(Xe, idx) @ W.T)
         if self.lambda_ is not None:
@@ -430,25 +326,3 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self.n_features_ = int(state["n_features_"])
         self._index = label_index(self.classes_)
         return self
-
-
-def _as_label_array(labels):
-    arr = np.empty(len(labels), dtype=object)
-    arr[:] = list(labels)
-    return arr
-
-
-def _sorted_unique(Y):
-    uniq = set()
-    for i, y in enumerate(Y):
-        try:
-            uniq.add(y)
-        except TypeError:
-            raise TypeError(f"Sample {i}: label {y!r} is not hashable") from None
-    try:
-        return _as_label_array(sorted(uniq))
-    except TypeError:  # mixed, unorderable labels: keep first-seen order
-        seen = {}
-        for y in Y:
-            seen.setdefault(y, None)
-        return _as_label_array(list(seen))

@@ -66,84 +66,12 @@ from .. import _jit_warmup
 from ..protocols import LearnerBase, LearnerResult
 from . import _dual_cd_jit as jit
 from ._cache import problem_fingerprint
+from ._dual_cd_pool import RowPool
 
 __all__ = ["DualCD"]
 
-
-class _Pool:
-    """Sparse rows stored end to end (sorted unique columns per row)."""
-
-    def __init__(self, n_features):
-        self.width = n_features
-        self.idx_dtype = np.int32 if n_features < 2**31 - 1 else np.int64
-        self.ind = np.zeros(1024, dtype=self.idx_dtype)
-        self.dat = np.zeros(1024)
-        self.start = np.zeros(256, dtype=np.int64)
-        self.len = np.zeros(256, dtype=np.int64)
-        self.used = 0
-        self.nrows = 0
-
-    def append(self, M):
-        """Append the rows of CSR ``M``; returns their row ids."""
-        M.sum_duplicates()
-        nnz, m = M.nnz, M.shape[0]
-        if self.used + nnz > self.ind.size:
-            cap = max(2 * self.ind.size, self.used + nnz)
-            self.ind = _grow(self.ind, cap)
-            self.dat = _grow(self.dat, cap)
-        if self.nrows + m > self.start.size:
-            cap = max(2 * self.start.size, self.nrows + m)
-            self.start = _grow(self.start, cap)
-            self.len = _grow(self.len, cap)
-        self.ind[self.used:self.used + nnz] = M.indices
-        self.dat[self.used:self.used + nnz] = M.data
-        self.start[self.nrows:self.nrows + m] = self.used + M.indptr[:-1]
-        self.len[self.nrows:self.nrows + m] = np.diff(M.indptr)
-        self.used += nnz
-        ids = np.arange(self.nrows, self.nrows + m, dtype=np.int64)
-        self.nrows += m
-        return ids
-
-    def rows(self, ids, coefs):
-        """CSR whose row m is Σ_j coefs[m, j] · (pool row ids[m, j])."""
-        ids = np.asarray(ids, dtype=np.int64)
-        rid, c = ids.ravel(), np.asarray(coefs, dtype=float).ravel()
-        lens = self.len[rid]
-        offs = np.cumsum(lens) - lens
-        pos = np.repeat(self.start[rid] - offs, lens) + np.arange(int(lens.sum()))
-        owner = np.repeat(np.repeat(np.arange(ids.shape[0]), ids.shape[1]), lens)
-        M = sp.csr_matrix((self.dat[pos] * np.repeat(c, lens), (owner, self.ind[pos])),
-                          shape=(ids.shape[0], self.width))
-        M.sum_duplicates()
-        M.eliminate_zeros()
-        return M
-
-    def compact(self, slot):
-        live = slot[slot >= 0]
-        nnz = int(self.len[live].sum())
-        if self.used <= 2 * nnz + _COMPACT_SLACK:
-            return
-        ind = np.empty(max(nnz, 1024), dtype=self.idx_dtype)
-        dat = np.empty(max(nnz, 1024))
-        start = np.empty(max(live.size, 256), dtype=np.int64)
-        ln = np.empty_like(start)
-        _jit_warmup.wait(jit.compact_pool)
-        self.used, self.nrows = jit.compact_pool(self.ind, self.dat, self.start, self.len,
-                                                 slot, ind, dat, start, ln)
-        self.ind, self.dat, self.start, self.len = ind, dat, start, ln
-
-
-#: the pool is rewritten with only its live rows when it holds more than twice their
-#: entries plus this many (dead rows: outputs dropped from or merged in the caches)
-_COMPACT_SLACK = 100_000
 _CERTIFY_EVERY = 10  # a certifying pass at least every this many oracle passes
 _EPS = 1e-12  # relative tolerance of a pairwise step (g_up − g_down ≤ eps (1 + |g_up|))
-
-
-def _grow(a, cap):
-    out = np.zeros(cap, dtype=a.dtype)
-    out[:a.size] = a
-    return out
 
 
 class DualCD(LearnerBase, BaseEstimator):
@@ -362,7 +290,7 @@ class _State:
     """Caches of all examples (see :mod:`._dual_cd_jit` for the layout)."""
 
     def __init__(self, n, S, D):
-        self.pool = _Pool(D)
+        self.pool = RowPool(D, _jit_warmup.wait)
         self.slot = np.full((n, S), -1, dtype=np.int64)
         self.alpha = np.zeros((n, S))
         self.loss = np.zeros((n, S))
