@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.learners._sparse_jit import (aggregate_rows, average_inplace, gather_dot,
-                                            gather_dots, scatter_add)
+from structsvm.learners._sparse import aggregate_rows, gather_dots, scatter_rows
+from structsvm.learners._sparse_jit import average_inplace, gather_dot, scatter_add
 from structsvm.losses import HammingLoss
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _sort_jit
 from ._registry import register_decoder
 
 __all__ = ["sort_decode", "violated_pair_counts"]
@@ -58,6 +57,8 @@ def violated_pair_counts(scores, thresholds, grades, offsets):
                          f"({s.size}, {t.size}, {r.size})")
     if off.size == 0 or off[0] != 0 or off[-1] != s.size or np.any(np.diff(off) < 0):
         raise ValueError(f"offsets must increase from 0 to {s.size}")
+    from . import _sort_jit  # numba only when counted: the losses import this module
+
     up = np.zeros(s.size, dtype=np.int64)
     down = np.zeros(s.size, dtype=np.int64)
     _sort_jit.violated_counts_batch(s, t, r, off, up, down)

@@ -10,7 +10,7 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from ._cache_jit import best_cached_rows, gather_rows
+from ._sparse import COMPILED_FROM
 
 __all__ = ["OutputCache", "problem_fingerprint"]
 
@@ -71,9 +71,14 @@ class OutputCache:
             return None
         indptr, indices, data, loss = self._stacked()
         n, D = self.psi[0].shape
-        best, top = best_cached_rows(indptr, indices, data, loss, n,
-                                     np.ascontiguousarray(w, dtype=float),
-                                     rescaling == "slack")
+        # small caches in numpy, large ones in the compiled kernels (see ._sparse)
+        if data.size < COMPILED_FROM:
+            kernels = (_best_cached_rows, _gather_rows)
+        else:
+            from ._cache_jit import best_cached_rows, gather_rows
+            kernels = (best_cached_rows, gather_rows)
+        best, top = kernels[0](indptr, indices, data, loss, n,
+                               np.ascontiguousarray(w, dtype=float), rescaling == "slack")
         take = top > 0.0
         if not take.any():
             return None
@@ -82,7 +87,7 @@ class OutputCache:
         bounds = np.searchsorted(rows, np.arange(1, len(self.psi)) * n)
         loss_sum = sum(float(part.sum()) for part in np.split(lo, bounds) if part.size)
         weights = lo if rescaling == "slack" else np.ones(rows.size)
-        cols, vals = gather_rows(indptr, indices, data, rows, weights)
+        cols, vals = kernels[1](indptr, indices, data, rows, weights)
         if D <= 4 * cols.size:  # a dense sum of the full width is cheaper than sorting
             agg = np.bincount(cols, weights=vals, minlength=D)
             cols = np.flatnonzero(agg)
@@ -95,6 +100,28 @@ class OutputCache:
         row = sp.csr_matrix((vals, cols.astype(np.int64), np.array([0, cols.size])),
                             shape=(1, D))
         return loss_sum, row, float(top[take].sum())
+
+
+def _best_cached_rows(indptr, indices, data, loss, n, w, slack):
+    """numpy form of :func:`._cache_jit.best_cached_rows` (the same sums in the same
+    order): per example the stacked row of its most violated cached answer (the
+    oldest of equal ones) and the violation there."""
+    r = loss.shape[0]
+    margins = np.bincount(np.repeat(np.arange(r), np.diff(indptr)),
+                          weights=data * w[indices], minlength=r)
+    v = (loss * (1.0 - margins) if slack else loss - margins).reshape(r // n, n)
+    best = v.argmax(axis=0)
+    return best * n + np.arange(n), v[best, np.arange(n)]
+
+
+def _gather_rows(indptr, indices, data, rows, weights):
+    """numpy form of :func:`._cache_jit.gather_rows`: the column indices and weighted
+    values of the given rows, concatenated."""
+    starts = indptr[rows]
+    lengths = indptr[rows + 1] - starts
+    before = np.cumsum(lengths) - lengths  # where each row starts in the output
+    at = np.repeat(starts - before, lengths) + np.arange(int(lengths.sum()))
+    return indices[at].astype(np.int64), data[at] * np.repeat(weights, lengths)
 
 
 def problem_fingerprint(problem):

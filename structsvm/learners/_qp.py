@@ -132,8 +132,6 @@ def _cached_single_group(m):
 
 
 def _solve_smo(G, b, groups, C, alpha0):
-    from ._smo_jit import smo
-
     m = len(b)
     alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float)
     alpha = _feasible(alpha, groups, C)
@@ -142,6 +140,15 @@ def _solve_smo(G, b, groups, C, alpha0):
     tol = max(1e-11 * float(np.abs(b).max(initial=0.0)),
               1e-13 * float(np.abs(np.diag(G)).max(initial=0.0)) * C, 1e-300)
     max_iter = 1000 * m + 100000
+    if n_groups == 1 and m <= _ACTIVE_SET_MAX:
+        # small one-group QPs (every 1-slack working set of a small problem) by the
+        # active-set method in numpy, from the warm start: exact on its support,
+        # accepted under SMO's own tolerance, no numba kernel needed
+        exact = _active_set_single(G, b, alpha, C, tol)
+        if exact is not None:
+            return exact, "optimal"
+    from ._smo_jit import smo
+
     G_c, groups64 = np.ascontiguousarray(G), groups.astype(np.int64)
     if n_groups == 1 and m >= _POLISH_MIN:
         # SMO's linear tail (most of its steps on the ill-conditioned 1-slack Gram
@@ -163,6 +170,28 @@ def _solve_smo(G, b, groups, C, alpha0):
 # a KKT violation of this fraction of max|Δ|
 _POLISH_MIN = 4
 _POLISH_LOOSE = 1e-4
+# one-group QPs of at most this many constraints are first tried by the active-set
+# method alone (each step solves a system of the support's size)
+_ACTIVE_SET_MAX = 128
+
+
+def _active_set_single(G, b, alpha, C, tol):
+    """The one-group dual's optimum by the active-set method of
+    :func:`_polish_single` from a feasible ``alpha`` (the previous round's α: its
+    support is usually the new one's but for the constraint just added), or None.
+
+    From an empty support it starts at the most violated constraint c alone, at its
+    own optimum α_c = min(C, Δ_c / G_cc); α = 0 is returned when no Δ_c exceeds
+    ``tol`` (then b − G·0 = Δ meets the KKT conditions).
+    """
+    m = b.shape[0]
+    if not (alpha > 0.0).any():
+        c = int(np.argmax(b))
+        if b[c] <= tol:
+            return np.zeros(m)
+        alpha = np.zeros(m)
+        alpha[c] = min(C, b[c] / G[c, c]) if G[c, c] > 0.0 else C
+    return _polish_single(G, b, alpha, C, tol, steps=2 * m + 8)
 
 
 def _polish_single(G, b, alpha, C, tol, steps=8):

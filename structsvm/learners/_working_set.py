@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._qp import solve_dual_qp
-from ._sparse_jit import gather_dots, scatter_add
+from ._sparse import gather_dots, scatter_rows
 
 __all__ = ["WorkingSet"]
 
@@ -125,11 +125,7 @@ class WorkingSet:
 
     def weights(self, alpha):
         """w = Σ_c α_c ψ_c."""
-        w = np.zeros(self.n_features)
-        for a, r in zip(alpha, self.rows):
-            if a != 0.0:
-                scatter_add(w, r.indices, r.data, float(a))
-        return w
+        return scatter_rows(np.zeros(self.n_features), self.rows, alpha)
 
     def dual_value(self):
         """Δᵀα − ½ αᵀGα at the stored α (a lower bound when α is feasible)."""

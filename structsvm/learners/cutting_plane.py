@@ -60,7 +60,7 @@ from sklearn.base import BaseEstimator
 from ..protocols import LearnerBase, LearnerResult
 from ._cache import OutputCache, problem_fingerprint
 from ._qp import CVXPY_SOLVERS, SOLVERS
-from ._sparse_jit import aggregate_rows
+from ._sparse import aggregate_rows
 from ._working_set import WorkingSet
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]

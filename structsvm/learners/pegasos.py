@@ -36,7 +36,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ..protocols import LearnerBase, LearnerResult
-from ._sparse_jit import aggregate_rows, average_inplace, gather_dot, scatter_add
+from ._sparse import aggregate_rows
+from ._sparse_jit import average_inplace, gather_dot, scatter_add
 
 __all__ = ["Pegasos"]
 
