@@ -136,9 +136,7 @@ def _solve_smo(G, b, groups, C, alpha0):
     alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float)
     alpha = _feasible(alpha, groups, C)
     n_groups = int(groups.max()) + 1
-    # KKT tolerance on the gradient b − Gα: near the round-off of computing it
-    tol = max(1e-11 * float(np.abs(b).max(initial=0.0)),
-              1e-13 * float(np.abs(np.diag(G)).max(initial=0.0)) * C, 1e-300)
+    tol = kkt_tolerance(G, b, C)
     max_iter = 1000 * m + 100000
     if n_groups == 1 and m <= _ACTIVE_SET_MAX:
         # small one-group QPs (every 1-slack working set of a small problem) by the
@@ -175,23 +173,96 @@ _POLISH_LOOSE = 1e-4
 _ACTIVE_SET_MAX = 128
 
 
-def _active_set_single(G, b, alpha, C, tol):
-    """The one-group dual's optimum by the active-set method of
-    :func:`_polish_single` from a feasible ``alpha`` (the previous round's α: its
-    support is usually the new one's but for the constraint just added), or None.
+def _active_set_single(G, b, alpha, C, tol, max_steps=None):
+    """The one-group dual's optimum by a primal active-set method, or None.
 
-    From an empty support it starts at the most violated constraint c alone, at its
-    own optimum α_c = min(C, Δ_c / G_cc); α = 0 is returned when no Δ_c exceeds
-    ``tol`` (then b − G·0 = Δ meets the KKT conditions).
+    With the box's slack s = C − Σα as one more variable, the dual maximises
+    f(x) = bᵀα − ½ αᵀGα over the simplex x = (α, s) ≥ 0, Σx = C. From the feasible
+    ``alpha`` (the previous round's α: its support is usually the new one's but for
+    the constraint just added) each step solves the equality-constrained problem on
+    the free variables F (the KKT system G̃_FF z + ν 1 = b̃_F, 1ᵀz = C, where s has no
+    curvature: a ridge of 1e-14 max G_cc keeps the system regular when the ψ vectors
+    of F are dependent, as 1-slack Gram matrices often are); a z ≥ 0 is taken, else
+    the step towards it stops where the first variable reaches 0 and that variable
+    leaves F (Lawson & Hanson's ratio test, which cannot cycle on regular systems).
+    At a z ≥ 0 the most violated variable outside F (gradient above ν) enters F.
+    The result is accepted only when α ≥ 0, Σα ≤ C and SMO's own KKT violation is
+    at most ``tol``, so it is an optimum to the same precision as SMO's.
+
+    References
+    ----------
+    C. L. Lawson, R. J. Hanson. Solving Least Squares Problems. Prentice-Hall, 1974,
+    Ch. 23 (the active-set method with its ratio test).
+    J. Nocedal, S. J. Wright. Numerical Optimization. Springer, 2006, Sec. 16.5.
     """
     m = b.shape[0]
-    if not (alpha > 0.0).any():
-        c = int(np.argmax(b))
-        if b[c] <= tol:
-            return np.zeros(m)
-        alpha = np.zeros(m)
-        alpha[c] = min(C, b[c] / G[c, c]) if G[c, c] > 0.0 else C
-    return _polish_single(G, b, alpha, C, tol, steps=2 * m + 8)
+    ridge = 1e-14 * max(float(np.diag(G).max(initial=0.0)), 1e-300)
+    x = np.append(alpha, max(C - float(alpha.sum()), 0.0))
+    if x.sum() <= 0.0:
+        x[m] = C
+    x *= C / x.sum()
+    free = x > 0.0
+    for _ in range(max_steps or 4 * m + 20):
+        F = np.flatnonzero(free)
+        k = F.size
+        A = F[F < m]  # the free α's
+        K = np.zeros((k + 1, k + 1))
+        K[:k, :k][np.ix_(F < m, F < m)] = G[np.ix_(A, A)]
+        K[:k, :k] += ridge * np.eye(k)
+        K[:k, k] = K[k, :k] = 1.0
+        rhs = np.zeros(k + 1)
+        rhs[:k][F < m] = b[A]
+        rhs[k] = C
+        try:
+            z = np.linalg.solve(K, rhs)[:k]
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(z)):
+            return None
+        if (z <= 0.0).any():  # ratio test: step until the first variable reaches 0
+            down = z < x[F]
+            t = np.min(x[F][down] / (x[F][down] - z[down])) if down.any() else 1.0
+            x[F] += min(t, 1.0) * (z - x[F])
+            leave = F[x[F] <= 1e-15 * C]
+            if leave.size == 0:
+                leave = F[[int(np.argmin(x[F]))]]
+            x[leave] = 0.0
+            free[leave] = False
+            if not free.any():
+                return None
+            continue
+        x[:] = 0.0
+        x[F] = z
+        grad = np.append(b - G @ x[:m], 0.0)
+        nu = float(np.mean(grad[F]))
+        out = np.flatnonzero(~free)
+        if out.size == 0 or grad[out].max() - nu <= tol:
+            a = x[:m].copy()
+            if kkt_violation(G, b, a, C) <= tol:
+                return a
+            return None
+        free[out[int(np.argmax(grad[out]))]] = True
+    return None
+
+
+def kkt_tolerance(G, b, C):
+    """The KKT tolerance of the one-group and grouped duals on the gradient b − Gα:
+    near the round-off of computing it."""
+    return max(1e-11 * float(np.abs(b).max(initial=0.0)),
+               1e-13 * float(np.abs(np.diag(G)).max(initial=0.0)) * C, 1e-300)
+
+
+def kkt_violation(G, b, alpha, C):
+    """SMO's optimality measure of the one-group dual at a feasible α: the largest
+    gradient (the slack's, 0, included) less the smallest over the variables that can
+    decrease (α_c > 0, and the slack when Σα < C)."""
+    grad = b - G @ alpha
+    up = max(0.0, float(grad.max(initial=0.0)))
+    S = alpha > 0.0
+    down = float(grad[S].min()) if S.any() else np.inf
+    if C - float(alpha.sum()) > 1e-12 * C:
+        down = min(down, 0.0)
+    return up - down
 
 
 def _polish_single(G, b, alpha, C, tol, steps=8):

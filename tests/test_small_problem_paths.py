@@ -1,0 +1,207 @@
+"""Small 1-slack problems train without numba kernels: the one-group working-set QP by
+the active-set method in numpy, the working set's and the cache's sparse sums in numpy
+below ``COMPILED_FROM`` entries. Each numpy path is checked against an independent
+reference (cvxpy's Clarabel for the QP, the compiled kernels for the sums) and a small
+fit against the same fit on the compiled paths."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import structsvm
+from structsvm.learners import _cache, _qp, _sparse
+from structsvm.learners._cache_jit import best_cached_rows, gather_rows
+from structsvm.learners._qp import solve_dual_qp
+
+
+def random_qp(rng, m, rank):
+    P = rng.normal(size=(m, rank))
+    return P @ P.T, rng.random(m) * 3 - 0.5
+
+
+def kkt_violation(G, b, alpha, C):
+    """SMO's optimality measure of the one-group dual, after checking feasibility."""
+    assert np.all(alpha >= 0) and alpha.sum() <= C * (1 + 1e-12)
+    grad = b - G @ alpha
+    down = grad[alpha > 0].min() if (alpha > 0).any() else np.inf
+    if C - alpha.sum() > 1e-12 * C:
+        down = min(down, 0.0)
+    return max(0.0, grad.max()) - down
+
+
+def dual(G, b, alpha):
+    return float(b @ alpha - 0.5 * alpha @ G @ alpha)
+
+
+@pytest.mark.parametrize("C", [0.05, 1.0, 50.0])
+@pytest.mark.parametrize("rank", [3, 40])
+def test_active_set_reaches_clarabels_optimum_from_cold_and_warm_starts(C, rank):
+    """Rounds of a working set: each QP has one constraint more than the last and
+    starts from the last α (warm) or from nothing (cold)."""
+    rng = np.random.default_rng(rank)
+    G, b = random_qp(rng, 40, rank)
+    tol = _qp.kkt_tolerance(G, b, C)
+    solved = 0
+    alpha = np.zeros(0)
+    for m in range(1, 41):
+        Gm, bm = G[:m, :m], b[:m]
+        ref, _ = solve_dual_qp(Gm, bm, np.zeros(m, int), C, solver="CLARABEL")
+        for start in (np.append(alpha, 0.0), np.zeros(m)):
+            got = _qp._active_set_single(Gm, bm, start, C, tol)
+            if got is None:
+                continue
+            solved += 1
+            assert kkt_violation(Gm, bm, got, C) <= tol
+            assert dual(Gm, bm, got) >= dual(Gm, bm, ref) - 1e-8 * max(1.0, abs(dual(Gm, bm, ref)))
+        alpha = _qp._active_set_single(Gm, bm, np.append(alpha, 0.0), C, tol)
+        assert alpha is not None, f"warm start failed at {m} constraints"
+    assert solved >= 70  # of 80: the method gives up only on rare degenerate supports
+
+
+def test_active_set_zero_when_no_constraint_is_violated():
+    G = np.array([[2.0, 1.0], [1.0, 2.0]])
+    assert np.array_equal(_qp._active_set_single(G, np.array([-1.0, 0.0]), np.zeros(2), 1.0,
+                                                 1e-12), np.zeros(2))
+    # a single violated constraint: its own optimum min(C, Δ/G_cc)
+    got = _qp._active_set_single(G, np.array([1.0, -5.0]), np.zeros(2), 1.0, 1e-12)
+    np.testing.assert_allclose(got, [0.5, 0.0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_solve_dual_qp_same_optimum_with_and_without_the_active_set(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    G, b = random_qp(rng, 25, 6)
+    groups = np.zeros(25, int)
+    alpha, value = solve_dual_qp(G, b, groups, 0.7, solver="SMO")
+    monkeypatch.setattr(_qp, "_ACTIVE_SET_MAX", 0)  # SMO (and its polish) only
+    alpha_smo, value_smo = solve_dual_qp(G, b, groups, 0.7, solver="SMO")
+    assert value == pytest.approx(value_smo, rel=1e-10)
+    np.testing.assert_allclose(G @ alpha, G @ alpha_smo, atol=1e-8)  # the same w
+
+
+def stacked_cache(rng, n, answers, cols):
+    """A cache's stacked CSR arrays with empty rows and repeated answers (ties)."""
+    blocks = []
+    for k in range(answers):
+        M = sp.random(n, cols, density=0.3, random_state=int(rng.integers(1 << 30)),
+                      format="csr")
+        M.data -= 0.5
+        M[rng.integers(0, n)] = 0.0  # an example whose answer is its own output
+        M.eliminate_zeros()
+        blocks.append(M if k % 3 else (blocks[-1] if blocks else M))  # repeats tie
+    S = sp.vstack(blocks, format="csr")
+    loss = rng.random(S.shape[0])
+    for k in range(answers):
+        if k % 3 == 0 and k:
+            loss[k * n:(k + 1) * n] = loss[(k - 1) * n:k * n]
+    return S.indptr.astype(np.int64), S.indices, S.data, loss
+
+
+@pytest.mark.parametrize("slack", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_cache_sums_in_numpy_equal_the_kernels(seed, slack):
+    rng = np.random.default_rng(seed)
+    n = 9
+    indptr, indices, data, loss = stacked_cache(rng, n, 7, 30)
+    w = rng.normal(size=30)
+    best, top = _cache._best_cached_rows(indptr, indices, data, loss, n, w, slack)
+    best_k, top_k = best_cached_rows(indptr, indices, data, loss, n, w, slack)
+    np.testing.assert_array_equal(best, best_k)  # the oldest of equal violations
+    np.testing.assert_allclose(top, top_k, rtol=1e-14, atol=1e-14)
+    rows = np.sort(best)
+    weights = rng.random(rows.size)
+    for a, b in zip(_cache._gather_rows(indptr, indices, data, rows, weights),
+                    gather_rows(indptr, indices, data, rows, weights)):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+
+
+@pytest.mark.parametrize("compiled_from", [0, 10 ** 9])
+def test_working_set_sums_on_either_path(compiled_from, monkeypatch):
+    monkeypatch.setattr(_sparse, "COMPILED_FROM", compiled_from)
+    rng = np.random.default_rng(1)
+    M = sp.random(6, 80, density=0.25, random_state=2, format="csr")
+    rows = [M[i] for i in range(6)]
+    v = rng.normal(size=80)
+    np.testing.assert_allclose(_sparse.gather_dots(rows, v), M @ v, rtol=1e-13)
+    coef = np.array([0.5, 0.0, -2.0, 1.0, 0.0, 3.0])
+    w = _sparse.scatter_rows(v.copy(), rows, coef)
+    np.testing.assert_allclose(w, v + coef @ M.toarray(), rtol=1e-13, atol=1e-14)
+
+
+def small_problem():
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(3, 5))
+    X = rng.normal(size=(150, 5))
+    return X, np.argmax(X @ A.T + 0.3 * rng.normal(size=(150, 3)), axis=1)
+
+
+def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
+    """The numpy paths and the kernels solve the same problem to the same certified
+    gap: the objectives agree within that gap."""
+    from structsvm.features import MulticlassFeatures
+
+    X, y = small_problem()
+    kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=1.0,
+              learner="one_slack", tol=1e-6)
+    light = structsvm.fit(X, y, **kw)
+    monkeypatch.setattr(_sparse, "COMPILED_FROM", 0)
+    monkeypatch.setattr(_qp, "_ACTIVE_SET_MAX", 0)
+    compiled = structsvm.fit(X, y, **kw)
+    for m in (light, compiled):
+        assert m.duality_gap_ <= 1e-6 * m.objective_
+    assert light.objective_ == pytest.approx(compiled.objective_, rel=2e-6)
+    assert np.mean(light.predict(X) == compiled.predict(X)) >= 0.98
+
+
+OWN_STRUCTURE_FIT = """
+import json, sys
+import numpy as np
+from numba.core import event
+import structsvm
+
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+
+class MultiLabel(structsvm.Structure):
+    def __init__(self, n_labels=3):
+        self.n_labels = n_labels
+    def joint_feature(self, x, y):
+        return np.concatenate([np.append(x, 1.0) * y_k for y_k in y])
+    def argmax(self, x, w):
+        s = w.reshape(self.n_labels, -1) @ np.append(x, 1.0)
+        return tuple(int(v > 0) for v in s)
+    def loss(self, y, z):
+        return float(np.mean(np.asarray(y) != np.asarray(z)))
+    def loss_augmented_argmax(self, x, y, w):
+        s = w.reshape(self.n_labels, -1) @ np.append(x, 1.0)
+        return tuple(int(v + (1 - 2 * t) / self.n_labels > 0) for v, t in zip(s, y))
+
+rng = np.random.default_rng(0)
+A = rng.normal(size=(3, 4))
+X = [rng.normal(size=4) for _ in range(200)]
+Y = [tuple(int(v > 0) for v in A @ x) for x in X]
+model = structsvm.fit(X, Y, feature_map=MultiLabel(), tol=1e-4)
+model.predict(X[:5])
+print(json.dumps({"compiled": compiled, "learner": model.learner_.name,
+                  "rounds": model.n_iter_}))
+"""
+
+
+def test_a_small_own_structure_fit_compiles_no_kernel(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), STRUCTSVM_JIT_WARMUP="0")
+    out = subprocess.run([sys.executable, "-c", OWN_STRUCTURE_FIT], env=env, text=True,
+                         capture_output=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    assert res["learner"] == "one_slack" and res["rounds"] > 1
+    assert res["compiled"] == []
