@@ -72,12 +72,11 @@ def test_active_set_zero_when_no_constraint_is_violated():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_solve_dual_qp_same_optimum_with_and_without_the_active_set(seed, monkeypatch):
+def test_solve_dual_qp_same_optimum_with_and_without_the_active_set(seed):
     rng = np.random.default_rng(seed)
     G, b = random_qp(rng, 25, 6)
     groups = np.zeros(25, int)
-    alpha, value = solve_dual_qp(G, b, groups, 0.7, solver="SMO")
-    monkeypatch.setattr(_qp, "_ACTIVE_SET_MAX", 0)  # SMO (and its polish) only
+    alpha, value = solve_dual_qp(G, b, groups, 0.7, solver="SMO", compiled=False)
     alpha_smo, value_smo = solve_dual_qp(G, b, groups, 0.7, solver="SMO")
     assert value == pytest.approx(value_smo, rel=1e-10)
     np.testing.assert_allclose(G @ alpha, G @ alpha_smo, atol=1e-8)  # the same w
@@ -120,17 +119,32 @@ def test_cache_sums_in_numpy_equal_the_kernels(seed, slack):
         assert a.dtype == b.dtype
 
 
-@pytest.mark.parametrize("compiled_from", [0, 10 ** 9])
-def test_working_set_sums_on_either_path(compiled_from, monkeypatch):
-    monkeypatch.setattr(_sparse, "COMPILED_FROM", compiled_from)
+@pytest.mark.parametrize("compiled", [False, True])
+def test_working_set_sums_on_either_path(compiled):
     rng = np.random.default_rng(1)
     M = sp.random(6, 80, density=0.25, random_state=2, format="csr")
     rows = [M[i] for i in range(6)]
     v = rng.normal(size=80)
-    np.testing.assert_allclose(_sparse.gather_dots(rows, v), M @ v, rtol=1e-13)
+    np.testing.assert_allclose(_sparse.gather_dots(rows, v, compiled), M @ v, rtol=1e-13)
     coef = np.array([0.5, 0.0, -2.0, 1.0, 0.0, 3.0])
-    w = _sparse.scatter_rows(v.copy(), rows, coef)
+    w = _sparse.scatter_rows(v.copy(), rows, coef, compiled)
     np.testing.assert_allclose(w, v + coef @ M.toarray(), rtol=1e-13, atol=1e-14)
+
+
+def test_compiled_for_counts_the_caches_entries():
+    from structsvm.features import MulticlassFeatures
+    from structsvm.inference import get_decoder
+    from structsvm.losses import ZeroOneLoss
+    from structsvm.problem import Problem
+
+    X, y = small_problem()
+    fm = MulticlassFeatures().fit(X, y)
+    problem = Problem(Xe=fm.encode_inputs(X), Ye=fm.encode_outputs(y, X), feature_map=fm,
+                      decoder=get_decoder("argmax"), loss=ZeroOneLoss(), C=1.0)
+    entries = 2 * problem.truth_features().nnz  # 150 examples x 5 features, twice
+    assert entries == 1500
+    assert not _sparse.compiled_for(problem, _sparse.COMPILED_FROM // entries)
+    assert _sparse.compiled_for(problem, _sparse.COMPILED_FROM // entries + 1)
 
 
 def small_problem():
@@ -148,9 +162,9 @@ def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
     X, y = small_problem()
     kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=1.0,
               learner="one_slack", tol=1e-6)
+    monkeypatch.setattr(_sparse, "COMPILED_FROM", 10 ** 9)  # numpy throughout
     light = structsvm.fit(X, y, **kw)
-    monkeypatch.setattr(_sparse, "COMPILED_FROM", 0)
-    monkeypatch.setattr(_qp, "_ACTIVE_SET_MAX", 0)
+    monkeypatch.setattr(_sparse, "COMPILED_FROM", 0)  # the kernels throughout
     compiled = structsvm.fit(X, y, **kw)
     for m in (light, compiled):
         assert m.duality_gap_ <= 1e-6 * m.objective_

@@ -10,7 +10,6 @@ import hashlib
 import numpy as np
 import scipy.sparse as sp
 
-from ._sparse import COMPILED_FROM
 
 __all__ = ["OutputCache", "problem_fingerprint"]
 
@@ -26,7 +25,8 @@ class OutputCache:
     at w ≈ 0 differ from the truth everywhere and are the largest).
     """
 
-    def __init__(self, size, max_nnz=_MAX_NNZ):
+    def __init__(self, size, max_nnz=_MAX_NNZ, compiled=True):
+        self.compiled = compiled  # the kernels or numpy (see ._sparse)
         self.size = int(size)
         self.max_nnz = int(max_nnz)
         self.psi, self.loss = [], []
@@ -71,8 +71,7 @@ class OutputCache:
             return None
         indptr, indices, data, loss = self._stacked()
         n, D = self.psi[0].shape
-        # small caches in numpy, large ones in the compiled kernels (see ._sparse)
-        if data.size < COMPILED_FROM:
+        if not self.compiled:
             kernels = (_best_cached_rows, _gather_rows)
         else:
             from ._cache_jit import best_cached_rows, gather_rows

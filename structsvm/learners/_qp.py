@@ -131,17 +131,17 @@ def _cached_single_group(m):
     return cache[cap]
 
 
-def _solve_smo(G, b, groups, C, alpha0):
+def _solve_smo(G, b, groups, C, alpha0, compiled=True):
     m = len(b)
     alpha = np.zeros(m) if alpha0 is None else np.array(alpha0, dtype=float)
     alpha = _feasible(alpha, groups, C)
     n_groups = int(groups.max()) + 1
     tol = kkt_tolerance(G, b, C)
     max_iter = 1000 * m + 100000
-    if n_groups == 1 and m <= _ACTIVE_SET_MAX:
-        # small one-group QPs (every 1-slack working set of a small problem) by the
-        # active-set method in numpy, from the warm start: exact on its support,
-        # accepted under SMO's own tolerance, no numba kernel needed
+    if not compiled and n_groups == 1:
+        # a small problem's one-group QPs by the active-set method in numpy, from the
+        # warm start: exact on its support, accepted under SMO's own tolerance; SMO
+        # only where it gives up
         exact = _active_set_single(G, b, alpha, C, tol)
         if exact is not None:
             return exact, "optimal"
@@ -168,9 +168,6 @@ def _solve_smo(G, b, groups, C, alpha0):
 # a KKT violation of this fraction of max|Δ|
 _POLISH_MIN = 4
 _POLISH_LOOSE = 1e-4
-# one-group QPs of at most this many constraints are first tried by the active-set
-# method alone (each step solves a system of the support's size)
-_ACTIVE_SET_MAX = 128
 
 
 def _active_set_single(G, b, alpha, C, tol, max_steps=None):
@@ -336,7 +333,7 @@ def _feasible(alpha, groups, C):
 
 
 def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=None,
-                  factor=None):
+                  factor=None, compiled=True):
     """Solve the working-set dual QP; retry principled, else raise :class:`QPError`.
 
     Parameters
@@ -363,6 +360,10 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
         Any F with F Fᵀ = G (e.g. the constraint matrix itself when it has fewer
         columns than rows), or a function returning it (called only if a cvxpy
         solver runs); by default G is factored here.
+    compiled : bool, default=True
+        False: with "SMO" or "AUTO", a one-group QP is first solved by the active-set
+        method in numpy (:func:`_active_set_single`), so that a small problem needs
+        no numba kernel.
 
     Returns
     -------
@@ -397,7 +398,7 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
     single = m > 0 and not groups.any() and factor is None
     failures = []
     if solver in ("SMO", "AUTO"):
-        alpha, status = _solve_smo(G, b, groups, float(C), alpha0)
+        alpha, status = _solve_smo(G, b, groups, float(C), alpha0, compiled)
         if alpha is not None:
             alpha = _feasible(alpha, groups, float(C))
             return alpha, float(b @ alpha - 0.5 * alpha @ G @ alpha)

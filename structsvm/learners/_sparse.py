@@ -2,21 +2,33 @@
 large ones (no validation here; callers pass sorted, unique CSR row indices).
 
 A numba kernel costs numba's set-up in every fresh process (most of a second) and,
-the first time on a machine, its compilation (seconds); numpy's temporaries cost
-little until an input holds many entries. So a call that touches fewer than
-:data:`COMPILED_FROM` stored entries runs in numpy, and a small problem (a
-researcher's own structure on a few hundred examples) trains without importing numba.
-Both paths compute the same sums; only their floating-point summation order may
-differ (by round-off).
+the first time on a machine, its compilation (seconds); numpy's temporaries and
+per-call overheads cost little on a small problem. So the cutting-plane learners run
+a problem whose constraint cache would hold fewer than :data:`COMPILED_FROM` entries
+(:func:`compiled_for`) in numpy from its first round to its last, and a small problem
+(a researcher's own structure on a few hundred examples) trains without compiling
+or loading a kernel; larger ones use the kernels throughout. Both paths compute the
+same sums; only the floating-point summation order of the dot products may differ
+(by round-off).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["COMPILED_FROM", "aggregate_rows", "gather_dots", "scatter_rows"]
+__all__ = ["COMPILED_FROM", "aggregate_rows", "compiled_for", "gather_dots",
+           "scatter_rows"]
 
-# stored entries from which a call uses the compiled kernels
+# cache entries (δΦ entries of all stored answers) from which a problem is solved with
+# the compiled kernels
 COMPILED_FROM = 100_000
+
+
+def compiled_for(problem, answers=1):
+    """Whether the cutting planes solve ``problem`` with the compiled kernels: when
+    ``answers`` oracle answers would hold at least :data:`COMPILED_FROM` δΦ entries,
+    estimated as twice the entries of the true joint features Φ(x_i, y_i) (a δΦ row
+    holds at most those of Φ(x_i, y_i) and Φ(x_i, ŷ_i))."""
+    return 2 * problem.truth_features().nnz * max(int(answers), 1) >= COMPILED_FROM
 
 
 def aggregate_rows(M, weights):
@@ -42,18 +54,18 @@ def _pool():
     return _POOL
 
 
-def gather_dots(rows, v):
+def gather_dots(rows, v, compiled=True):
     """ψ_c · v for every sparse row ψ_c in ``rows`` (objects with ``indices``,
-    ``data`` and ``nnz``): numpy below :data:`COMPILED_FROM` entries in all, else the
-    ``gather_dot`` kernel (big rows in parallel threads: it releases the GIL)."""
+    ``data`` and ``nnz``): in numpy, or with the ``gather_dot`` kernel (big rows in
+    parallel threads: it releases the GIL)."""
     out = np.empty(len(rows))
-    total = sum(r.nnz for r in rows)
-    if total < COMPILED_FROM:
+    if not compiled:
         for k, r in enumerate(rows):
             out[k] = r.data @ v[r.indices]
         return out
     from ._sparse_jit import gather_dot
 
+    total = sum(r.nnz for r in rows)
     if total < 500_000 or len(rows) < 2:
         for k, r in enumerate(rows):
             out[k] = gather_dot(r.indices, r.data, v)
@@ -64,11 +76,11 @@ def gather_dots(rows, v):
     return out
 
 
-def scatter_rows(w, rows, coef):
-    """w += Σ_c coef_c ψ_c in place, skipping zero coefficients: numpy below
-    :data:`COMPILED_FROM` entries in all, else the ``scatter_add`` kernel."""
+def scatter_rows(w, rows, coef, compiled=True):
+    """w += Σ_c coef_c ψ_c in place, skipping zero coefficients: in numpy, or with
+    the ``scatter_add`` kernel (the same products and sums)."""
     pairs = [(float(a), r) for a, r in zip(coef, rows) if a != 0.0]
-    if sum(r.nnz for _, r in pairs) < COMPILED_FROM:
+    if not compiled:
         for a, r in pairs:
             w[r.indices] += a * r.data  # unique indices: no repeated writes
         return w

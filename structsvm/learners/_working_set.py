@@ -34,7 +34,8 @@ class WorkingSet:
     the round's arithmetic on small problems).
     """
 
-    def __init__(self, n_features):
+    def __init__(self, n_features, compiled=True):
+        self.compiled = compiled  # the kernels or numpy (see ._sparse)
         self.rows = []          # list of _Row
         self.loss = np.zeros(0)
         self.group = np.zeros(0, dtype=np.intp)
@@ -59,7 +60,7 @@ class WorkingSet:
 
     def _dots(self, dense):
         """ψ_c · v for every constraint c (v dense)."""
-        return gather_dots(self.rows, dense)
+        return gather_dots(self.rows, dense, self.compiled)
 
     def _as_rows(self, psi_rows):
         """``psi_rows`` (a dense vector: one row; or a sparse matrix) as a list of
@@ -125,7 +126,7 @@ class WorkingSet:
 
     def weights(self, alpha):
         """w = Σ_c α_c ψ_c."""
-        return scatter_rows(np.zeros(self.n_features), self.rows, alpha)
+        return scatter_rows(np.zeros(self.n_features), self.rows, alpha, self.compiled)
 
     def dual_value(self):
         """Δᵀα − ½ αᵀGα at the stored α (a lower bound when α is feasible)."""
@@ -135,7 +136,8 @@ class WorkingSet:
         # when the constraints have fewer columns than rows, they factor G themselves
         factor = self.matrix if self.n_features <= len(self) else None
         alpha, dual = solve_dual_qp(self.G, self.loss, self.group, C, solver=solver,
-                                    round_=round_, alpha0=self.alpha, factor=factor)
+                                    round_=round_, alpha0=self.alpha, factor=factor,
+                                    compiled=self.compiled)
         self.alpha = alpha
         active = alpha > 1e-9 * max(C, 1e-300)
         self.idle = np.where(active, 0, self.idle + 1)

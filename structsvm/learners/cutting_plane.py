@@ -60,7 +60,7 @@ from sklearn.base import BaseEstimator
 from ..protocols import LearnerBase, LearnerResult
 from ._cache import OutputCache, problem_fingerprint
 from ._qp import CVXPY_SOLVERS, SOLVERS
-from ._sparse import aggregate_rows
+from ._sparse import aggregate_rows, compiled_for
 from ._working_set import WorkingSet
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
@@ -127,6 +127,10 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
         ws, saved_cache, fp = self._start(problem, state)
         if cache is not None and saved_cache is not None and saved_cache.size == cache.size:
             cache.psi, cache.loss = saved_cache.psi, saved_cache.loss
+        # a small problem in numpy from start to end, a larger one with the kernels
+        ws.compiled = compiled_for(problem, 1 if cache is None else cache.size)
+        if cache is not None:
+            cache.compiled = ws.compiled
         n_groups = 1 if self._n_groups_one else problem.n_samples
         qp = None
         if constraints is not None:
