@@ -175,16 +175,7 @@ def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
 OWN_STRUCTURE_FIT = """
 import json, sys
 import numpy as np
-from numba.core import event
 import structsvm
-
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
 
 class MultiLabel(structsvm.Structure):
     def __init__(self, n_labels=3):
@@ -206,16 +197,19 @@ X = [rng.normal(size=4) for _ in range(200)]
 Y = [tuple(int(v > 0) for v in A @ x) for x in X]
 model = structsvm.fit(X, Y, feature_map=MultiLabel(), tol=1e-4)
 model.predict(X[:5])
-print(json.dumps({"compiled": compiled, "learner": model.learner_.name,
-                  "rounds": model.n_iter_}))
+print(json.dumps({"numba": "numba" in sys.modules, "learner": model.learner_.name,
+                  "rounds": model.n_iter_, "gap": model.duality_gap_,
+                  "objective": model.objective_}))
 """
 
 
-def test_a_small_own_structure_fit_compiles_no_kernel(tmp_path):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), STRUCTSVM_JIT_WARMUP="0")
+def test_a_small_own_structure_fit_imports_no_numba():
+    """No kernel is compiled or loaded: numba is not even imported."""
+    env = dict(os.environ, STRUCTSVM_JIT_WARMUP="0")
     out = subprocess.run([sys.executable, "-c", OWN_STRUCTURE_FIT], env=env, text=True,
                          capture_output=True, timeout=300)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout.strip().splitlines()[-1])
     assert res["learner"] == "one_slack" and res["rounds"] > 1
-    assert res["compiled"] == []
+    assert res["gap"] <= 1e-4 * res["objective"]
+    assert res["numba"] is False

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import _multiclass_jit as jit
 
 __all__ = ["csr_rows", "difference_rows", "sparse_class_scores"]
 
@@ -18,6 +17,8 @@ def csr_rows(Xe, idx):
     """(canonical CSR, row numbers) of the examples ``idx``: a sparse ``Xe`` in
     canonical form (as ``encode_inputs`` returns it) is used as it is, the chosen
     rows of a dense one are converted by a compiled pass."""
+    from . import _multiclass_jit as jit  # numba only when rows are built
+
     n = Xe.shape[0]
     rows = np.arange(n) if idx is None else np.asarray(idx, dtype=np.intp).reshape(-1)
     if rows.size and (rows.min() < -n or rows.max() >= n):
@@ -45,6 +46,8 @@ def difference_rows(Xs, rows, y, yh, lam, n_input, n_features):
     None (one-hot), ``n_input`` the width d of φ(x). The result has sorted column
     indices and no stored zeros (``has_canonical_format`` set).
     """
+    from . import _multiclass_jit as jit  # numba only when rows are built
+
     width = 2 if lam is None else lam.shape[1]
     bound = width * int(np.sum(Xs.indptr[rows + 1] - Xs.indptr[rows]))
     small = max(bound, n_features) < np.iinfo(np.int32).max
@@ -63,6 +66,8 @@ def difference_rows(Xs, rows, y, yh, lam, n_input, n_features):
 def sparse_class_scores(Xe, W, idx):
     """``Xe[idx] @ W.T`` for sparse ``Xe``, compiled: scipy would copy W.T (all of w)
     on every call. ``W`` has one row per block (class or attribute)."""
+    from . import _multiclass_jit as jit  # numba only when rows are built
+
     Xs, rows = csr_rows(Xe, idx)
     scores = np.empty((len(rows), W.shape[0]))
     jit.class_scores(Xs.indptr, Xs.indices, Xs.data, rows, np.ascontiguousarray(W), scores)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import _dual_cd_jit as jit
 
 __all__ = ["RowPool"]
 
@@ -71,6 +70,8 @@ class RowPool:
     def compact(self, slot):
         """Rewrite the pool with the rows ``slot`` uses only (renumbering ``slot`` in
         place), when it holds more than twice their entries plus ``_COMPACT_SLACK``."""
+        from . import _dual_cd_jit as jit
+
         live = slot[slot >= 0]
         nnz = int(self.len[live].sum())
         if self.used <= 2 * nnz + _COMPACT_SLACK:

@@ -64,9 +64,11 @@ from sklearn.utils import check_random_state
 
 from .. import _jit_warmup
 from ..protocols import LearnerBase, LearnerResult
-from . import _dual_cd_jit as jit
 from ._cache import problem_fingerprint
 from ._dual_cd_pool import RowPool
+
+# the kernels (_dual_cd_jit) are imported where they run: importing the learners
+# imports no numba
 
 __all__ = ["DualCD"]
 
@@ -230,6 +232,8 @@ class DualCD(LearnerBase, BaseEstimator):
     def _sweep(self, problem, st, w, rng, est, it):
         """The oracle on batches of examples at the current w, each followed by block
         steps over a 1/n_batches slice of the examples with cached outputs."""
+        from . import _dual_cd_jit as jit
+
         n = st.slot.shape[0]
         batches = np.array_split(rng.permutation(n), min(n, int(self.n_batches)))
         cached = np.flatnonzero((st.slot >= 0).any(axis=1))
@@ -246,6 +250,8 @@ class DualCD(LearnerBase, BaseEstimator):
 
     def _offer(self, problem, st, v, w, it):
         """Offer an oracle answer to the caches (block steps); returns block gaps."""
+        from . import _dual_cd_jit as jit
+
         C = float(problem.C)
         psi = sp.csr_matrix(v.psi)
         if problem.rescaling == "slack":  # constraint Δ(1 − w·δΦ) ≤ ξ: row Δ δΦ
@@ -268,6 +274,8 @@ class DualCD(LearnerBase, BaseEstimator):
 
     def _inner(self, st, w, C, gap, rng):
         """Passes over cached outputs; returns how many were made."""
+        from . import _dual_cd_jit as jit
+
         order = np.flatnonzero((st.slot >= 0).any(axis=1))
         rng.shuffle(order)
         gaps = np.zeros(st.slot.shape[0])
@@ -300,6 +308,8 @@ class _State:
         self.steps = 4 * S
 
     def weights(self):
+        from . import _dual_cd_jit as jit
+
         p = self.pool
         _jit_warmup.wait(jit.weights_from_alpha)
         return jit.weights_from_alpha(self.D, p.ind, p.dat, p.start, p.len, self.slot,

@@ -35,7 +35,6 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ..protocols import LearnerBase, LearnerResult
-from ._sparse_jit import gather_dot, scatter_add
 
 __all__ = ["FrankWolfe"]
 
@@ -71,6 +70,8 @@ class FrankWolfe(LearnerBase, BaseEstimator):
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
         """Run passes until the certified gap is ≤ ``tol`` × primal or ``max_iter``."""
+        from ._sparse_jit import gather_dot, scatter_add  # numba when a fit runs
+
         if problem.rescaling != "margin":
             raise ValueError("learner='frank_wolfe' supports rescaling='margin' only")
         bs = int(self.batch_size)

@@ -42,7 +42,6 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ..protocols import LearnerBase, LearnerResult, capability
-from . import _multiclass_cd_jit as jit
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
 from .frank_wolfe import FrankWolfe
@@ -213,6 +212,8 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
             When the problem is not one this learner solves (naming the learners
             that can).
         """
+        from . import _multiclass_cd_jit as jit  # numba when a fit runs
+
         why = multiclass_cd_refusal(problem.feature_map, problem.decoder, problem.loss,
                                     problem.rescaling)
         if why is not None:

@@ -37,7 +37,6 @@ from sklearn.utils import check_random_state
 
 from ..protocols import LearnerBase, LearnerResult
 from ._sparse import aggregate_rows
-from ._sparse_jit import average_inplace, gather_dot, scatter_add
 
 __all__ = ["Pegasos"]
 
@@ -86,6 +85,8 @@ class Pegasos(LearnerBase, BaseEstimator):
         ``state`` (``extra["state"]`` of a previous result) continues that run: its
         step counter t (so the first step does not shrink w to 0), last iterate,
         average and random stream."""
+        from ._sparse_jit import average_inplace, gather_dot, scatter_add  # numba: a fit
+
         bs, every = int(self.batch_size), int(self.eval_every)
         if bs < 1:
             raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
