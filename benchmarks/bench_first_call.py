@@ -11,6 +11,11 @@ and then once more ("second": the kernels load from the cache the first run wrot
 - ``digits``: ``structsvm.fit`` on scikit-learn's digits (X / 16,
   ``train_test_split(random_state=0)``, C = 0.1, the default multiclass call) and
   ``LinearSVC(C=0.1)`` (its defaults otherwise) in the same process after import;
+- ``own``: a researcher's own structure, the multi-label example of the guide
+  (docs/own_structure.md: a ``structsvm.Structure`` with ``joint_feature``,
+  ``argmax``, ``loss`` and ``loss_augmented_argmax``, 100 examples, the default
+  learner), ``structsvm.fit`` timed after import; the job also records whether the
+  process imported numba at all;
 - ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
   data, then one ``predict`` of the 914 test sentences;
 - ``import``: ``python -c "import structsvm"``;
@@ -28,7 +33,7 @@ passes arguments to the main job (the tests use a tiny slice).
 Usage::
 
     NLTK_DATA=.../nltk_data python benchmarks/bench_first_call.py [--repeats 3]
-        [--jobs main main_no_helper digits tagging import kernels] [--markdown]
+        [--jobs main main_no_helper digits own tagging import kernels] [--markdown]
 """
 import argparse
 import json
@@ -42,7 +47,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-JOBS = ("main", "main_no_helper", "digits", "tagging", "import", "kernels")
+JOBS = ("main", "main_no_helper", "digits", "own", "tagging", "import", "kernels")
 
 DIGITS = """
 import json, time
@@ -62,6 +67,44 @@ LinearSVC(C=0.1).fit(Xtr, ytr)
 t3 = time.perf_counter()
 print(json.dumps({"fit": t2 - t1, "linearsvc": t3 - t2,
                   "acc": float((model.predict(Xte) == yte).mean())}))
+"""
+
+OWN = """
+import json, sys, time
+import numpy as np
+import structsvm
+
+
+class MultiLabel(structsvm.Structure):
+    def __init__(self, n_labels=3, bias=1.0):
+        self.n_labels = n_labels
+        self.bias = bias
+
+    def joint_feature(self, x, y):
+        return np.concatenate([np.append(x, self.bias) * y_k for y_k in y])
+
+    def argmax(self, x, w):
+        scores = w.reshape(self.n_labels, -1) @ np.append(x, self.bias)
+        return tuple(int(s > 0) for s in scores)
+
+    def loss(self, y_true, y_pred):
+        return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
+
+    def loss_augmented_argmax(self, x, y, w):
+        scores = w.reshape(self.n_labels, -1) @ np.append(x, self.bias)
+        return tuple(int(s + (1 - 2 * y_k) / self.n_labels > 0)
+                     for s, y_k in zip(scores, y))
+
+
+rng = np.random.default_rng(0)
+A = rng.normal(size=(3, 4))
+X = [rng.normal(size=4) for _ in range(100)]
+Y = [tuple(int(v > 0) for v in A @ x) for x in X]
+t0 = time.perf_counter()
+model = structsvm.fit(X, Y, feature_map=MultiLabel(n_labels=3))
+t1 = time.perf_counter()
+print(json.dumps({"fit": t1 - t0, "numba": "numba" in sys.modules,
+                  "objective": model.objective_}))
 """
 
 TRAIN = """
@@ -162,6 +205,10 @@ def one_repeat(jobs, main_args, model_path, kernel_sentences=30):
                     _, res = _run([py, "-c", DIGITS], cache)
                     row[f"digits.{run}"] = res["fit"]
                     row[f"linearsvc.{run}"] = res["linearsvc"]
+                elif job == "own":
+                    _, res = _run([py, "-c", OWN], cache)
+                    row[f"own.{run}"] = res["fit"]
+                    row[f"own.{run}_numba"] = float(res["numba"])
                 elif job == "tagging":
                     _, res = _run([py, "-c", TAG, model_path], cache)
                     row[f"tagging.{run}"] = res["tag"]
@@ -183,7 +230,7 @@ def summarise(rows):
     """Medians of every figure over the repeats, with the ratios the docs quote."""
     med = {k: statistics.median(r[k] for r in rows if k in r)
            for k in dict.fromkeys(k for r in rows for k in r)}
-    for job in ("main", "main_no_helper", "tagging", "import"):
+    for job in ("main", "main_no_helper", "own", "tagging", "import"):
         if f"{job}.first" in med:
             med[f"{job}.ratio"] = med[f"{job}.first"] / med[f"{job}.second"]
     if "digits.first" in med:
@@ -197,7 +244,8 @@ def markdown(med):
     lines = ["| job | first run (empty cache) | second run | first / second |",
              "| --- | --- | --- | --- |"]
     names = {"main": "main job, whole process", "main_no_helper":
-             "main job, helper off", "tagging": "load + first `predict` (914 "
+             "main job, helper off", "own": "own structure `fit` (the guide's "
+             "multi-label example)", "tagging": "load + first `predict` (914 "
              "sentences): the `predict`", "import": "`import structsvm`"}
     for job, label in names.items():
         if f"{job}.first" in med:

@@ -67,7 +67,7 @@ def test_bench_first_call_small(capsys):
     """Fresh processes, an empty numba cache for the first run: the digits job's
     figures and ratios, and the import time, as the markdown table prints them."""
     med = load("bench_first_call").main(["--repeats", "1", "--jobs", "import", "digits",
-                                         "--markdown"])
+                                         "own", "--markdown"])
     out = capsys.readouterr().out
     for key in ("import.first", "import.second", "digits.first", "digits.second",
                 "linearsvc.first", "linearsvc.second"):
@@ -76,6 +76,10 @@ def test_bench_first_call_small(capsys):
     assert med["import.ratio"] == med["import.first"] / med["import.second"]
     assert "| `import structsvm` |" in out and "| digits `fit` |" in out
     assert f"{med['digits.first']:.2f} s" in out
+    # a small own structure trains without numba, in the first run as in the second
+    assert med["own.first"] > 0 and med["own.second"] > 0
+    assert med["own.first_numba"] == med["own.second_numba"] == 0.0
+    assert "| own structure `fit`" in out
 
 
 def test_bench_first_call_kernels(capsys):

@@ -194,6 +194,13 @@ def _active_set_single(G, b, alpha, C, tol, max_steps=None):
     """
     m = b.shape[0]
     ridge = 1e-14 * max(float(np.diag(G).max(initial=0.0)), 1e-300)
+    # the KKT matrix of all m + 1 variables (α, s) and the multiplier ν, whose rows
+    # and columns of F and ν each step's system takes
+    E = np.zeros((m + 2, m + 2))
+    E[:m, :m] = G
+    E[np.arange(m + 1), np.arange(m + 1)] += ridge
+    E[:m + 1, m + 1] = E[m + 1, :m + 1] = 1.0
+    rhs_all = np.append(b, [0.0, C])
     x = np.append(alpha, max(C - float(alpha.sum()), 0.0))
     if x.sum() <= 0.0:
         x[m] = C
@@ -202,16 +209,9 @@ def _active_set_single(G, b, alpha, C, tol, max_steps=None):
     for _ in range(max_steps or 4 * m + 20):
         F = np.flatnonzero(free)
         k = F.size
-        A = F[F < m]  # the free α's
-        K = np.zeros((k + 1, k + 1))
-        K[:k, :k][np.ix_(F < m, F < m)] = G[np.ix_(A, A)]
-        K[:k, :k] += ridge * np.eye(k)
-        K[:k, k] = K[k, :k] = 1.0
-        rhs = np.zeros(k + 1)
-        rhs[:k][F < m] = b[A]
-        rhs[k] = C
+        rows = np.append(F, m + 1)
         try:
-            z = np.linalg.solve(K, rhs)[:k]
+            z = np.linalg.solve(E[np.ix_(rows, rows)], rhs_all[rows])[:k]
         except np.linalg.LinAlgError:
             return None
         if not np.all(np.isfinite(z)):
