@@ -35,7 +35,7 @@ SLACK = 16 * 2 ** 20
 
 _SERVER = textwrap.dedent("""
     import json, os, resource, sys, time
-    import numpy, scipy.sparse, scipy.io
+    import numba, numpy, scipy.sparse, scipy.io
     import structsvm, structsvm.cli, structsvm.corpora, structsvm.features
     import structsvm.corpora.treebank, structsvm.estimator, structsvm.learners
     for request in sys.stdin:
