@@ -131,45 +131,85 @@ def test_working_set_sums_on_either_path(compiled):
     np.testing.assert_allclose(w, v + coef @ M.toarray(), rtol=1e-13, atol=1e-14)
 
 
-def test_compiled_for_counts_the_caches_entries():
-    from structsvm.features import MulticlassFeatures
-    from structsvm.inference import get_decoder
-    from structsvm.losses import ZeroOneLoss
-    from structsvm.problem import Problem
+class MultiLabel(structsvm.Structure):
+    """The multi-label structure of the own-structure guide (labels on or off)."""
 
-    X, y = small_problem()
-    fm = MulticlassFeatures().fit(X, y)
-    problem = Problem(Xe=fm.encode_inputs(X), Ye=fm.encode_outputs(y, X), feature_map=fm,
-                      decoder=get_decoder("argmax"), loss=ZeroOneLoss(), C=1.0)
-    entries = 2 * problem.truth_features().nnz  # 150 examples x 5 features, twice
-    assert entries == 1500
-    assert not _sparse.compiled_for(problem, _sparse.COMPILED_FROM // entries)
-    assert _sparse.compiled_for(problem, _sparse.COMPILED_FROM // entries + 1)
+    def __init__(self, n_labels=3):
+        self.n_labels = n_labels
+
+    def joint_feature(self, x, y):
+        return np.concatenate([np.append(x, 1.0) * y_k for y_k in y])
+
+    def argmax(self, x, w):
+        return tuple(int(v > 0) for v in w.reshape(self.n_labels, -1) @ np.append(x, 1.0))
+
+    def loss(self, y, z):
+        return float(np.mean(np.asarray(y) != np.asarray(z)))
+
+    def loss_augmented_argmax(self, x, y, w):
+        s = w.reshape(self.n_labels, -1) @ np.append(x, 1.0)
+        return tuple(int(v + (1 - 2 * t) / self.n_labels > 0) for v, t in zip(s, y))
 
 
-def small_problem():
+def multi_label_data(n=150, d=5):
     rng = np.random.default_rng(0)
-    A = rng.normal(size=(3, 5))
-    X = rng.normal(size=(150, 5))
-    return X, np.argmax(X @ A.T + 0.3 * rng.normal(size=(150, 3)), axis=1)
+    A = rng.normal(size=(3, d))
+    X = [rng.normal(size=d) for _ in range(n)]
+    return X, [tuple(int(v > 0) for v in A @ x + 0.3 * rng.normal(size=3)) for x in X]
+
+
+def decisions(monkeypatch):
+    """The (structure, Φ entries, answers, compiled) decisions of the fits that follow."""
+    from structsvm.learners import cutting_plane
+
+    seen = []
+
+    def spy(problem, answers=1):
+        out = _sparse.compiled_for(problem, answers)
+        seen.append((type(problem.feature_map).structure, problem.truth_features().nnz,
+                     answers, out))
+        return out
+
+    monkeypatch.setattr(cutting_plane, "compiled_for", spy)
+    return seen
+
+
+def test_compiled_for_counts_the_caches_entries(monkeypatch):
+    from structsvm.features import MulticlassFeatures
+
+    seen = decisions(monkeypatch)
+    X, Y = multi_label_data()
+    structsvm.fit(X, Y, feature_map=MultiLabel(), max_iter=2)
+    (structure, nnz, answers, compiled), = seen
+    assert structure == "user" and answers == 10  # the default cache size
+    assert nnz == sum(6 * sum(y) for y in Y)  # (x, 1) in every label that is on
+    assert compiled == (2 * nnz * answers >= _sparse.COMPILED_FROM) and not compiled
+    monkeypatch.setattr(_sparse, "COMPILED_FROM", 2 * nnz * answers)
+    structsvm.fit(X, Y, feature_map=MultiLabel(), max_iter=2)
+    assert seen[-1][3]  # at the threshold: the kernels
+    # a built-in map's oracle is compiled anyway: its learner uses the kernels
+    monkeypatch.setattr(_sparse, "COMPILED_FROM", 10 ** 9)
+    Xa = np.array(X)
+    structsvm.fit(Xa, (Xa[:, 0] > 0).astype(int), feature_map=MulticlassFeatures(),
+                  learner="one_slack", max_iter=2)
+    assert seen[-1][0] == "multiclass" and seen[-1][3]
 
 
 def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
     """The numpy paths and the kernels solve the same problem to the same certified
     gap: the objectives agree within that gap."""
-    from structsvm.features import MulticlassFeatures
-
-    X, y = small_problem()
-    kw = dict(feature_map=MulticlassFeatures(), decoder="argmax", C=1.0,
-              learner="one_slack", tol=1e-6)
-    monkeypatch.setattr(_sparse, "COMPILED_FROM", 10 ** 9)  # numpy throughout
-    light = structsvm.fit(X, y, **kw)
+    X, Y = multi_label_data()
+    kw = dict(feature_map=MultiLabel(), C=1.0, tol=1e-6)
+    seen = decisions(monkeypatch)
+    light = structsvm.fit(X, Y, **kw)
     monkeypatch.setattr(_sparse, "COMPILED_FROM", 0)  # the kernels throughout
-    compiled = structsvm.fit(X, y, **kw)
+    compiled = structsvm.fit(X, Y, **kw)
+    assert [d[3] for d in seen] == [False, True]
     for m in (light, compiled):
+        assert m.learner_.name == "one_slack"
         assert m.duality_gap_ <= 1e-6 * m.objective_
     assert light.objective_ == pytest.approx(compiled.objective_, rel=2e-6)
-    assert np.mean(light.predict(X) == compiled.predict(X)) >= 0.98
+    assert np.mean([a == b for a, b in zip(light.predict(X), compiled.predict(X))]) >= 0.98
 
 
 OWN_STRUCTURE_FIT = """

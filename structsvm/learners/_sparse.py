@@ -4,10 +4,12 @@ large ones (no validation here; callers pass sorted, unique CSR row indices).
 A numba kernel costs numba's set-up in every fresh process (most of a second) and,
 the first time on a machine, its compilation (seconds); numpy's temporaries and
 per-call overheads cost little on a small problem. So the cutting-plane learners run
-a problem whose constraint cache would hold fewer than :data:`COMPILED_FROM` entries
-(:func:`compiled_for`) in numpy from its first round to its last, and a small problem
-(a researcher's own structure on a few hundred examples) trains without compiling
-or loading a kernel; larger ones use the kernels throughout. Both paths compute the
+a small problem of a researcher's own ``structsvm.Structure`` (whose joint features
+and argmax run in Python: nothing else in the fit is compiled), one whose constraint
+cache would hold fewer than :data:`COMPILED_FROM` entries (:func:`compiled_for`), in
+numpy from its first round to its last: it trains without importing numba. Larger
+problems, and the built-in maps (whose oracles are compiled anyway), use the kernels
+throughout. Both paths compute the
 same sums; only the floating-point summation order of the dot products may differ
 (by round-off).
 """
@@ -24,10 +26,13 @@ COMPILED_FROM = 100_000
 
 
 def compiled_for(problem, answers=1):
-    """Whether the cutting planes solve ``problem`` with the compiled kernels: when
-    ``answers`` oracle answers would hold at least :data:`COMPILED_FROM` δΦ entries,
+    """Whether the cutting planes solve ``problem`` with the compiled kernels: unless
+    its feature map is a ``structsvm.Structure``'s (structure ``"user"``) and
+    ``answers`` oracle answers would hold fewer than :data:`COMPILED_FROM` δΦ entries,
     estimated as twice the entries of the true joint features Φ(x_i, y_i) (a δΦ row
     holds at most those of Φ(x_i, y_i) and Φ(x_i, ŷ_i))."""
+    if type(problem.feature_map).structure != "user":
+        return True
     return 2 * problem.truth_features().nnz * max(int(answers), 1) >= COMPILED_FROM
 
 
