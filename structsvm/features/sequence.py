@@ -10,10 +10,12 @@ from sklearn.base import BaseEstimator
 from .. import _jit_warmup
 from ..limits import check_weights
 from ..protocols import FeatureMapBase, as_sequence
-from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
-                     difference_entries, fused_chain_oracle)
+from ._sequence_chain import ChainPotentials
+from ._sequence_encoding import EncodedSequences
+from ._sequence_oracle import aggregate_chain_violation, fused_chain_oracle
 from ._sequence_observations import FEATURE_SETS, TokenFeaturizer
 from ._sequence_jit import scatter_differences, shared_unaries
+from ._sequence_rows import difference_entries
 from ._names import FeatureNamesMixin
 from ._validation import label_index
 from .multiclass import _as_label_array, _sorted_unique
