@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from ..losses import HammingLoss
 from ..outputs import LazyOutputs
 from ._sequence_chain import ChainPotentials
-from ._sequence_rows import sparse_difference_sum
+from ._sequence_rows import dense_difference_sum, sparse_difference_sum
 
 __all__ = ["aggregate_chain_violation", "fused_chain_oracle", "FlatPaths"]
 
@@ -47,7 +47,8 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
         delta = np.asarray(loss.batch(Y, Y_hat), dtype=float)
         slack = np.maximum(0.0, delta - (batch.score_flat(y) - batch.score_flat(yh)))
     if idx is None:
-        psi = fm._scatter(Xs, offsets, y, yh, np.ones(y.size))
+        psi = dense_difference_sum(Xs, offsets, y, yh, np.ones(y.size), fm.n_states_,
+                                   fm.n_input_features_ * fm.n_states_, fm.n_features_)
     else:
         psi = sparse_difference_sum(Xe, Xs, offsets, y, yh, fm.n_states_,
                                     fm.n_input_features_ * fm.n_states_, fm.n_features_)
