@@ -47,10 +47,12 @@ ALLOWED = {
         "a user's function, for repr",
     ("features/_grammar_features.py", "hasattr(x, '__len__')"):
         "input validation of user data",
-    ("features/sequence.py", "hasattr(x, '__len__')"): "input validation of user data",
-    ("features/sequence.py", "hasattr(y, '__len__')"): "input validation of user data",
+    ("features/_sequence_inputs.py", "hasattr(x, '__len__')"):
+        "input validation of user data",
+    ("features/_sequence_inputs.py", "hasattr(y, '__len__')"):
+        "input validation of user data",
     ("features/graph.py", "hasattr(y, '__len__')"): "input validation of user data",
-    ("features/_sequence_chain.py", "getattr(Xe, '_flat_truth', None)"):
+    ("features/_sequence_oracle.py", "getattr(Xe, '_flat_truth', None)"):
         "a cache on the map's own encoded data",
     ("inference/cky.py", "getattr(type(batch), 'structure', None)"):
         "a decoder refuses any object that is no batch of its structure",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..protocols import as_sequence
-from .multiclass import _sorted_unique
+from ._validation import sorted_unique
 
 __all__ = ["SymbolCodes", "check_pairs"]
 
@@ -71,7 +71,7 @@ class SymbolCodes:
     @classmethod
     def from_symbols(cls, symbols):
         """Codes of a set of symbols, sorted (first-seen order when unorderable)."""
-        return cls(_sorted_unique(list(symbols)).tolist())
+        return cls(sorted_unique(list(symbols)).tolist())
 
     def encode(self, seq):
         """Codes of a sequence (str or list of symbols), int32."""

@@ -15,7 +15,7 @@ from ._alignment_encoding import (AlignmentPotentials, EncodedPairs, check_align
                                   flat_pairs, gap_counts)
 from ._alignment_symbols import SymbolCodes, check_pairs
 from ._names import FeatureNamesMixin
-from .multiclass import _as_label_array
+from ._validation import as_label_array
 
 __all__ = ["AlignmentFeatures", "AlignmentPotentials", "EncodedPairs"]
 
@@ -140,7 +140,7 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     def _set_layout(self, codes):
         self._codes = codes
-        self.alphabet_ = _as_label_array(codes.symbols)
+        self.alphabet_ = as_label_array(codes.symbols)
         Q = codes.n_codes
         self._pidx = _pair_index(Q, bool(self.symmetric))
         self._n_pair_features = int(self._pidx.max()) + 1

@@ -4,19 +4,23 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from .. import _jit_warmup
 from ..limits import check_weights
 from ..protocols import FeatureMapBase, as_sequence
-from ._sequence_chain import (ChainPotentials, EncodedSequences, aggregate_chain_violation,
-                     difference_entries, fused_chain_oracle)
-from ._sequence_observations import FEATURE_SETS, TokenFeaturizer
-from ._sequence_jit import scatter_differences, shared_unaries
 from ._names import FeatureNamesMixin
-from ._validation import label_index
-from .multiclass import _as_label_array, _sorted_unique
+from ._sequence_chain import ChainPotentials
+from ._sequence_encoding import EncodedSequences
+from ._sequence_inputs import (check_pairs, check_params, check_sentences, fit_columns,
+                               saved_columns, stack_matrices, states_to_tags,
+                               tags_to_states)
+from ._sequence_jit import shared_unaries
+from ._sequence_observations import FEATURE_SETS
+from ._sequence_oracle import aggregate_chain_violation, fused_chain_oracle
+from ._sequence_rows import (column_names, difference_rows, difference_sum, feature_rows,
+                             weight_blocks)
+from ._validation import as_label_array, label_index, sorted_unique
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "EncodedSequences"]
 
@@ -121,56 +125,6 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self.min_count = min_count
         self.n_hash = n_hash
 
-    # ------------------------------------------------------------------ validation
-    def _check_params(self):
-        if not (callable(self.features) or self.features in FEATURE_SETS):
-            raise ValueError(f"features must be one of {sorted(FEATURE_SETS)} or a callable "
-                             f"f(sentence, t), got {self.features!r}")
-        if not (isinstance(self.min_count, (int, np.integer)) and self.min_count >= 1):
-            raise ValueError(f"min_count must be an int >= 1, got {self.min_count!r}")
-        if self.n_hash is not None and not (isinstance(self.n_hash, (int, np.integer))
-                                            and self.n_hash >= 1):
-            raise ValueError(f"n_hash must be None or an int >= 1, got {self.n_hash!r}")
-
-    @staticmethod
-    def _kind(X):
-        x0 = X[0]
-        return "matrix" if sp.issparse(x0) or (isinstance(x0, np.ndarray)
-                                               and x0.ndim == 2) else "tokens"
-
-    def _check_inputs(self, X, kind=None):
-        X = as_sequence(X, "X")
-        if len(X) == 0:
-            raise ValueError("X is empty: at least one sentence is needed")
-        kind = kind or self._kind(X)
-        for i, x in enumerate(X):
-            if kind == "matrix":
-                if not (sp.issparse(x) or (isinstance(x, np.ndarray) and x.ndim == 2)):
-                    raise TypeError(f"Sentence {i}: expected a (T, d) matrix like "
-                                    f"sentence 0, got {type(x).__name__}")
-                n = x.shape[0]
-            else:
-                if isinstance(x, (str, bytes)) or sp.issparse(x) or not hasattr(x, "__len__"):
-                    raise TypeError(f"Sentence {i}: expected a list of tokens, got "
-                                    f"{type(x).__name__} {x!r:.40}")
-                n = len(x)
-            if n == 0:
-                raise ValueError(f"Sentence {i} is empty: every sentence needs a token")
-        return X, kind
-
-    def _check_pairs(self, X, Y):
-        Y = as_sequence(Y, "Y")
-        if len(Y) != len(X):
-            raise ValueError(f"X has {len(X)} sentences but Y has {len(Y)}")
-        for i, (x, y) in enumerate(zip(X, Y)):
-            n = x.shape[0] if self._kind([x]) == "matrix" else len(x)
-            if isinstance(y, (str, bytes)) or not hasattr(y, "__len__"):
-                raise TypeError(f"Sentence {i}: expected a list of tags, got "
-                                f"{type(y).__name__}")
-            if len(y) != n:
-                raise ValueError(f"Sentence {i}: x has {n} tokens but y has {len(y)} tags")
-        return Y
-
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
         """Learn the tag set and the observation vocabulary from training data."""
@@ -190,118 +144,58 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return self.encode_inputs(X) if Xe is None else Xe
 
     def _fit(self, X, Y, encode=False):
-        self._check_params()
-        X, kind = self._check_inputs(X)
-        Y = self._check_pairs(X, Y)
+        check_params(self.features, self.min_count, self.n_hash)
+        X, kind = check_sentences(X)
+        Y = check_pairs(X, Y)
         self.input_kind_ = kind
-        self.tags_ = _sorted_unique([t for y in Y for t in y])
+        self.tags_ = sorted_unique([t for y in Y for t in y])
         self._index = label_index(self.tags_)
-        if kind == "matrix":
-            widths = {x.shape[1] for x in X}
-            if len(widths) != 1:
-                raise ValueError(f"sentences have different feature widths {sorted(widths)}")
-            self.vocabulary_ = None
-            self.n_input_features_ = widths.pop()
-        Xe = None
-        if kind != "matrix":
-            fz = TokenFeaturizer(self.features, self.n_hash)
-            if encode:
-                Xe = EncodedSequences(*fz.fit_transform(X, self.min_count))
-            else:
-                fz.fit(X, self.min_count)
-            self.vocabulary_ = None if self.n_hash is not None else \
-                _as_label_array(list(fz.vocabulary))
+        self.vocabulary_, self.n_input_features_, fz, encoded = fit_columns(
+            X, kind, self.features, self.min_count, self.n_hash, encode)
+        if fz is not None:
             self._featurizer = fz
-            self.n_input_features_ = fz.n_columns
         K = len(self.tags_)
         self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
         check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
-        return Xe
+        return None if encoded is None else EncodedSequences(*encoded)
 
     @property
     def n_states_(self):
         """Number of tags K seen in training."""
         return len(self.tags_)
 
+    @property
+    def _layout(self):
+        """(K, d, D): tags, observation features, features (the blocks of w)."""
+        return self.n_states_, self.n_input_features_, self.n_features_
+
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
         """:class:`EncodedSequences` (token feature rows + offsets) of raw sentences."""
-        X, _ = self._check_inputs(X, self.input_kind_)
+        X, _ = check_sentences(X, self.input_kind_)
         if self.input_kind_ == "matrix":
-            for i, x in enumerate(X):
-                if x.shape[1] != self.n_input_features_:
-                    raise ValueError(f"Sentence {i}: has {x.shape[1]} features per token, "
-                                     f"the map was fitted with {self.n_input_features_}")
-            M = sp.vstack([sp.csr_matrix(x, dtype=float) for x in X], format="csr")
-            if not np.all(np.isfinite(M.data)):
-                raise ValueError("X contains NaN or infinite feature values")
-            offsets = np.concatenate([[0], np.cumsum([x.shape[0] for x in X])])
-            return EncodedSequences(M, offsets)
+            return EncodedSequences(*stack_matrices(X, self.n_input_features_))
         return EncodedSequences(*self._featurizer.transform_shared(X))
 
     def encode_outputs(self, Y, X=None):
         """Tag lists to state arrays; unseen tags raise a ValueError naming them."""
         Y = as_sequence(Y, "Y")
         if X is not None:
-            Y = self._check_pairs(as_sequence(X, "X"), Y)
-        out = []
-        for i, y in enumerate(Y):
-            try:
-                out.append(np.fromiter((self._index[t] for t in y), dtype=np.intp,
-                                       count=len(y)))
-            except (KeyError, TypeError):
-                t = next(t for t, tag in enumerate(y) if _unknown(self._index, tag))
-                raise ValueError(f"Sentence {i}, token {t}: tag {y[t]!r} was not seen in "
-                                 f"training; the tag set is {self.tags_.tolist()}") from None
-        return out
+            Y = check_pairs(as_sequence(X, "X"), Y)
+        return tags_to_states(Y, self._index, self.tags_)
 
     def decode_outputs(self, Ye):
         """State arrays back to tag lists."""
-        if len(Ye) < 2:
-            return [self.tags_[np.asarray(y, dtype=np.intp)].tolist() for y in Ye]
-        parts = [np.asarray(y, dtype=np.intp).reshape(-1) for y in Ye]
-        tags = self.tags_[np.concatenate(parts)].tolist()  # one conversion for all
-        ends = np.cumsum([p.size for p in parts]).tolist()
-        return [tags[a:b] for a, b in zip([0] + ends[:-1], ends)]
+        return states_to_tags(Ye, self.tags_)
 
     # ------------------------------------------------------------------ features
     def split_weights(self, w):
         """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w``."""
-        w = np.asarray(w, dtype=float).ravel()
-        if w.size != self.n_features_:
-            raise ValueError(f"w has {w.size} entries, the feature map has "
-                             f"{self.n_features_} features")
-        d, K = self.n_input_features_, self.n_states_
-        b = d * K
-        return (w[:b].reshape(d, K), w[b:b + K * K].reshape(K, K),
-                w[b + K * K:b + K * K + K], w[b + K * K + K:])
+        return weight_blocks(w, self._layout)
 
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) (``Ye`` aligned with ``idx``)."""
-        Xs, offsets = Xe.select(idx)
-        n_seq, K = len(offsets) - 1, self.n_states_
-        if len(Ye) != n_seq:
-            raise ValueError(f"{n_seq} inputs but {len(Ye)} outputs")
-        lengths = np.diff(offsets)
-        y = np.concatenate([np.asarray(yi, dtype=np.int64).reshape(-1) for yi in Ye]) \
-            if n_seq else np.zeros(0, np.int64)
-        if y.size != Xs.shape[0]:
-            bad = next(i for i, yi in enumerate(Ye) if np.size(yi) != lengths[i])
-            raise ValueError(f"Sentence {bad}: output has {np.size(Ye[bad])} states for "
-                             f"{lengths[bad]} tokens")
-        seq = np.repeat(np.arange(n_seq), lengths)
-        nnz = np.diff(Xs.indptr)
-        base = self.n_input_features_ * K
-        inner = np.ones(y.size, dtype=bool)
-        inner[offsets[:-1]] = False
-        rows = np.concatenate([np.repeat(seq, nnz), seq[inner], np.arange(n_seq),
-                               np.arange(n_seq)])
-        cols = np.concatenate([Xs.indices * K + np.repeat(y, nnz),
-                               base + y[np.flatnonzero(inner) - 1] * K + y[inner],
-                               base + K * K + y[offsets[:-1]],
-                               base + K * K + K + y[offsets[1:] - 1]])
-        data = np.concatenate([Xs.data, np.ones(rows.size - Xs.data.size)])
-        return sp.csr_matrix((data, (rows, cols)), shape=(n_seq, self.n_features_))
+        return feature_rows(Xe, Ye, idx, self._layout)
 
     def joint_feature_differences(self, Xe, Ye, Ye_hat, idx=None):
         """CSR whose row i is δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i), from differing tokens only.
@@ -310,16 +204,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         but touches only the tokens where ŷ differs from y (and the transitions
         next to them), which late in training is a few percent of the corpus.
         """
-        Xs, offsets = Xe.select(idx)
-        n_seq = len(offsets) - 1
-        if len(Ye) != n_seq or len(Ye_hat) != n_seq:
-            raise ValueError(f"{n_seq} inputs but {len(Ye)} and {len(Ye_hat)} outputs")
-        y, yh = (_flat(Y, Xs.shape[0]) for Y in (Ye, Ye_hat))
-        rows, cols, data = difference_entries(Xs, offsets, y, yh, self.n_states_,
-                                              self.n_input_features_ * self.n_states_)
-        out = sp.csr_matrix((data, (rows, cols)), shape=(n_seq, self.n_features_))
-        out.eliminate_zeros()
-        return out
+        return difference_rows(Xe, Ye, Ye_hat, idx, self._layout)
 
     def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
         """Dense Σ_i ω_i δΦ_i (the 1-slack oracle's aggregated constraint).
@@ -340,23 +225,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             Equal to ``weights @ joint_feature_differences(Xe, Ye, Ye_hat, idx)``,
             accumulated by one compiled pass over the tokens where ŷ differs.
         """
-        Xs, offsets = Xe.select(idx)
-        n_seq = len(offsets) - 1
-        if len(Ye) != n_seq or len(Ye_hat) != n_seq:
-            raise ValueError(f"{n_seq} inputs but {len(Ye)} and {len(Ye_hat)} outputs")
-        y, yh = (_flat(Y, Xs.shape[0]) for Y in (Ye, Ye_hat))
-        om = np.ones(n_seq) if weights is None else \
-            np.asarray(weights, dtype=float).reshape(-1)
-        if om.size != n_seq:
-            raise ValueError(f"{om.size} weights for {n_seq} sentences")
-        return self._scatter(Xs, offsets, y, yh, np.repeat(om, np.diff(offsets)))
-
-    def _scatter(self, Xs, offsets, y, yh, tok_weight):
-        out = np.zeros(self.n_features_)
-        scatter_differences(Xs.indptr, Xs.indices, np.asarray(Xs.data, dtype=float), y, yh,
-                            tok_weight, offsets, self.n_states_,
-                            self.n_input_features_ * self.n_states_, out)
-        return out
+        return difference_sum(Xe, Ye, Ye_hat, idx, weights, self._layout)
 
     def aggregate_violation(self, Xe, Ye, w, loss, idx=None):
         """The margin-rescaled 1-slack oracle of all sentences in one batched pass.
@@ -451,15 +320,8 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def _build_feature_names(self):
         """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``,
         ``start:<tag>``, ``end:<tag>`` in the order of :meth:`split_weights`."""
-        tags = [str(t) for t in self.tags_]
-        d = self.n_input_features_
-        if self.vocabulary_ is not None:
-            obs = [str(s) for s in self.vocabulary_]
-        else:
-            obs = [f"{'hash' if self.input_kind_ != 'matrix' else 'x'}{j}" for j in range(d)]
-        return ([f"emission:{o}:{t}" for o in obs for t in tags]
-                + [f"transition:{a}->{b}" for a in tags for b in tags]
-                + [f"start:{t}" for t in tags] + [f"end:{t}" for t in tags])
+        return column_names(self.tags_, self.vocabulary_, self.n_input_features_,
+                            self.input_kind_)
 
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
@@ -476,31 +338,13 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     def load_fitted_state(self, state):
         """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.tags_ = _as_label_array(list(state["tags_"]))
+        self.tags_ = as_label_array(list(state["tags_"]))
         self._index = label_index(self.tags_)
         self.input_kind_ = str(state["input_kind_"])
         self.n_input_features_ = int(state["n_input_features_"])
         self.n_features_ = int(state["n_features_"])
         vocab = state.get("vocabulary_")
-        self.vocabulary_ = None if vocab is None else _as_label_array(list(vocab))
+        self.vocabulary_ = None if vocab is None else as_label_array(list(vocab))
         if self.input_kind_ == "tokens":
-            self._featurizer = TokenFeaturizer(
-                self.features, self.n_hash,
-                None if vocab is None else {s: j for j, s in enumerate(self.vocabulary_)})
+            self._featurizer = saved_columns(self.features, self.n_hash, self.vocabulary_)
         return self
-
-
-def _flat(Y, n_tokens):
-    """Concatenated int64 states of a list of paths (checked against the token count)."""
-    y = np.concatenate([np.asarray(a, dtype=np.int64).reshape(-1) for a in Y]) if len(Y) \
-        else np.zeros(0, np.int64)
-    if y.size != n_tokens:
-        raise ValueError(f"outputs have {y.size} states for {n_tokens} tokens")
-    return y
-
-
-def _unknown(index, tag):
-    try:
-        return tag not in index
-    except TypeError:
-        return True
