@@ -13,7 +13,8 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.learners import _cache, _qp, _sparse
+from structsvm.learners import _cache, _sparse
+from structsvm.learners._active_set import active_set_single, kkt_tolerance
 from structsvm.learners._cache_jit import best_cached_rows, gather_rows
 from structsvm.learners._qp import solve_dual_qp
 
@@ -44,30 +45,30 @@ def test_active_set_reaches_clarabels_optimum_from_cold_and_warm_starts(C, rank)
     starts from the last α (warm) or from nothing (cold)."""
     rng = np.random.default_rng(rank)
     G, b = random_qp(rng, 40, rank)
-    tol = _qp.kkt_tolerance(G, b, C)
+    tol = kkt_tolerance(G, b, C)
     solved = 0
     alpha = np.zeros(0)
     for m in range(1, 41):
         Gm, bm = G[:m, :m], b[:m]
         ref, _ = solve_dual_qp(Gm, bm, np.zeros(m, int), C, solver="CLARABEL")
         for start in (np.append(alpha, 0.0), np.zeros(m)):
-            got = _qp._active_set_single(Gm, bm, start, C, tol)
+            got = active_set_single(Gm, bm, start, C, tol)
             if got is None:
                 continue
             solved += 1
             assert kkt_violation(Gm, bm, got, C) <= tol
             assert dual(Gm, bm, got) >= dual(Gm, bm, ref) - 1e-8 * max(1.0, abs(dual(Gm, bm, ref)))
-        alpha = _qp._active_set_single(Gm, bm, np.append(alpha, 0.0), C, tol)
+        alpha = active_set_single(Gm, bm, np.append(alpha, 0.0), C, tol)
         assert alpha is not None, f"warm start failed at {m} constraints"
     assert solved >= 70  # of 80: the method gives up only on rare degenerate supports
 
 
 def test_active_set_zero_when_no_constraint_is_violated():
     G = np.array([[2.0, 1.0], [1.0, 2.0]])
-    assert np.array_equal(_qp._active_set_single(G, np.array([-1.0, 0.0]), np.zeros(2), 1.0,
+    assert np.array_equal(active_set_single(G, np.array([-1.0, 0.0]), np.zeros(2), 1.0,
                                                  1e-12), np.zeros(2))
     # a single violated constraint: its own optimum min(C, Δ/G_cc)
-    got = _qp._active_set_single(G, np.array([1.0, -5.0]), np.zeros(2), 1.0, 1e-12)
+    got = active_set_single(G, np.array([1.0, -5.0]), np.zeros(2), 1.0, 1e-12)
     np.testing.assert_allclose(got, [0.5, 0.0])
 
 
