@@ -13,8 +13,8 @@ and then once more ("second": the kernels load from the cache the first run wrot
   ``LinearSVC(C=0.1)`` (its defaults otherwise) in the same process after import;
 - ``own``: a researcher's own structure, the multi-label example of the guide
   (docs/own_structure.md: a ``structsvm.Structure`` with ``joint_feature``,
-  ``argmax``, ``loss`` and ``loss_augmented_argmax``, 100 examples, the default
-  learner), ``structsvm.fit`` timed after import; the job also records whether the
+  ``argmax``, ``loss`` and ``loss_augmented_argmax``, as tests/structure_examples.py
+  holds it; 100 examples, the default learner), ``structsvm.fit`` timed after import; the job also records whether the
   process imported numba at all;
 - ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
   data, then one ``predict`` of the 914 test sentences;
@@ -74,27 +74,8 @@ import json, sys, time
 import numpy as np
 import structsvm
 
-
-class MultiLabel(structsvm.Structure):
-    def __init__(self, n_labels=3, bias=1.0):
-        self.n_labels = n_labels
-        self.bias = bias
-
-    def joint_feature(self, x, y):
-        return np.concatenate([np.append(x, self.bias) * y_k for y_k in y])
-
-    def argmax(self, x, w):
-        scores = w.reshape(self.n_labels, -1) @ np.append(x, self.bias)
-        return tuple(int(s > 0) for s in scores)
-
-    def loss(self, y_true, y_pred):
-        return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
-
-    def loss_augmented_argmax(self, x, y, w):
-        scores = w.reshape(self.n_labels, -1) @ np.append(x, self.bias)
-        return tuple(int(s + (1 - 2 * y_k) / self.n_labels > 0)
-                     for s, y_k in zip(scores, y))
-
+sys.path.insert(0, "tests")  # the guide's MultiLabel structure, as the tests train it
+from structure_examples import MultiLabel
 
 rng = np.random.default_rng(0)
 A = rng.normal(size=(3, 4))

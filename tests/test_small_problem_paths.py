@@ -17,21 +17,13 @@ from structsvm.learners import _cache, _sparse
 from structsvm.learners._active_set import active_set_single, kkt_tolerance
 from structsvm.learners._cache_jit import best_cached_rows, gather_rows
 from structsvm.learners._qp import solve_dual_qp
+from structure_examples import MultiLabel, multilabel_data
+from test_working_set import kkt_violation
 
 
 def random_qp(rng, m, rank):
     P = rng.normal(size=(m, rank))
     return P @ P.T, rng.random(m) * 3 - 0.5
-
-
-def kkt_violation(G, b, alpha, C):
-    """SMO's optimality measure of the one-group dual, after checking feasibility."""
-    assert np.all(alpha >= 0) and alpha.sum() <= C * (1 + 1e-12)
-    grad = b - G @ alpha
-    down = grad[alpha > 0].min() if (alpha > 0).any() else np.inf
-    if C - alpha.sum() > 1e-12 * C:
-        down = min(down, 0.0)
-    return max(0.0, grad.max()) - down
 
 
 def dual(G, b, alpha):
@@ -132,33 +124,6 @@ def test_working_set_sums_on_either_path(compiled):
     np.testing.assert_allclose(w, v + coef @ M.toarray(), rtol=1e-13, atol=1e-14)
 
 
-class MultiLabel(structsvm.Structure):
-    """The multi-label structure of the own-structure guide (labels on or off)."""
-
-    def __init__(self, n_labels=3):
-        self.n_labels = n_labels
-
-    def joint_feature(self, x, y):
-        return np.concatenate([np.append(x, 1.0) * y_k for y_k in y])
-
-    def argmax(self, x, w):
-        return tuple(int(v > 0) for v in w.reshape(self.n_labels, -1) @ np.append(x, 1.0))
-
-    def loss(self, y, z):
-        return float(np.mean(np.asarray(y) != np.asarray(z)))
-
-    def loss_augmented_argmax(self, x, y, w):
-        s = w.reshape(self.n_labels, -1) @ np.append(x, 1.0)
-        return tuple(int(v + (1 - 2 * t) / self.n_labels > 0) for v, t in zip(s, y))
-
-
-def multi_label_data(n=150, d=5):
-    rng = np.random.default_rng(0)
-    A = rng.normal(size=(3, d))
-    X = [rng.normal(size=d) for _ in range(n)]
-    return X, [tuple(int(v > 0) for v in A @ x + 0.3 * rng.normal(size=3)) for x in X]
-
-
 def decisions(monkeypatch):
     """The (structure, Φ entries, answers, compiled) decisions of the fits that follow."""
     from structsvm.learners import cutting_plane
@@ -179,7 +144,7 @@ def test_compiled_for_counts_the_caches_entries(monkeypatch):
     from structsvm.features import MulticlassFeatures
 
     seen = decisions(monkeypatch)
-    X, Y = multi_label_data()
+    X, Y = multilabel_data(n=150, d=5)
     structsvm.fit(X, Y, feature_map=MultiLabel(), max_iter=2)
     (structure, nnz, answers, compiled), = seen
     assert structure == "user" and answers == 10  # the default cache size
@@ -199,7 +164,7 @@ def test_compiled_for_counts_the_caches_entries(monkeypatch):
 def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
     """The numpy paths and the kernels solve the same problem to the same certified
     gap: the objectives agree within that gap."""
-    X, Y = multi_label_data()
+    X, Y = multilabel_data(n=150, d=5)
     kw = dict(feature_map=MultiLabel(), C=1.0, tol=1e-6)
     seen = decisions(monkeypatch)
     light = structsvm.fit(X, Y, **kw)
@@ -215,27 +180,11 @@ def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
 
 OWN_STRUCTURE_FIT = """
 import json, sys
-import numpy as np
+sys.path.insert(0, sys.argv[1])
 import structsvm
+from structure_examples import MultiLabel, multilabel_data
 
-class MultiLabel(structsvm.Structure):
-    def __init__(self, n_labels=3):
-        self.n_labels = n_labels
-    def joint_feature(self, x, y):
-        return np.concatenate([np.append(x, 1.0) * y_k for y_k in y])
-    def argmax(self, x, w):
-        s = w.reshape(self.n_labels, -1) @ np.append(x, 1.0)
-        return tuple(int(v > 0) for v in s)
-    def loss(self, y, z):
-        return float(np.mean(np.asarray(y) != np.asarray(z)))
-    def loss_augmented_argmax(self, x, y, w):
-        s = w.reshape(self.n_labels, -1) @ np.append(x, 1.0)
-        return tuple(int(v + (1 - 2 * t) / self.n_labels > 0) for v, t in zip(s, y))
-
-rng = np.random.default_rng(0)
-A = rng.normal(size=(3, 4))
-X = [rng.normal(size=4) for _ in range(200)]
-Y = [tuple(int(v > 0) for v in A @ x) for x in X]
+X, Y = multilabel_data(n=200)
 model = structsvm.fit(X, Y, feature_map=MultiLabel(), tol=1e-4)
 model.predict(X[:5])
 print(json.dumps({"numba": "numba" in sys.modules, "learner": model.learner_.name,
@@ -247,7 +196,8 @@ print(json.dumps({"numba": "numba" in sys.modules, "learner": model.learner_.nam
 def test_a_small_own_structure_fit_imports_no_numba():
     """No kernel is compiled or loaded: numba is not even imported."""
     env = dict(os.environ, STRUCTSVM_JIT_WARMUP="0")
-    out = subprocess.run([sys.executable, "-c", OWN_STRUCTURE_FIT], env=env, text=True,
+    tests = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run([sys.executable, "-c", OWN_STRUCTURE_FIT, tests], env=env, text=True,
                          capture_output=True, timeout=300)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout.strip().splitlines()[-1])
