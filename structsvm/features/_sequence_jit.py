@@ -1,7 +1,7 @@
 """Numba kernels of the sequence map: aggregated feature differences, unaries (private).
 
 No validation here: :meth:`SequenceFeatures.joint_feature_difference_sum` and
-:func:`structsvm.features._sequence_chain.aggregate_chain_violation` check their inputs. The
+:func:`structsvm.features._sequence_oracle.aggregate_chain_violation` check their inputs. The
 reference the tests compare against is the COO construction of
 :meth:`SequenceFeatures.joint_feature_differences` (weighted sum of its rows); that of
 ``shared_unaries(table, rows, X.indptr, X.indices, W)`` is scipy's ``X @ W`` (X's
