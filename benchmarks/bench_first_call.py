@@ -14,8 +14,8 @@ and then once more ("second": the kernels load from the cache the first run wrot
 - ``own``: a researcher's own structure, the multi-label example of the guide
   (docs/own_structure.md: a ``structsvm.Structure`` with ``joint_feature``,
   ``argmax``, ``loss`` and ``loss_augmented_argmax``, as tests/structure_examples.py
-  holds it; 100 examples, the default learner), ``structsvm.fit`` timed after import; the job also records whether the
-  process imported numba at all;
+  holds it; 100 examples, the default learner), ``structsvm.fit`` timed after
+  import; the job also records whether the process imported numba at all;
 - ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
   data, then one ``predict`` of the 914 test sentences;
 - ``import``: ``python -c "import structsvm"``;

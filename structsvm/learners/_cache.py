@@ -25,8 +25,8 @@ class OutputCache:
     at w ≈ 0 differ from the truth everywhere and are the largest).
     """
 
-    def __init__(self, size, max_nnz=_MAX_NNZ, compiled=True):
-        self.compiled = compiled  # the kernels or numpy (see ._sparse)
+    def __init__(self, size, max_nnz=_MAX_NNZ):
+        self.compiled = True  # the kernels, or numpy (the learner decides: ._sparse)
         self.size = int(size)
         self.max_nnz = int(max_nnz)
         self.psi, self.loss = [], []

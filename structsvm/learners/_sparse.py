@@ -1,5 +1,6 @@
-"""Sparse-row arithmetic of the learners: numpy for small inputs, numba kernels for
-large ones (no validation here; callers pass sorted, unique CSR row indices).
+"""Sparse-row arithmetic of the cutting planes: numpy for small problems of a
+researcher's own structure, numba kernels otherwise (no validation here; callers pass
+sorted, unique CSR row indices).
 
 A numba kernel costs numba's set-up in every fresh process (most of a second) and,
 the first time on a machine, its compilation (seconds); numpy's temporaries and
@@ -9,9 +10,8 @@ and argmax run in Python: nothing else in the fit is compiled), one whose constr
 cache would hold fewer than :data:`COMPILED_FROM` entries (:func:`compiled_for`), in
 numpy from its first round to its last: it trains without importing numba. Larger
 problems, and the built-in maps (whose oracles are compiled anyway), use the kernels
-throughout. Both paths compute the
-same sums; only the floating-point summation order of the dot products may differ
-(by round-off).
+throughout. Both paths compute the same sums; only the floating-point summation order
+of the dot products may differ (by round-off).
 """
 from __future__ import annotations
 

@@ -34,8 +34,8 @@ class WorkingSet:
     the round's arithmetic on small problems).
     """
 
-    def __init__(self, n_features, compiled=True):
-        self.compiled = compiled  # the kernels or numpy (see ._sparse)
+    def __init__(self, n_features):
+        self.compiled = True  # the kernels, or numpy (the learner decides: ._sparse)
         self.rows = []          # list of _Row
         self.loss = np.zeros(0)
         self.group = np.zeros(0, dtype=np.intp)
