@@ -1,16 +1,24 @@
 """First call vs second: what a fresh installation costs before numba's cache is filled.
 
 Every measurement runs in a fresh Python process. A repeat makes an empty numba cache
-folder (``NUMBA_CACHE_DIR``), runs each job once against it ("first": numba compiles)
-and then once more ("second": the kernels load from the cache the first run wrote):
+folder (``NUMBA_CACHE_DIR``), runs each job once against it ("first": whatever is
+not compiled yet compiles) and then once more ("second": the kernels load from the
+cache the first run wrote). The kernels of the default paths are compiled at
+installation (``structsvm._aot``, see setup.py) where a C compiler was available; the
+``_jit`` jobs turn that off (``STRUCTSVM_AOT=0``) to show what numba's JIT costs
+without it:
 
 - ``main``: the main job, ``python examples/pos_tagging.py`` (treebank, 3,000
   training sentences, 914 test sentences), whole process wall time;
-- ``main_no_helper``: the same with ``STRUCTSVM_JIT_WARMUP=0`` (kernels compiled in
+- ``main_jit``: the same with ``STRUCTSVM_AOT=0``: numba compiles the kernels, a
+  helper process compiling some of them beside the fit;
+- ``main_no_helper``: also with ``STRUCTSVM_JIT_WARMUP=0`` (kernels compiled in
   the fitting process only, one after the other, as they are first called);
 - ``digits``: ``structsvm.fit`` on scikit-learn's digits (X / 16,
   ``train_test_split(random_state=0)``, C = 0.1, the default multiclass call) and
   ``LinearSVC(C=0.1)`` (its defaults otherwise) in the same process after import;
+  the ratio is taken per process, then the median; ``digits_jit`` the same with
+  ``STRUCTSVM_AOT=0``;
 - ``own``: a researcher's own structure, the multi-label example of the guide
   (docs/own_structure.md: a ``structsvm.Structure`` with ``joint_feature``,
   ``argmax``, ``loss`` and ``loss_augmented_argmax``, as tests/structure_examples.py
@@ -19,8 +27,8 @@ and then once more ("second": the kernels load from the cache the first run wrot
 - ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
   data, then one ``predict`` of the 914 test sentences;
 - ``import``: ``python -c "import structsvm"``;
-- ``kernels``: where a first run's compile time goes. In one fresh process with an
-  empty cache, after numba's own set-up (its first compile of a trivial function,
+- ``kernels``: where a first run's compile time goes without the extension. In one
+  fresh process with an empty cache and ``STRUCTSVM_AOT=0``, after numba's own set-up (its first compile of a trivial function,
   timed apart), a small slice of the main job (``--kernel-sentences`` training
   sentences, three passes, then one ``predict``) and a digits fit compile the kernels
   the full jobs compile (the types do not depend on the data's size); the CPU time
@@ -33,7 +41,8 @@ passes arguments to the main job (the tests use a tiny slice).
 Usage::
 
     NLTK_DATA=.../nltk_data python benchmarks/bench_first_call.py [--repeats 3]
-        [--jobs main main_no_helper digits own tagging import kernels] [--markdown]
+        [--jobs main main_jit main_no_helper digits digits_jit own tagging import
+        kernels] [--markdown]
 """
 import argparse
 import json
@@ -47,7 +56,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-JOBS = ("main", "main_no_helper", "digits", "own", "tagging", "import", "kernels")
+JOBS = ("main", "main_jit", "main_no_helper", "digits", "digits_jit", "own", "tagging",
+        "import", "kernels")
+# the jobs run without the kernels compiled at installation (structsvm._aot): what
+# numba's JIT costs where the extension could not be built
+NO_AOT = {"STRUCTSVM_AOT": "0"}
 
 DIGITS = """
 import json, time
@@ -178,14 +191,16 @@ def one_repeat(jobs, main_args, model_path, kernel_sentences=30):
     for job in jobs:
         with tempfile.TemporaryDirectory(prefix="numba-cache-") as cache:
             for run in ("first", "second"):
-                if job in ("main", "main_no_helper"):
-                    env = {"STRUCTSVM_JIT_WARMUP": "0"} if job == "main_no_helper" else {}
+                if job in ("main", "main_jit", "main_no_helper"):
+                    env = {"main": {}, "main_jit": NO_AOT,
+                           "main_no_helper": {**NO_AOT, "STRUCTSVM_JIT_WARMUP": "0"}}[job]
                     wall, _ = _run([py, "examples/pos_tagging.py", *main_args], cache, env)
                     row[f"{job}.{run}"] = wall
-                elif job == "digits":
-                    _, res = _run([py, "-c", DIGITS], cache)
-                    row[f"digits.{run}"] = res["fit"]
-                    row[f"linearsvc.{run}"] = res["linearsvc"]
+                elif job in ("digits", "digits_jit"):
+                    _, res = _run([py, "-c", DIGITS], cache,
+                                  NO_AOT if job == "digits_jit" else {})
+                    row[f"{job}.{run}"] = res["fit"]
+                    row[f"{job}.linearsvc.{run}"] = res["linearsvc"]
                 elif job == "own":
                     _, res = _run([py, "-c", OWN], cache)
                     row[f"own.{run}"] = res["fit"]
@@ -199,7 +214,7 @@ def one_repeat(jobs, main_args, model_path, kernel_sentences=30):
                     row[f"import.{run}"] = wall
                 elif job == "kernels" and run == "first":
                     _, res = _run([py, "-c", KERNELS, str(kernel_sentences)], cache,
-                                  {"STRUCTSVM_JIT_WARMUP": "0"})
+                                  {**NO_AOT, "STRUCTSVM_JIT_WARMUP": "0"})
                     row["kernels.setup"] = res["setup"]
                     for part in ("main", "digits"):
                         for name, cpu in res[part].items():
@@ -211,35 +226,42 @@ def summarise(rows):
     """Medians of every figure over the repeats, with the ratios the docs quote."""
     med = {k: statistics.median(r[k] for r in rows if k in r)
            for k in dict.fromkeys(k for r in rows for k in r)}
-    for job in ("main", "main_no_helper", "own", "tagging", "import"):
+    for job in ("main", "main_jit", "main_no_helper", "own", "tagging", "import"):
         if f"{job}.first" in med:
             med[f"{job}.ratio"] = med[f"{job}.first"] / med[f"{job}.second"]
-    if "digits.first" in med:
-        for run in ("first", "second"):
-            med[f"digits.{run}_vs_linearsvc"] = med[f"digits.{run}"] / med[
-                f"linearsvc.{run}"]
+    for job in ("digits", "digits_jit"):
+        if f"{job}.first" in med:
+            for run in ("first", "second"):
+                # the ratio of each repeat (one process times both fits), then the median
+                med[f"{job}.{run}_vs_linearsvc"] = statistics.median(
+                    r[f"{job}.{run}"] / r[f"{job}.linearsvc.{run}"] for r in rows
+                    if f"{job}.{run}" in r)
     return med
 
 
 def markdown(med):
     lines = ["| job | first run (empty cache) | second run | first / second |",
              "| --- | --- | --- | --- |"]
-    names = {"main": "main job, whole process", "main_no_helper":
-             "main job, helper off", "own": "own structure `fit` (the guide's "
+    names = {"main": "main job, whole process", "main_jit": "main job, kernels "
+             "compiled by numba (`STRUCTSVM_AOT=0`)", "main_no_helper":
+             "main job, numba, helper off", "own": "own structure `fit` (the guide's "
              "multi-label example)", "tagging": "load + first `predict` (914 "
              "sentences): the `predict`", "import": "`import structsvm`"}
     for job, label in names.items():
         if f"{job}.first" in med:
             lines.append(f"| {label} | {med[job + '.first']:.2f} s | "
                          f"{med[job + '.second']:.2f} s | {med[job + '.ratio']:.2f}x |")
-    if "digits.first" in med:
-        lines.append(f"| digits `fit` | {med['digits.first']:.2f} s "
-                     f"({med['digits.first_vs_linearsvc']:.1f}x LinearSVC) | "
-                     f"{med['digits.second']:.2f} s "
-                     f"({med['digits.second_vs_linearsvc']:.1f}x LinearSVC) | "
-                     f"{med['digits.first'] / med['digits.second']:.2f}x |")
-        lines.append(f"| LinearSVC `fit`, same process | {med['linearsvc.first']:.3f} s"
-                     f" | {med['linearsvc.second']:.3f} s | |")
+    for job, label in (("digits", "digits `fit`"),
+                       ("digits_jit", "digits `fit`, numba (`STRUCTSVM_AOT=0`)")):
+        if f"{job}.first" in med:
+            lines.append(f"| {label} | {med[job + '.first']:.3f} s "
+                         f"({med[job + '.first_vs_linearsvc']:.1f}x LinearSVC) | "
+                         f"{med[job + '.second']:.3f} s "
+                         f"({med[job + '.second_vs_linearsvc']:.1f}x LinearSVC) | "
+                         f"{med[job + '.first'] / med[job + '.second']:.2f}x |")
+            lines.append(f"| LinearSVC `fit`, same process | "
+                         f"{med[job + '.linearsvc.first']:.3f} s | "
+                         f"{med[job + '.linearsvc.second']:.3f} s | |")
     if "kernels.setup" in med:
         lines += ["", "| job | kernel (with the kernels it calls) | compile, CPU s |",
                   "| --- | --- | --- |",
@@ -270,6 +292,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     main_args = shlex.split(args.main_args)
     rows = []
+    aot = subprocess.run([sys.executable, "-c", "from structsvm import _kernels; "
+                          "print(_kernels.compiled() is not None)"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    print(f"kernels compiled at installation (structsvm._aot) in use: {aot}")
     with tempfile.TemporaryDirectory(prefix="bench-first-call-") as tmp:
         model_path = str(Path(tmp) / "pos.npz")
         if "tagging" in args.jobs:

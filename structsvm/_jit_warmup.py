@@ -39,30 +39,22 @@ import sys
 import threading
 import time
 
+from . import _kernel_table, _kernels
+
 __all__ = ["PLANS", "start", "wait"]
 
-_I4, _I8, _F8 = "i4:1", "i8:1", "f8:1"
-_POOL = [_I8, _F8, _I4, _F8, _I8, _I8, "i8:2", "f8:2", "f8:2", "f8:3"]  # ... gram
-
-# plan name -> kernels (module, function, argument types), in the order a fit
-# needs them
+# plan name -> kernels ("module:function", argument types in the kernel table), in
+# the order a fit needs them
 PLANS = {
     "learner:dual_cd": [
-        ("structsvm.learners._dual_cd_jit", "insert_rows",
-         [_I8, _I8, _F8, _F8, _I4, _F8, _I8, _I8, "i8:2", "f8:2", "f8:2", "f8:3",
-          "i8:2", "f8", "f8", "i8", "i8", "i8:2", "f8:2", _F8]),
-        ("structsvm.learners._dual_cd_jit", "cached_pass",
-         _POOL + ["f8", "f8", "i8", _F8]),
-        ("structsvm.learners._dual_cd_jit", "compact_pool",
-         [_I4, _F8, _I8, _I8, "i8:2", _I4, _F8, _I8, _I8]),
-        ("structsvm.learners._dual_cd_jit", "weights_from_alpha",
-         ["i8", _I4, _F8, _I8, _I8, "i8:2", "f8:2"]),
+        "structsvm.learners._dual_cd_jit:insert_rows",
+        "structsvm.learners._dual_cd_jit:cached_pass",
+        "structsvm.learners._dual_cd_jit:compact_pool",
+        "structsvm.learners._dual_cd_jit:weights_from_alpha",
     ],
     "structure:chain": [
-        ("structsvm.features._sequence_jit", "shared_unaries",
-         ["i8:2", _I8, _I4, _I4, "f8:2"]),
-        ("structsvm.inference._viterbi_jit", "viterbi_batch",
-         ["f8:2", _I8, "f8:2", _F8, _F8, _I8, "b1", _I8]),
+        "structsvm.features._sequence_jit:shared_unaries",
+        "structsvm.inference._viterbi_jit:viterbi_batch",
     ],
 }
 
@@ -186,10 +178,12 @@ def start(names):
     if os.name != "posix" or os.environ.get("STRUCTSVM_JIT_WARMUP", "1") == "0":
         return
     todo = [n for n in names if n in PLANS and n not in _started]
-    if not todo or (_helper is not None and _helper[0].poll() is None) or not _idle_core():
+    # kernels compiled ahead of time (structsvm._aot) need no helper
+    plan = [(*_kernel_table.split_key(k), _kernel_table.KERNELS[k][0].split())
+            for n in todo for k in PLANS[n] if not _kernels.has_compiled(k)]
+    if not plan or (_helper is not None and _helper[0].poll() is None) or not _idle_core():
         return
     _started.update(todo)
-    plan = [k for n in todo for k in PLANS[n]]
     try:
         proc = subprocess.Popen(
             [sys.executable, "-c", _BOOT, os.path.dirname(os.path.abspath(__file__)),
@@ -229,7 +223,10 @@ def wait(kernel):
     global _helper
     if _helper is None:
         return
-    key = _key(kernel.py_func.__module__, kernel.py_func.__name__)
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None:  # compiled ahead of time (a structsvm._kernels.Kernel)
+        return
+    key = _key(py_func.__module__, py_func.__name__)
     with _lock:  # oracle threads may arrive together
         if _helper is None:
             return

@@ -7,7 +7,7 @@ import numba
 import numpy as np
 
 import structsvm
-from structsvm import _jit_warmup
+from structsvm import _jit_warmup, _kernel_table
 from structsvm.features import SequenceFeatures
 
 SENTS = [["the", "dog", "runs"], ["a", "cat", "sleeps", "here"], ["dogs", "run"]] * 3
@@ -23,28 +23,48 @@ def _types(args):
     return tuple(out)
 
 
+_PLAN_CHECK = """
+import importlib, sys
+import numpy as np, scipy.sparse as sp
+import structsvm
+from structsvm import _jit_warmup, _kernel_table
+from structsvm.features import SequenceFeatures
+sys.path.insert(0, sys.argv[1])
+from test_jit_warmup import SENTS, TAGS, _types
+model = structsvm.fit(SENTS, TAGS, feature_map=SequenceFeatures(), C=1.0, max_iter=3,
+                      random_state=0)
+model.predict(SENTS[:2])
+assert model.learner_.name == "dual_cd"
+# the pool compacts only once it holds 100,000 dead entries: compact one here
+from structsvm.learners._dual_cd_pool import RowPool
+pool = RowPool(50)
+pool.append(sp.random(300, 50, density=0.9, format="csr", random_state=0))
+pool.append(sp.random(3000, 50, density=0.9, format="csr", random_state=1))
+slot = np.array([[0, 1], [-1, 2]], dtype=np.int64)
+pool.compact(slot)
+assert pool.nrows == 3 and list(slot.ravel()) == [0, 1, -1, 2]
+for name in ("learner:dual_cd", "structure:chain"):
+    for key in _jit_warmup.PLANS[name]:
+        module, function = _kernel_table.split_key(key)
+        kernel = getattr(importlib.import_module(module), function)
+        args = _types(_kernel_table.KERNELS[key][0].split())
+        assert args in [tuple(s) for s in kernel.signatures], function
+print("ok")
+"""
+
+
 def test_plans_name_the_types_a_fit_passes():
     """A stale plan would make the helper compile types no fit uses: every kernel of
     the sequence and dual_cd plans must be called by a fit and predict with exactly
-    the planned types. (Plain multiclass fits have no plan: their one kernel, the
-    sweep, is needed first.)"""
-    model = structsvm.fit(SENTS, TAGS, feature_map=SequenceFeatures(), C=1.0,
-                          max_iter=3, random_state=0)
-    model.predict(SENTS[:2])
-    assert model.learner_.name == "dual_cd"
-    # the pool compacts only once it holds 100,000 dead entries: compact one here
-    from structsvm.learners._dual_cd_pool import RowPool as _Pool
-    import scipy.sparse as sp
-    pool = _Pool(50)
-    pool.append(sp.random(300, 50, density=0.9, format="csr", random_state=0))
-    pool.append(sp.random(3000, 50, density=0.9, format="csr", random_state=1))
-    slot = np.array([[0, 1], [-1, 2]], dtype=np.int64)
-    pool.compact(slot)
-    assert pool.nrows == 3 and list(slot.ravel()) == [0, 1, -1, 2]
-    for name in ("learner:dual_cd", "structure:chain"):
-        for module, function, args in _jit_warmup.PLANS[name]:
-            kernel = getattr(importlib.import_module(module), function)
-            assert _types(args) in [tuple(s) for s in kernel.signatures], function
+    the types of the kernel table. (Plain multiclass fits have no plan: their one
+    kernel, the sweep, is needed first.) Run with the compiled extension off, so
+    that numba compiles what the calls pass."""
+    import os
+    out = subprocess.run(
+        [sys.executable, "-c", _PLAN_CHECK, os.path.dirname(os.path.abspath(__file__))],
+        capture_output=True, text=True, timeout=600,
+        env=dict(os.environ, STRUCTSVM_AOT="0", STRUCTSVM_JIT_WARMUP="0"))
+    assert out.stdout.split() == ["ok"], out.stderr[-3000:]
 
 
 def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
@@ -53,9 +73,11 @@ def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
     monkeypatch.setattr(_jit_warmup, "_helper", None)
     monkeypatch.setattr(_jit_warmup, "_started", set())
     monkeypatch.setitem(_jit_warmup.PLANS, "test:plan", [
-        ("structsvm.inference._viterbi_jit", "row_maxima", ["f8:2"]),
-        ("structsvm.no_such_module", "kernel", ["f8"]),
-    ])
+        "structsvm.inference._viterbi_jit:row_maxima", "structsvm.no_such_module:kernel"])
+    monkeypatch.setitem(_kernel_table.KERNELS, "structsvm.inference._viterbi_jit:row_maxima",
+                        ("f8:2", "f8:1"))
+    monkeypatch.setitem(_kernel_table.KERNELS, "structsvm.no_such_module:kernel",
+                        ("f8", "f8"))
     _jit_warmup.start(["test:plan", "test:unknown"])
     proc = _jit_warmup._helper[0]
     _jit_warmup.start(["test:plan"])  # asked for before: no second helper

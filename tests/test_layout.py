@@ -30,7 +30,8 @@ REMOVED = ("structsvm.base", "structsvm.linear", "structsvm.kernel_pegasos",
 def all_modules():
     names = ["structsvm"]
     for info in pkgutil.walk_packages([str(PKG_DIR)], prefix="structsvm."):
-        names.append(info.name)
+        if module_path(info.name).exists():  # not the compiled extension (no source)
+            names.append(info.name)
     return sorted(names)
 
 

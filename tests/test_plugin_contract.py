@@ -89,6 +89,10 @@ ALLOWED = {
         "a plugin's name for messages (its class name when it has none)",
     ("_savable.py", "getattr(found, part, None)"):
         "does a user class import back by its module and qualified name",
+    ("_jit_warmup.py", "getattr(kernel, 'py_func', None)"):
+        "a numba dispatcher, or a kernel compiled at installation (nothing to wait for)",
+    ("_kernels.py", "hasattr(compiled(), _kernel_table.export_name(key))"):
+        "does the extension module compiled at installation hold this kernel",
 }
 
 

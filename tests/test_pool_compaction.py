@@ -13,14 +13,16 @@ import pytest
 import structsvm
 from structsvm.features import MulticlassFeatures, SequenceFeatures
 from structsvm.learners import DualCD
-from structsvm.learners import _dual_cd_jit, _dual_cd_pool
+from structsvm._kernels import kernels
+from structsvm.learners import _dual_cd_pool
 
 
 @pytest.fixture
 def compactions(monkeypatch):
     """Every compaction of the pool: (entries before, entries after)."""
     seen = []
-    real = _dual_cd_jit.compact_pool
+    jit = kernels("structsvm.learners._dual_cd_jit")
+    real = jit.compact_pool
 
     def spy(p_ind, p_dat, p_start, p_len, slot, *out):
         live = slot[slot >= 0]
@@ -30,7 +32,7 @@ def compactions(monkeypatch):
         seen.append((int(p_start.size), int(nrows)))
         return used, nrows
 
-    monkeypatch.setattr(_dual_cd_jit, "compact_pool", spy)
+    monkeypatch.setattr(jit, "compact_pool", spy)
     return seen
 
 

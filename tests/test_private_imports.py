@@ -34,6 +34,18 @@ EXCEPTIONS = {
         "the kernel cutting plane solves the dual QP of the structural learners with "
         "their solver, which structsvm.learners does not export",
 }
+# the wrappers reach their numba kernels through structsvm._kernels, which calls the
+# version compiled at installation where there is one (and imports numba only when
+# a kernel without one runs)
+EXCEPTIONS.update({
+    (f"structsvm.{m}", "structsvm._kernels"):
+        "kernels are taken from the extension compiled at installation where it has "
+        "them, else from numba (imported on a kernel's first call)"
+    for m in ("features._grammar_encoding", "features._sequence_oracle",
+              "features._sequence_rows", "features.grammar", "features.ranking",
+              "features.sequence", "inference.cky", "inference.max_product",
+              "inference.needleman_wunsch", "inference.viterbi",
+              "learners._dual_cd_pool", "learners.dual_cd", "learners.multiclass_cd")})
 # every package's __init__ loads its exports on first use with one helper (PEP 562)
 EXCEPTIONS.update({
     (f"structsvm.{package}", "structsvm._lazy"):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..losses.spans import SpanLoss
 from ..outputs import EncodedTree
-from ._grammar_jit import gather_sum
+from .._kernels import kernels
 from ._ragged import consecutive_run, gather_rows
 
 __all__ = ["Grammar", "GrammarPotentials", "EncodedSentences", "span_rows"]
@@ -278,6 +278,7 @@ def _nodes(y):
 
 def batch_scores(Xe, W_leaf, W_span, rule_scores, root_scores, grammar):
     """:class:`GrammarPotentials` of all sentences of ``Xe`` (EncodedSentences)."""
+    gather_sum = kernels("structsvm.features._grammar_jit").gather_sum
     leaf = gather_sum(Xe.leaf_cols, W_leaf)
     span = gather_sum(Xe.span_cols, W_span)
     return GrammarPotentials(leaf, Xe.word_off, span, Xe.span_off, rule_scores,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels import kernels
 from ..losses import HammingLoss
 from ..outputs import LazyOutputs
 from ._sequence_chain import ChainPotentials
@@ -82,7 +83,7 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     then takes the generic path).
     """
     from ..inference import get_decoder
-    from ._sequence_oracle_jit import chain_oracle
+    chain_oracle = kernels("structsvm.features._sequence_oracle_jit").chain_oracle
 
     # (an unpickled Decoder, in a worker process, is a copy: compare its function)
     if (type(loss) is not HammingLoss

@@ -11,10 +11,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._sequence_jit import gather_touched, scatter_differences, scatter_differences_touched
+from .._kernels import kernels
 
 __all__ = ["weight_blocks", "feature_rows", "difference_rows", "difference_sum",
            "dense_difference_sum", "sparse_difference_sum", "column_names"]
+
+# the kernels (_sequence_jit), imported with numba when first called
+_jit = kernels("structsvm.features._sequence_jit")
 
 
 def weight_blocks(w, layout):
@@ -154,7 +157,7 @@ def dense_difference_sum(Xs, offsets, y, yh, tok_weight, n_states, base, n_featu
     """Σ_i ω_i δΦ_i as a dense vector (``tok_weight``: ω of every token's sentence), by
     one compiled pass over the tokens where the paths ``y`` and ``yh`` differ."""
     out = np.zeros(n_features)
-    scatter_differences(Xs.indptr, Xs.indices, np.asarray(Xs.data, dtype=float), y, yh,
+    _jit.scatter_differences(Xs.indptr, Xs.indices, np.asarray(Xs.data, dtype=float), y, yh,
                         tok_weight, offsets, n_states, base, out)
     return out
 
@@ -164,11 +167,11 @@ def sparse_difference_sum(Xe, Xs, offsets, y, yh, n_states, base, n_features):
     bound = 2 * Xs.nnz + 2 * y.size + 4 * (len(offsets) - 1)
     touched = np.empty(bound, dtype=np.int64)
     acc = Xe._take_scratch(n_features)
-    n = scatter_differences_touched(Xs.indptr, Xs.indices, np.asarray(Xs.data, dtype=float),
+    n = _jit.scatter_differences_touched(Xs.indptr, Xs.indices, np.asarray(Xs.data, dtype=float),
                                     y, yh, offsets, n_states, base, acc, touched)
     touched = np.sort(touched[:n])
     cols, vals = np.empty(n, dtype=np.int64), np.empty(n)
-    m = gather_touched(acc, touched, cols, vals)
+    m = _jit.gather_touched(acc, touched, cols, vals)
     Xe._give_scratch(acc)  # zero again
     row = sp.csr_matrix((vals[:m], cols[:m], [0, m]), shape=(1, n_features))
     row.has_canonical_format = True

@@ -15,7 +15,7 @@ from ._grammar_encoding import (EncodedSentences, Grammar, GrammarPotentials, ba
                                 span_rows)
 from ._grammar_features import (KINDS, LEAF_TEMPLATES, SPAN_TEMPLATES, TokenValues,
                                 check_sentences)
-from ._grammar_jit import scatter_nodes
+from .._kernels import kernels
 from ._grammar_trees import (binarize, check_trees, clean_tree, is_intermediate, tree_words,
                              unbinarize)
 from ._names import FeatureNamesMixin
@@ -328,7 +328,7 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             for y, sign in ((Ye[s], weights[s]), (Ye_hat[s], -weights[s])):
                 nodes = y.nodes if isinstance(y, EncodedTree) else \
                     np.asarray(y, dtype=np.int64).reshape(-1, 5)
-                scatter_nodes(out, nodes, float(sign), Xs.word_off[s], Xs.span_off[s],
+                kernels("structsvm.features._grammar_jit").scatter_nodes(out, nodes, float(sign), Xs.word_off[s], Xs.span_off[s],
                               Xs.leaf_cols, Xs.span_cols, g.leaf_col, g.phrase_col,
                               g.leaf_sym.size, g.phrase_sym.size, 0, self._span_base,
                               self._rule_base, self._root_base)

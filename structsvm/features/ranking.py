@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator
 from ..losses import ranking as rank_losses
 from ..outputs import PairLabelling, Preferences, as_preferences, output_coef
 from ..protocols import FeatureMapBase, as_sequence
-from . import _ranking_jit
+from .._kernels import kernels
 from ._names import FeatureNamesMixin, input_feature_names
 from ._ranking_pairs import FlatTargets
 from ._validation import check_finite
@@ -330,7 +330,7 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         coef = np.empty(s.size)
         n_viol = np.empty(len(margins), dtype=np.int64)
         slack = np.empty(len(margins))
-        _ranking_jit.aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
+        kernels("structsvm.features._ranking_jit").aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
                                       flat.perm, flat.lower, flat.pair_off, flat.pair_a,
                                       flat.pair_b, margins, coef, n_viol, slack)
         psi = np.asarray(Xe.X.T @ coef, dtype=float).ravel()

@@ -7,6 +7,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 
 from .. import _jit_warmup
+from .._kernels import kernels
 from ..limits import check_weights
 from ..protocols import FeatureMapBase, as_sequence
 from ._names import FeatureNamesMixin
@@ -15,7 +16,6 @@ from ._sequence_encoding import EncodedSequences
 from ._sequence_inputs import (check_pairs, check_params, check_sentences, fit_columns,
                                saved_columns, stack_matrices, states_to_tags,
                                tags_to_states)
-from ._sequence_jit import shared_unaries
 from ._sequence_observations import FEATURE_SETS
 from ._sequence_oracle import aggregate_chain_violation, fused_chain_oracle
 from ._sequence_rows import (column_names, difference_rows, difference_sum, feature_rows,
@@ -300,6 +300,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         rows, offsets = (slice(None), Xe.offsets) if idx is None else Xe.rows(idx)
         Xs = Xe.X if idx is None else Xe.take(rows)
         table, type_rows = Xe.shared
+        shared_unaries = kernels("structsvm.features._sequence_jit").shared_unaries
         _jit_warmup.wait(shared_unaries)
         unary = shared_unaries(table, type_rows[rows], Xs.indptr, Xs.indices, W)
         return ChainPotentials(unary, offsets, trans, start, end)

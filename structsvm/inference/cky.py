@@ -4,8 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..outputs import EncodedTree
-from . import _cky_jit
+from .._kernels import kernels
 from ._registry import register_decoder
+
+# the kernels, imported (with numba) when a decode first runs
+_cky_jit = kernels("structsvm.inference._cky_jit")
 
 __all__ = ["cky", "cky_exact", "DEFAULT_BEAM"]
 

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _max_product_jit
+from .._kernels import kernels
 from ._registry import register_decoder
+
+# the kernels, imported (with numba) when a decode first runs
+_max_product_jit = kernels("structsvm.inference._max_product_jit")
 
 __all__ = ["max_product", "max_product_flat", "GraphLabelings", "check_graph_batch",
            "exclude_labellings"]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _alignment_jit
+from .._kernels import kernels
 from ._registry import register_decoder
+
+# the kernels, imported (with numba) when a decode first runs
+_alignment_jit = kernels("structsvm.inference._alignment_jit")
 
 __all__ = ["needleman_wunsch", "smith_waterman"]
 

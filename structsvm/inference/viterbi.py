@@ -4,10 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _jit_warmup
-from . import _viterbi_jit
+from .._kernels import kernels
 from ._registry import register_decoder
 
 __all__ = ["viterbi", "viterbi_flat"]
+
+# viterbi_batch, compiled ahead of time where the extension has it
+_compiled = kernels("structsvm.inference._viterbi_jit")
 
 
 def _check_chain(batch):
@@ -104,8 +107,8 @@ def viterbi(batch, exclude=None):
                                  f"{offsets[i + 1] - offsets[i]} tokens")
         ex = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         use = True
-    _jit_warmup.wait(_viterbi_jit.viterbi_batch)
-    stuck = _viterbi_jit.viterbi_batch(unary, offsets, trans, start, end, ex, use, path)
+    _jit_warmup.wait(_compiled.viterbi_batch)
+    stuck = _compiled.viterbi_batch(unary, offsets, trans, start, end, ex, use, path)
     if use and stuck.any():
         i = int(np.flatnonzero(stuck)[0])
         raise ValueError(f"Sample {i}: no path other than the excluded one (1 state)")
@@ -125,7 +128,7 @@ def viterbi_flat(batch):
     """
     unary, offsets, trans, start, end = _check_chain(batch)
     path = np.empty(unary.shape[0], dtype=np.int64)
-    _jit_warmup.wait(_viterbi_jit.viterbi_batch)
-    _viterbi_jit.viterbi_batch(unary, offsets, trans, start, end,
+    _jit_warmup.wait(_compiled.viterbi_batch)
+    _compiled.viterbi_batch(unary, offsets, trans, start, end,
                                np.zeros(0, dtype=np.int64), False, path)
     return path

@@ -63,6 +63,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .. import _jit_warmup
+from .._kernels import kernels
 from ..protocols import LearnerBase, LearnerResult
 from ._cache import problem_fingerprint
 from ._dual_cd_pool import RowPool
@@ -232,7 +233,7 @@ class DualCD(LearnerBase, BaseEstimator):
     def _sweep(self, problem, st, w, rng, est, it):
         """The oracle on batches of examples at the current w, each followed by block
         steps over a 1/n_batches slice of the examples with cached outputs."""
-        from . import _dual_cd_jit as jit
+        jit = kernels("structsvm.learners._dual_cd_jit")
 
         n = st.slot.shape[0]
         batches = np.array_split(rng.permutation(n), min(n, int(self.n_batches)))
@@ -250,7 +251,7 @@ class DualCD(LearnerBase, BaseEstimator):
 
     def _offer(self, problem, st, v, w, it):
         """Offer an oracle answer to the caches (block steps); returns block gaps."""
-        from . import _dual_cd_jit as jit
+        jit = kernels("structsvm.learners._dual_cd_jit")
 
         C = float(problem.C)
         psi = sp.csr_matrix(v.psi)
@@ -274,7 +275,7 @@ class DualCD(LearnerBase, BaseEstimator):
 
     def _inner(self, st, w, C, gap, rng):
         """Passes over cached outputs; returns how many were made."""
-        from . import _dual_cd_jit as jit
+        jit = kernels("structsvm.learners._dual_cd_jit")
 
         order = np.flatnonzero((st.slot >= 0).any(axis=1))
         rng.shuffle(order)
@@ -308,7 +309,7 @@ class _State:
         self.steps = 4 * S
 
     def weights(self):
-        from . import _dual_cd_jit as jit
+        jit = kernels("structsvm.learners._dual_cd_jit")
 
         p = self.pool
         _jit_warmup.wait(jit.weights_from_alpha)

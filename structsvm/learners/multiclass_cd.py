@@ -41,6 +41,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .._kernels import kernels
 from ..protocols import LearnerBase, LearnerResult, capability
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
@@ -212,7 +213,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
             When the problem is not one this learner solves (naming the learners
             that can).
         """
-        from . import _multiclass_cd_jit as jit  # numba when a fit runs
+        jit = kernels("structsvm.learners._multiclass_cd_jit")
 
         why = multiclass_cd_refusal(problem.feature_map, problem.decoder, problem.loss,
                                     problem.rescaling)

@@ -1,0 +1,253 @@
+"""The kernels compiled ahead of time (structsvm._aot, built by setup.py).
+
+The compiled versions are checked against numba's JIT versions of the same source:
+every call a sequence fit, a prediction and a multiclass fit make is replayed through
+the JIT kernel on a copy of its arguments, and the results and the arrays the kernel
+writes must agree bit for bit. The type guard in front of the compiled code is
+checked with arguments of other types, layouts and flags (the compiled code would
+read them as the declared types; the guard must send them to numba instead).
+"""
+import copy
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import structsvm
+from structsvm import _jit_warmup, _kernel_table, _kernels
+from structsvm.corpora import make_hmm_corpus
+from structsvm.features import MulticlassFeatures, SequenceFeatures
+
+EXTENSION = _kernels.compiled()
+needs_extension = pytest.mark.skipif(
+    EXTENSION is None and os.environ.get("STRUCTSVM_REQUIRE_AOT") != "1",
+    reason="structsvm._aot is not built here (no C compiler at installation, or "
+           "STRUCTSVM_AOT=0): numba compiles every kernel")
+
+
+def test_extension_is_built_where_required():
+    """CI installs with a C compiler: the extension must be there and current."""
+    if os.environ.get("STRUCTSVM_REQUIRE_AOT") != "1":
+        pytest.skip("STRUCTSVM_REQUIRE_AOT is not set")
+    assert EXTENSION is not None, "structsvm._aot missing or built from other source"
+    for key in _kernel_table.KERNELS:
+        assert _kernels.has_compiled(key), key
+
+
+def test_declared_result_types_are_numbas():
+    """The table's result types are what numba infers for the declared arguments
+    (pycc compiles with the declared result type: a wrong one would convert)."""
+    import importlib
+    for key in _kernel_table.KERNELS:
+        module, function = _kernel_table.split_key(key)
+        kernel = getattr(importlib.import_module(module), function)
+        sig = _kernel_table.numba_signature(key)
+        kernel.compile(sig.args)
+        assert kernel.overloads[sig.args].signature.return_type == sig.return_type, key
+
+
+def _snapshot(args):
+    return tuple(copy.deepcopy(a) for a in args)
+
+
+def _equal(a, b):
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(
+            _equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray):
+        return (isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=True))
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+@pytest.fixture
+def recorded_calls(monkeypatch):
+    """Every call of a compiled kernel: (key, arguments before, result, arguments
+    after)."""
+    calls = []
+    for key in _kernel_table.KERNELS:
+        module, function = _kernel_table.split_key(key)
+        kernel = getattr(_kernels.kernels(module), function)
+        if not isinstance(kernel, _kernels.Kernel):
+            continue
+
+        def record(*args, _key=key, _compiled=kernel.function):
+            before = _snapshot(args)
+            result = _compiled(*args)
+            calls.append((_key, before, copy.deepcopy(result), _snapshot(args)))
+            return result
+        monkeypatch.setattr(kernel, "function", record)
+    return calls
+
+
+@needs_extension
+@pytest.mark.filterwarnings("ignore:dual_cd stopped after max_iter")
+def test_compiled_kernels_equal_numbas(recorded_calls):
+    X, Y = make_hmm_corpus(120, n_states=5, n_words=80, random_state=0)
+    model = structsvm.fit(X[:100], Y[:100], feature_map=SequenceFeatures(),
+                          decoder="viterbi", C=0.1, max_iter=4, random_state=0)
+    model.predict(X[100:])
+    rng = np.random.default_rng(0)
+    Xm = rng.normal(size=(150, 12))
+    ym = np.argmax(Xm[:, :4] + 0.5 * rng.normal(size=(150, 4)), axis=1)
+    structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1)
+    # the row pool compacts only once it holds 100,000 dead entries: compact one here
+    import scipy.sparse as sp
+    from structsvm.learners._dual_cd_pool import RowPool
+    pool = RowPool(50)
+    pool.append(sp.random(300, 50, density=0.9, format="csr", random_state=0))
+    pool.append(sp.random(3000, 50, density=0.9, format="csr", random_state=1))
+    pool.compact(np.array([[0, 1], [-1, 2]], dtype=np.int64))
+    seen = {key for key, *_ in recorded_calls}
+    # every kernel of the table ran compiled: the fit passed exactly the declared
+    # types (a stale table would send these calls to numba instead)
+    assert seen == set(_kernel_table.KERNELS)
+    for key, before, result, after in recorded_calls:
+        module, function = _kernel_table.split_key(key)
+        jit = getattr(_kernels.kernels(module), function).jit
+        args = _snapshot(before)
+        assert _equal(jit(*args), result), key
+        assert all(_equal(a, b) for a, b in zip(args, after)), key
+
+
+def _viterbi_args(n_tokens=40, K=4, seed=0):
+    rng = np.random.default_rng(seed)
+    offsets = np.array([0, n_tokens // 2, n_tokens], dtype=np.int64)
+    return [rng.normal(size=(n_tokens, K)), offsets, rng.normal(size=(K, K)),
+            rng.normal(size=K), rng.normal(size=K), np.zeros(0, dtype=np.int64), False,
+            np.empty(n_tokens, dtype=np.int64)]
+
+
+@needs_extension
+@pytest.mark.parametrize("change", [
+    "int32 offsets", "Fortran-ordered unary", "strided unary", "read-only trans",
+    "float flag", "int flag", "2-D start", "missing argument", "list offsets"])
+def test_other_argument_types_go_to_numba(change, monkeypatch):
+    kernel = _kernels.kernels("structsvm.inference._viterbi_jit").viterbi_batch
+    args = _viterbi_args()
+    if change == "int32 offsets":
+        args[1] = args[1].astype(np.int32)
+    elif change == "Fortran-ordered unary":
+        args[0] = np.asfortranarray(args[0])
+    elif change == "strided unary":
+        args[0] = np.repeat(args[0], 2, axis=1)[:, ::2]
+    elif change == "read-only trans":
+        args[2].setflags(write=False)
+    elif change == "float flag":
+        args[6] = 0.0
+    elif change == "int flag":
+        args[6] = 0
+    elif change == "2-D start":
+        args[3] = args[3][None, :]
+    elif change == "missing argument":
+        args = args[:-1]
+    elif change == "list offsets":
+        args[1] = args[1].tolist()
+    assert not kernel.accepts(args)
+    monkeypatch.setattr(kernel, "function", lambda *a: pytest.fail("compiled code ran"))
+    try:
+        expected = kernel.jit(*_snapshot(args))
+    except Exception as exc:  # noqa: BLE001 - numba refuses it: so must the call
+        with pytest.raises(type(exc)):
+            kernel(*args)
+        return
+    assert _equal(kernel(*args), expected)
+
+
+@needs_extension
+def test_exact_types_run_the_compiled_code():
+    kernel = _kernels.kernels("structsvm.inference._viterbi_jit").viterbi_batch
+    args = _viterbi_args()
+    assert kernel.accepts(args)
+    assert kernel.accepts(args[:6] + [np.True_, args[7]])
+    path = args[7]
+    kernel(*args)
+    reference = np.empty_like(path)
+    kernel.jit(*args[:7], reference)
+    assert np.array_equal(path, reference)
+
+
+@needs_extension
+def test_compiled_kernels_release_the_gil():
+    """Oracle threads run kernels at once: while one thread is inside a long compiled
+    call, another Python thread keeps running (a kept GIL would stop it for the
+    whole call)."""
+    kernel = _kernels.kernels("structsvm.inference._viterbi_jit").viterbi_batch
+    args = _viterbi_args(n_tokens=400_000, K=30, seed=1)
+    kernel(*args)  # a first call, untimed
+    t0 = time.perf_counter()
+    kernel(*args)
+    duration = time.perf_counter() - t0
+    repeats = max(1, int(np.ceil(0.4 / duration)))
+
+    def work():
+        for _ in range(repeats):
+            kernel(*args)
+    worker = threading.Thread(target=work)
+    ticks = []
+    worker.start()
+    while worker.is_alive():
+        ticks.append(time.perf_counter())
+    worker.join()
+    # with the GIL kept this thread would see gaps as long as a call
+    assert len(ticks) > 1 and np.max(np.diff(ticks)) < 0.5 * duration * repeats
+
+
+def test_turned_off_by_the_environment(monkeypatch):
+    monkeypatch.setenv("STRUCTSVM_AOT", "0")
+    assert _kernels._load_extension() is False
+
+
+@needs_extension
+def test_extension_from_other_source_is_not_used(monkeypatch, caplog):
+    monkeypatch.setattr(_kernel_table, "source_stamp", lambda root: -1)
+    with caplog.at_level("INFO", logger="structsvm"):
+        assert _kernels._load_extension() is False
+    assert "other kernel source" in caplog.text
+
+
+def test_source_stamp_follows_the_kernel_source(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "_kernel_table.py").write_text("KERNELS = {}\n")
+    (root / "sub" / "_a_jit.py").write_text("x = 1\n")
+    (root / "sub" / "other.py").write_text("y = 1\n")
+    first = _kernel_table.source_stamp(str(root))
+    (root / "sub" / "other.py").write_text("y = 2\n")  # not a kernel module
+    assert _kernel_table.source_stamp(str(root)) == first
+    (root / "sub" / "_a_jit.py").write_text("x = 2\n")
+    assert _kernel_table.source_stamp(str(root)) != first
+    assert 0 <= first < 2**63
+
+
+def test_plans_name_kernels_of_the_table():
+    for name, keys in _jit_warmup.PLANS.items():
+        for key in keys:
+            assert key in _kernel_table.KERNELS, (name, key)
+
+
+@needs_extension
+def test_default_fits_compile_nothing(tmp_path):
+    """With the extension, a default sequence fit and predict compile no kernel
+    (numba's cache stays empty) and a multiclass fit does not import numba."""
+    code = (
+        "import sys, numpy as np, structsvm\n"
+        "from structsvm.corpora import make_hmm_corpus\n"
+        "from structsvm.features import MulticlassFeatures, SequenceFeatures\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(100, 8)); y = np.argmax(X[:, :3], axis=1)\n"
+        "structsvm.fit(X, y, feature_map=MulticlassFeatures(), decoder='argmax')\n"
+        "print('numba' in sys.modules)\n"
+        "X, Y = make_hmm_corpus(60, n_states=4, n_words=50, random_state=0)\n"
+        "m = structsvm.fit(X, Y, feature_map=SequenceFeatures(), decoder='viterbi',\n"
+        "                  max_iter=3)\n"
+        "m.predict(X[:5])\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), STRUCTSVM_JIT_WARMUP="0")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env=env, check=True).stdout
+    assert out.split() == ["False"]
+    assert not list(tmp_path.rglob("*.nbi")), sorted(p.name for p in tmp_path.rglob("*"))
