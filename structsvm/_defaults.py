@@ -14,14 +14,14 @@ import ast
 import inspect
 import textwrap
 
-from . import features, learners
+from . import _kernel_table, features, learners
 from .estimator import StructuredSVM
 from .inference import DECODERS, get_decoder
 from .losses import LOSSES
 
 __all__ = ["feature_maps", "structure_defaults", "learner_defaults",
-           "estimator_defaults", "decoder_names", "loss_names", "defaults",
-           "defaults_markdown"]
+           "estimator_defaults", "decoder_names", "loss_names", "compiled_kernels",
+           "defaults", "defaults_markdown"]
 
 def feature_maps():
     """The feature-map classes registered in :data:`structsvm.features.FEATURE_MAPS`,
@@ -134,12 +134,19 @@ def loss_names():
     return {name: cls.__name__ for name, cls in LOSSES.items()}
 
 
+def compiled_kernels():
+    """``(module, function, argument types)`` of every kernel compiled at
+    installation (:data:`structsvm._kernel_table.KERNELS`)."""
+    return [(*_kernel_table.split_key(key), args)
+            for key, (args, _) in _kernel_table.KERNELS.items()]
+
+
 def defaults():
     """All of the above in one dict (``structures``, ``learners``, ``estimator``,
-    ``decoders``, ``losses``)."""
+    ``decoders``, ``losses``, ``compiled_kernels``)."""
     return {"structures": structure_defaults(), "learners": learner_defaults(),
             "estimator": estimator_defaults(), "decoders": decoder_names(),
-            "losses": loss_names()}
+            "losses": loss_names(), "compiled_kernels": compiled_kernels()}
 
 
 # ---------------------------------------------------------------------- markdown
@@ -211,5 +218,16 @@ def defaults_markdown():
     parts += ["The registered losses (`loss=` names):", ""]
     rows = [(f"`{n}`", f"`{c}`") for n, c in d["losses"].items()]
     parts += [_table(("loss", "class"), rows), ""]
+
+    parts += ["## Kernels compiled at installation", "",
+              "The numba kernels `setup.py` compiles ahead of time into "
+              f"`{_kernel_table.MODULE}` ([First run](first_run.md)), with the argument "
+              "types a call must have to run that code (`f8:2`: float64, 2-D, "
+              "C-contiguous array; `i4:1`: int32 array; `i8`, `f8`, `b1`: int64, "
+              "float64 and bool scalars); a call with other types runs numba's JIT "
+              "version. Every other kernel is compiled by numba on its first use.", ""]
+    rows = [(f"`{function}`", f"`{module}`", f"`{args}`")
+            for module, function, args in d["compiled_kernels"]]
+    parts += [_table(("kernel", "module", "argument types"), rows), ""]
     return "\n".join(parts)
 

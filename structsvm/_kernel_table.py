@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-__all__ = ["KERNELS", "MODULE", "export_name", "numba_signature", "source_stamp",
+__all__ = ["KERNELS", "MODULE", "PATHS", "export_name", "numba_signature", "source_stamp",
            "split_key"]
 
 MODULE = "structsvm._aot"  # the extension module built by setup.py
@@ -46,6 +46,23 @@ KERNELS = {
     "structsvm.learners._multiclass_cd_jit:sweep": (
         "i8:1 i8:1 i4:1 f8:1 b1 i8:1 f8:1 f8:2 f8 f8:2 f8:2 i4:2 i4:1 b1 f8:1",
         "(i8 f8)"),
+}
+
+
+# (learner, structure) -> the kernels a default fit of that kind and the predictions
+# of its model call: with all of them compiled at installation, such a fit compiles
+# nothing (its log does not announce a compilation)
+PATHS = {
+    ("dual_cd", "chain"): [
+        "structsvm.features._sequence_oracle_jit:chain_oracle",
+        "structsvm.learners._dual_cd_jit:insert_rows",
+        "structsvm.learners._dual_cd_jit:cached_pass",
+        "structsvm.learners._dual_cd_jit:compact_pool",
+        "structsvm.learners._dual_cd_jit:weights_from_alpha",
+        "structsvm.features._sequence_jit:shared_unaries",
+        "structsvm.inference._viterbi_jit:viterbi_batch",
+    ],
+    ("multiclass_cd", "multiclass"): ["structsvm.learners._multiclass_cd_jit:sweep"],
 }
 
 

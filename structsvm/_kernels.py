@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _kernel_table
 
-__all__ = ["Kernel", "compiled", "has_compiled", "kernels"]
+__all__ = ["Kernel", "compiled", "has_compiled", "kernels", "path_compiled"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 _lock = threading.Lock()
@@ -165,6 +165,14 @@ def kernels(module):
         return _namespaces[module]
     except KeyError:
         return _namespaces.setdefault(module, _Namespace(module))
+
+
+def path_compiled(learner, structure):
+    """Whether every kernel of a default fit of ``learner`` on ``structure`` (and of
+    its model's predictions) runs compiled ahead of time
+    (:data:`structsvm._kernel_table.PATHS`)."""
+    keys = _kernel_table.PATHS.get((learner, structure))
+    return keys is not None and all(has_compiled(k) for k in keys)
 
 
 def has_compiled(key):

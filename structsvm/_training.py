@@ -29,7 +29,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from . import _checkpoints, _jit_warmup, _labels, _progress
+from . import _checkpoints, _jit_warmup, _kernels, _labels, _progress
 from .io import check_writable
 from .learners import LEARNERS
 from .problem import Problem
@@ -165,11 +165,12 @@ def _log_round(r, info):
 _COMPILE_NOTED = []
 
 
-def log_start(learner_name, n_samples):
-    """Say what is about to happen, and that the first round compiles kernels."""
+def log_start(learner_name, n_samples, structure=None):
+    """Say what is about to happen, and that the first round compiles kernels (unless
+    the fit's kernels were all compiled at installation)."""
     _ensure_handler()
     logger.info("training %s on %d examples", learner_name, n_samples)
-    if not _COMPILE_NOTED:
+    if not _COMPILE_NOTED and not _kernels.path_compiled(learner_name, structure):
         _COMPILE_NOTED.append(True)
         logger.info("the first round compiles structsvm's numba kernels (several "
                     "seconds on first use; later runs load them from numba's cache)")
@@ -288,7 +289,7 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
     with sigint_stops_after_round() as flag, problem:
         # problem: the oracle's workers live for this fit
         if est.verbose:
-            log_start(learner.name, len(X))
+            log_start(learner.name, len(X), type(fm).structure)
         bar = _progress.RoundBar(learner.name, max_iter, tol, done) \
             if est.verbose and _progress.on_terminal() else None
         tracker = RoundTracker(w0, flag, est.verbose, done, curve0, writer,

@@ -22,6 +22,21 @@ def check_finite(values, what):
                          f"position {bad})")
 
 
+def _stack_numeric_rows(X):
+    """The common case in one step: every sample a 1-D numeric ndarray of one length
+    (the rows of a 2-D array the estimator split), stacked as float64; None for any
+    other input, which the per-sample checks then go through (naming a bad sample)."""
+    first = X[0]
+    if type(first) is not np.ndarray or first.ndim != 1:
+        return None
+    shape = first.shape
+    for x in X:
+        if (type(x) is not np.ndarray or x.shape != shape
+                or x.dtype.kind not in "biuf"):
+            return None
+    return np.array(X, dtype=float)
+
+
 def check_matrix(X, name="X"):
     """Stack samples into a 2-D float array (or CSR when any sample is sparse).
 
@@ -42,6 +57,8 @@ def check_matrix(X, name="X"):
         X = as_sequence(X, name)
         if len(X) == 0:
             raise ValueError(f"{name} is empty: at least one sample is needed")
+        M = _stack_numeric_rows(X)
+    if M is None:
         rows, any_sparse = [], False
         for i, x in enumerate(X):
             if sp.issparse(x):
