@@ -3,8 +3,9 @@
 Numba compiles a kernel on its first call in a process whose on-disk cache does not
 hold it yet: seconds per kernel, paid by a user's first run. The kernels on the
 default paths (the sequence oracle and dual coordinate descent of the main job,
-Viterbi for tagging, the multiclass sweep) are also compiled when the package is
-installed, by ``numba.pycc`` in ``setup.py``, into the extension module
+Viterbi for tagging, the multiclass sweep, the oracles and decoders of the other
+built-in structures, the 1-slack SMO, the flat Pegasos steps) are also compiled when
+the package is installed, by ``numba.pycc`` in ``setup.py``, into the extension module
 ``structsvm._aot``; :mod:`structsvm._kernels` calls them there when a call's
 arguments have exactly the types below, and numba's JIT version otherwise.
 
@@ -13,15 +14,15 @@ dependencies: it imports nothing but the standard library.
 
 Type codes: ``"f8:2"`` is a float64, 2-D, C-contiguous array; ``"i4:1"`` an int32
 array; ``"i8"`` / ``"f8"`` / ``"b1"`` int64, float64 and bool scalars; a result in
-parentheses is a tuple.
+parentheses is a tuple, ``"void"`` none.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 
-__all__ = ["KERNELS", "MODULE", "PATHS", "export_name", "numba_signature", "source_stamp",
-           "split_key"]
+__all__ = ["KERNELS", "LEARNER_KERNELS", "MODULE", "STRUCTURE_KERNELS", "export_name",
+           "numba_signature", "source_stamp", "split_key"]
 
 MODULE = "structsvm._aot"  # the extension module built by setup.py
 
@@ -46,23 +47,65 @@ KERNELS = {
     "structsvm.learners._multiclass_cd_jit:sweep": (
         "i8:1 i8:1 i4:1 f8:1 b1 i8:1 f8:1 f8:2 f8 f8:2 f8:2 i4:2 i4:1 b1 f8:1",
         "(i8 f8)"),
+    # multiclass maps other than the plain one (class attributes, taxonomies)
+    "structsvm.features._multiclass_jit:class_scores": (
+        "i4:1 i4:1 f8:1 i8:1 f8:2 f8:2", "void"),
+    "structsvm.features._multiclass_jit:attribute_differences": (
+        "i4:1 i4:1 f8:1 i8:1 f8:2 i8:1 i8:1 i8 i4:1", "(i4:1 i4:1 f8:1)"),
+    "structsvm.features._multiclass_jit:dense_rows_to_csr": (
+        "f8:2 i8:1 i4:1", "(i4:1 i4:1 f8:1)"),
+    # rankings: the aggregated oracle, the 1-slack cutting plane's SMO and sparse sums
+    "structsvm.features._ranking_jit:aggregate_kernel": (
+        "f8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 f8:1 f8:1 i8:1 f8:1", "void"),
+    "structsvm.learners._smo_jit:smo": (
+        "f8:2 f8:1 i8:1 i8 f8 f8:1 f8 i8", "(i8 f8)"),
+    "structsvm.learners._sparse_jit:gather_dot": ("i4:1 f8:1 f8:1", "f8"),
+    "structsvm.learners._sparse_jit:scatter_add": ("f8:1 i4:1 f8:1 f8", "void"),
+    # parse trees, graphs, alignments: the grammar's scores and the decoders
+    "structsvm.features._grammar_jit:_gather_sum": ("i4:2 f8:2 f8:2", "void"),
+    "structsvm.inference._cky_jit:cky_batch": (
+        "f8:2 i8:1 f8:2 i8:1 i8:1 i8:1 f8:1 i8:1 i8:1 i8:1 f8:1 i8:1 i8 i8:2 i8:1 f8:1",
+        "b1:1"),
+    "structsvm.inference._max_product_jit:max_product_batch": (
+        "f8:2 i8:1 i8:2 f8:3 i8:1 i8:1 i8:1 i8 f8 f8 i8:1 i8:1 i8:1 i8:1", "void"),
+    "structsvm.inference._alignment_jit:align_batch": (
+        "i4:2 i8:1 i4:2 i8:1 f8:3 f8:1 b1 i8:1 f8:1 i8:2 i8:1 i8:1 f8:1", "void"),
+    # the flat Pegasos SVMs (primal mode)
+    "structsvm.svm._pegasos_jit:steps": (
+        "b1 i8 i8:1 i8 f8:1 f8 f8 b1 f8 f8 i8 i8 i8:1 i8:1 f8:1 f8:2 f8:1 i8 b1 f8:1 f8:1 "
+        "f8:1 f8:1 f8:1", "(i8 i8)"),
+    "structsvm.svm._pegasos_jit:objective": (
+        "b1 i8 f8:1 f8 f8:1 f8 f8 i8:1 i8:1 f8:1 f8:2", "f8"),
+    "structsvm.svm._pegasos_jit:new_state": ("b1 i8 i8", "(f8:1 f8:1 f8:1 f8:1 f8:1)"),
+    "structsvm.svm._pegasos_jit:averaged_sum": ("f8:1 f8:1 f8:1 f8:1", "(f8:1 f8 f8)"),
 }
 
 
-# (learner, structure) -> the kernels a default fit of that kind and the predictions
-# of its model call: with all of them compiled at installation, such a fit compiles
-# nothing (its log does not announce a compilation)
-PATHS = {
-    ("dual_cd", "chain"): [
-        "structsvm.features._sequence_oracle_jit:chain_oracle",
-        "structsvm.learners._dual_cd_jit:insert_rows",
-        "structsvm.learners._dual_cd_jit:cached_pass",
-        "structsvm.learners._dual_cd_jit:compact_pool",
-        "structsvm.learners._dual_cd_jit:weights_from_alpha",
-        "structsvm.features._sequence_jit:shared_unaries",
-        "structsvm.inference._viterbi_jit:viterbi_batch",
-    ],
-    ("multiclass_cd", "multiclass"): ["structsvm.learners._multiclass_cd_jit:sweep"],
+# the kernels a learner's fit calls, and those of a structure's oracle and decoder:
+# when every kernel of a fit's learner and structure is compiled at installation,
+# the fit compiles nothing (its log does not announce a compilation)
+_DUAL_CD = ["structsvm.learners._dual_cd_jit:" + f for f in (
+    "insert_rows", "cached_pass", "compact_pool", "weights_from_alpha")]
+_MULTICLASS = ["structsvm.features._multiclass_jit:" + f for f in (
+    "class_scores", "attribute_differences", "dense_rows_to_csr")]
+LEARNER_KERNELS = {
+    "dual_cd": _DUAL_CD,
+    "multiclass_cd": ["structsvm.learners._multiclass_cd_jit:sweep"],
+    "one_slack": ["structsvm.learners._smo_jit:smo",
+                  "structsvm.learners._sparse_jit:gather_dot",
+                  "structsvm.learners._sparse_jit:scatter_add"],
+}
+STRUCTURE_KERNELS = {
+    "chain": ["structsvm.features._sequence_oracle_jit:chain_oracle",
+              "structsvm.features._sequence_jit:shared_unaries",
+              "structsvm.inference._viterbi_jit:viterbi_batch"],
+    "multiclass": _MULTICLASS,
+    "tree": _MULTICLASS,
+    "ranking": ["structsvm.features._ranking_jit:aggregate_kernel"],
+    "parse": ["structsvm.features._grammar_jit:_gather_sum",
+              "structsvm.inference._cky_jit:cky_batch"],
+    "graph": ["structsvm.inference._max_product_jit:max_product_batch"],
+    "alignment": ["structsvm.inference._alignment_jit:align_batch"],
 }
 
 
@@ -85,6 +128,8 @@ def numba_signature(key):
     import numpy as np
 
     def typ(spec):
+        if spec == "void":
+            return numba.types.void
         if spec.startswith("("):
             return numba.types.Tuple(tuple(typ(s) for s in spec[1:-1].split()))
         code, _, ndim = spec.partition(":")

@@ -168,11 +168,16 @@ def kernels(module):
 
 
 def path_compiled(learner, structure):
-    """Whether every kernel of a default fit of ``learner`` on ``structure`` (and of
-    its model's predictions) runs compiled ahead of time
-    (:data:`structsvm._kernel_table.PATHS`)."""
-    keys = _kernel_table.PATHS.get((learner, structure))
-    return keys is not None and all(has_compiled(k) for k in keys)
+    """Whether every kernel a fit of ``learner`` on ``structure`` (and its model's
+    predictions) calls runs compiled ahead of time
+    (:data:`structsvm._kernel_table.LEARNER_KERNELS`, ``STRUCTURE_KERNELS``; a
+    learner or structure not listed there compiles its kernels on first use)."""
+    if learner not in _kernel_table.LEARNER_KERNELS or \
+            structure not in _kernel_table.STRUCTURE_KERNELS:
+        return False
+    keys = (_kernel_table.LEARNER_KERNELS[learner]
+            + _kernel_table.STRUCTURE_KERNELS[structure])
+    return all(has_compiled(k) for k in keys)
 
 
 def has_compiled(key):

@@ -84,17 +84,20 @@ def recorded_calls(monkeypatch):
     return calls
 
 
-@needs_extension
-@pytest.mark.filterwarnings("ignore:dual_cd stopped after max_iter")
-def test_compiled_kernels_equal_numbas(recorded_calls):
-    X, Y = make_hmm_corpus(120, n_states=5, n_words=80, random_state=0)
-    model = structsvm.fit(X[:100], Y[:100], feature_map=SequenceFeatures(),
-                          decoder="viterbi", C=0.1, max_iter=4, random_state=0)
-    model.predict(X[100:])
+def _default_calls():
+    """Small default calls of every structure whose kernels the extension holds."""
+    from alignment_pairs import evolved_pairs
+    from test_feature_identity_trees_graphs import grammar_corpus, random_graph
+
+    from structsvm.corpora import make_ranking_problem
+    from structsvm.features import (AlignmentFeatures, GrammarFeatures, GraphFeatures,
+                                    RankingFeatures)
+    from structsvm.svm import PegasosClassifier
     rng = np.random.default_rng(0)
-    Xm = rng.normal(size=(150, 12))
-    ym = np.argmax(Xm[:, :4] + 0.5 * rng.normal(size=(150, 4)), axis=1)
-    structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1)
+    # tag sequences: dual_cd and its fused oracle; Viterbi and the shared unaries
+    X, Y = make_hmm_corpus(120, n_states=5, n_words=80, random_state=0)
+    structsvm.fit(X[:100], Y[:100], feature_map=SequenceFeatures(), decoder="viterbi",
+                  C=0.1, max_iter=4, random_state=0).predict(X[100:])
     # the row pool compacts only once it holds 100,000 dead entries: compact one here
     import scipy.sparse as sp
     from structsvm.learners._dual_cd_pool import RowPool
@@ -102,10 +105,42 @@ def test_compiled_kernels_equal_numbas(recorded_calls):
     pool.append(sp.random(300, 50, density=0.9, format="csr", random_state=0))
     pool.append(sp.random(3000, 50, density=0.9, format="csr", random_state=1))
     pool.compact(np.array([[0, 1], [-1, 2]], dtype=np.int64))
+    # plain classes (multiclass_cd's sweep), then classes described by attributes
+    Xm = rng.normal(size=(150, 12))
+    ym = np.argmax(Xm[:, :4] + 0.5 * rng.normal(size=(150, 4)), axis=1)
+    structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1)
+    attrs = {k: np.array(a, dtype=float) for k, a in
+             enumerate([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 1]])}
+    structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(attributes=attrs),
+                  decoder="argmax", C=0.1, max_iter=3).predict(Xm[:5])
+    # sparse inputs: the class scores of the rows (as for text classification)
+    structsvm.fit(sp.csr_matrix(Xm), ym, feature_map=MulticlassFeatures(attributes=attrs),
+                  decoder="argmax", C=0.1, max_iter=3)
+    # rankings: the aggregated oracle, the 1-slack SMO and its sparse sums
+    Xr, Yr, _ = make_ranking_problem(n_queries=15, n_docs=8, random_state=0)
+    structsvm.fit(Xr, Yr, feature_map=RankingFeatures(), max_iter=5).predict(Xr[:2])
+    # parse trees, graphs, alignments
+    Xg, Yg = grammar_corpus(rng, tagged=False, n_sent=12)
+    structsvm.fit(Xg, Yg, feature_map=GrammarFeatures(), max_iter=2).predict(Xg[:2])
+    Xn = [random_graph(rng, 4, {"e": 0}, int(rng.integers(3, 7))) for _ in range(10)]
+    Yn = [[("a", "b", "c")[int(v)] for v in rng.integers(0, 3, size=x[0].shape[0])]
+          for x in Xn]
+    structsvm.fit(Xn, Yn, feature_map=GraphFeatures(), max_iter=2).predict(Xn[:2])
+    Xa, Ya = evolved_pairs(12, random_state=0)
+    structsvm.fit(Xa, Ya, feature_map=AlignmentFeatures(), max_iter=2).predict(Xa[:2])
+    # the flat Pegasos SVM
+    PegasosClassifier(max_iter=3, random_state=0).fit(Xm, ym == 0)
+
+
+@needs_extension
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore:.*stopped after max_iter")
+def test_compiled_kernels_equal_numbas(recorded_calls):
+    _default_calls()
     seen = {key for key, *_ in recorded_calls}
-    # every kernel of the table ran compiled: the fit passed exactly the declared
-    # types (a stale table would send these calls to numba instead)
-    assert seen == set(_kernel_table.KERNELS)
+    # every kernel of the table ran compiled: the calls passed exactly the declared
+    # types (a stale table would send them to numba instead)
+    assert seen == set(_kernel_table.KERNELS), set(_kernel_table.KERNELS) - seen
     for key, before, result, after in recorded_calls:
         module, function = _kernel_table.split_key(key)
         jit = getattr(_kernels.kernels(module), function).jit
@@ -251,3 +286,27 @@ def test_default_fits_compile_nothing(tmp_path):
                          timeout=300, env=env, check=True).stdout
     assert out.split() == ["False"]
     assert not list(tmp_path.rglob("*.nbi")), sorted(p.name for p in tmp_path.rglob("*"))
+
+
+def test_fit_paths_name_kernels_of_the_table():
+    listed = {k for keys in (*_kernel_table.LEARNER_KERNELS.values(),
+                             *_kernel_table.STRUCTURE_KERNELS.values()) for k in keys}
+    flat = {k for k in _kernel_table.KERNELS if k.startswith("structsvm.svm.")}
+    assert listed | flat == set(_kernel_table.KERNELS) and not listed & flat
+
+
+@needs_extension
+def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
+    from structsvm import _training
+    X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)
+    saved = list(_training._COMPILE_NOTED)
+    _training._COMPILE_NOTED.clear()
+    try:
+        with caplog.at_level("INFO", logger="structsvm"):
+            structsvm.fit(X, Y, feature_map=SequenceFeatures(), max_iter=2, tol=0.5,
+                          verbose=1)
+        assert "training dual_cd" in caplog.text and "compiles" not in caplog.text
+        assert not _kernels.path_compiled("perceptron", "chain")
+        assert not _kernels.path_compiled("dual_cd", "user")
+    finally:
+        _training._COMPILE_NOTED[:] = saved

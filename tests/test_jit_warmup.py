@@ -1,14 +1,11 @@
 """The helper process that compiles a fit's numba kernels ahead of their first call."""
-import importlib
 import subprocess
 import sys
 
 import numba
 import numpy as np
 
-import structsvm
 from structsvm import _jit_warmup, _kernel_table
-from structsvm.features import SequenceFeatures
 
 SENTS = [["the", "dog", "runs"], ["a", "cat", "sleeps", "here"], ["dogs", "run"]] * 3
 TAGS = [["D", "N", "V"], ["D", "N", "V", "R"], ["N", "V"]] * 3

@@ -45,7 +45,10 @@ EXCEPTIONS.update({
               "features._sequence_rows", "features.grammar", "features.ranking",
               "features.sequence", "inference.cky", "inference.max_product",
               "inference.needleman_wunsch", "inference.viterbi",
-              "learners._dual_cd_pool", "learners.dual_cd", "learners.multiclass_cd")})
+              "learners._dual_cd_pool", "learners.dual_cd", "learners.multiclass_cd",
+              "learners._qp", "learners._sparse", "learners.pegasos",
+              "learners.frank_wolfe", "features._multiclass_rows", "svm._pegasos_losses",
+              "svm.kernel_pegasos", "svm._pegasos_solver", "svm.pegasos")})
 # every package's __init__ loads its exports on first use with one helper (PEP 562)
 EXCEPTIONS.update({
     (f"structsvm.{package}", "structsvm._lazy"):

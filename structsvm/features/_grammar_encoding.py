@@ -276,9 +276,18 @@ def _nodes(y):
     return np.asarray(y, dtype=np.int64).reshape(-1, 5)
 
 
+def gather_sum(cols, W):
+    """``out[r] = Σ_t W[cols[r, t]]``: scores of rows with one active column per
+    template (the kernel ``_gather_sum``)."""
+    out = np.zeros((cols.shape[0], W.shape[1]))
+    if cols.shape[0] and cols.shape[1] and W.shape[1]:
+        kernels("structsvm.features._grammar_jit")._gather_sum(
+            cols, np.ascontiguousarray(W, dtype=float), out)
+    return out
+
+
 def batch_scores(Xe, W_leaf, W_span, rule_scores, root_scores, grammar):
     """:class:`GrammarPotentials` of all sentences of ``Xe`` (EncodedSentences)."""
-    gather_sum = kernels("structsvm.features._grammar_jit").gather_sum
     leaf = gather_sum(Xe.leaf_cols, W_leaf)
     span = gather_sum(Xe.span_cols, W_span)
     return GrammarPotentials(leaf, Xe.word_off, span, Xe.span_off, rule_scores,

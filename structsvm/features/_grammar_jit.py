@@ -1,10 +1,9 @@
 """Compiled helpers of the grammar map: summed weight rows, scattered differences."""
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-__all__ = ["gather_sum", "scatter_nodes"]
+__all__ = ["scatter_nodes"]
 
 
 @njit(cache=True, nogil=True)
@@ -16,14 +15,6 @@ def _gather_sum(cols, W, out):
             c = cols[r, t]
             for a in range(K):
                 out[r, a] += W[c, a]
-
-
-def gather_sum(cols, W):
-    """``out[r] = Σ_t W[cols[r, t]]``: scores of rows with one active column per template."""
-    out = np.zeros((cols.shape[0], W.shape[1]))
-    if cols.shape[0] and cols.shape[1] and W.shape[1]:
-        _gather_sum(cols, np.ascontiguousarray(W), out)
-    return out
 
 
 @njit(cache=True, nogil=True)

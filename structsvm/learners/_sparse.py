@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._kernels import kernels
+
 __all__ = ["COMPILED_FROM", "aggregate_rows", "compiled_for", "gather_dots",
            "scatter_rows"]
 
@@ -68,7 +70,7 @@ def gather_dots(rows, v, compiled=True):
         for k, r in enumerate(rows):
             out[k] = r.data @ v[r.indices]
         return out
-    from ._sparse_jit import gather_dot
+    gather_dot = kernels("structsvm.learners._sparse_jit").gather_dot
 
     total = sum(r.nnz for r in rows)
     if total < 500_000 or len(rows) < 2:
@@ -89,7 +91,7 @@ def scatter_rows(w, rows, coef, compiled=True):
         for a, r in pairs:
             w[r.indices] += a * r.data  # unique indices: no repeated writes
         return w
-    from ._sparse_jit import scatter_add
+    scatter_add = kernels("structsvm.learners._sparse_jit").scatter_add
 
     for a, r in pairs:
         scatter_add(w, r.indices, r.data, a)

@@ -34,6 +34,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .._kernels import kernels
 from ..protocols import LearnerBase, LearnerResult
 
 __all__ = ["FrankWolfe"]
@@ -70,7 +71,8 @@ class FrankWolfe(LearnerBase, BaseEstimator):
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
         """Run passes until the certified gap is ≤ ``tol`` × primal or ``max_iter``."""
-        from ._sparse_jit import gather_dot, scatter_add  # numba when a fit runs
+        jit = kernels("structsvm.learners._sparse_jit")
+        gather_dot, scatter_add = jit.gather_dot, jit.scatter_add
 
         if problem.rescaling != "margin":
             raise ValueError("learner='frank_wolfe' supports rescaling='margin' only")

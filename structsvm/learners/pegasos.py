@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
+from .._kernels import kernels
 from ..protocols import LearnerBase, LearnerResult
 from ._sparse import aggregate_rows
 
@@ -85,7 +86,9 @@ class Pegasos(LearnerBase, BaseEstimator):
         ``state`` (``extra["state"]`` of a previous result) continues that run: its
         step counter t (so the first step does not shrink w to 0), last iterate,
         average and random stream."""
-        from ._sparse_jit import average_inplace, gather_dot, scatter_add  # numba: a fit
+        jit = kernels("structsvm.learners._sparse_jit")
+        average_inplace, gather_dot, scatter_add = (jit.average_inplace, jit.gather_dot,
+                                                    jit.scatter_add)
 
         bs, every = int(self.batch_size), int(self.eval_every)
         if bs < 1:

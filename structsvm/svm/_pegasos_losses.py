@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import math
 
-from . import _pegasos_jit as _jit
+from .._kernels import kernels
+
+# the kernels (compiled at installation where they can be)
+_jit = kernels("structsvm.svm._pegasos_jit")
 
 _CLASSIFICATION_LOSSES = {"hinge": _jit.HINGE, "log": _jit.LOG, "exp": _jit.EXP}
 _LOSS_AT_ZERO = {"hinge": 1.0, "log": math.log(2.0), "exp": 1.0}
