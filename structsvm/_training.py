@@ -173,7 +173,10 @@ def log_start(learner_name, n_samples, structure=None):
     if not _COMPILE_NOTED and not _kernels.path_compiled(learner_name, structure):
         _COMPILE_NOTED.append(True)
         logger.info("the first round compiles structsvm's numba kernels (several "
-                    "seconds on first use; later runs load them from numba's cache)")
+                    "seconds on first use; later runs load them from numba's cache)%s",
+                    "" if _kernels.compiled() is not None else
+                    "; the kernels compiled at installation are not in use (see the "
+                    "documentation's First run page)")
 
 
 def _ensure_handler():

@@ -310,3 +310,15 @@ def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
         assert not _kernels.path_compiled("dual_cd", "user")
     finally:
         _training._COMPILE_NOTED[:] = saved
+
+
+def test_log_says_when_the_extension_is_not_in_use(monkeypatch, caplog):
+    from structsvm import _training
+    monkeypatch.setattr(_kernels, "_extension", False)
+    monkeypatch.setattr(_training, "_COMPILE_NOTED", [])
+    X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)
+    with caplog.at_level("INFO", logger="structsvm"):
+        structsvm.fit(X, Y, feature_map=SequenceFeatures(), max_iter=2, tol=0.5,
+                      verbose=1)
+    assert "the first round compiles" in caplog.text
+    assert "compiled at installation are not in use" in caplog.text
