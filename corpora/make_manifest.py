@@ -38,6 +38,21 @@ CORPORA = {
         loader="structsvm.corpora.load_treebank",
         path="nltk_data/corpora/treebank", nltk="treebank",
         archive="nltk_data/corpora/treebank.zip"),
+    "dependency_treebank": dict(
+        description="The treebank sample converted to dependencies: 199 files "
+                    "(wsj_0001.dp ... wsj_0199.dp), 3,914 sentences, 94,084 tokens; one "
+                    "token a line: word, POS tag and the 1-based index of its head (0 "
+                    "for the root), a blank line between sentences. Used for dependency "
+                    "parsing (arc-factored structures).",
+        source="NLTK data package 'dependency_treebank' (copied from nltk/nltk_data "
+               "commit 5db857e6f7df, packages/corpora/dependency_treebank.zip, and "
+               "unzipped); Penn Treebank, LDC 1995.",
+        terms="As the treebank sample: (C) University of Pennsylvania / LDC 1995; made "
+              "available by NLTK for research and teaching; non-commercial use only.",
+        reference=f"{_README}, section 'Dependency treebank'",
+        loader="structsvm.corpora.load_dependency_treebank",
+        path="nltk_data/corpora/dependency_treebank", nltk="dependency_treebank",
+        archive="nltk_data/corpora/dependency_treebank.zip"),
     "conll2000": dict(
         description="CoNLL-2000 chunking shared task: WSJ sections 15-18 for training "
                     "(train.txt, 8,936 sentences, 211,727 tokens) and section 20 for "

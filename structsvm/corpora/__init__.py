@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .synthetic import make_hmm_corpus, make_two_spirals
     from .treebank import (load_treebank, load_treebank_trees, treebank_parsed_sents,
                            treebank_tagged_sents)
+    from .dependency_treebank import (dependency_treebank_sents, load_dependency_treebank,
+                                      read_dependency_file)
     from .letor import LetorFold, load_mq2008, load_svm_rank_example3
     from .newsgroups import NewsgroupsData, load_mini_newsgroups
     from .qc import QCData, load_qc, read_qc
@@ -38,6 +40,8 @@ __all__ += ["load_treebank", "treebank_tagged_sents", "load_treebank_trees",
             "CONLL2000_CHUNK_TYPES", "read_svm_hmm", "write_svm_hmm", "make_hmm_corpus",
             "make_two_spirals", "load_conll2002", "read_conll2002", "Conll2002Data",
             "CONLL2002_ENTITY_TYPES"]
+
+__all__ += ["load_dependency_treebank", "dependency_treebank_sents", "read_dependency_file"]
 
 __all__ += ["LetorFold", "load_mq2008", "load_svm_rank_example3", "NewsgroupsData",
             "load_mini_newsgroups", "QCData", "load_qc", "read_qc", "RankingData",
