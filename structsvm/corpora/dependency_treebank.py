@@ -7,7 +7,7 @@ between sentences; 3,914 sentences, 94,084 tokens.
 """
 from __future__ import annotations
 
-from ._lines import quote
+from ._lines import quote, source_name
 from ._paths import DataNotFoundError, fetch_command, find_data
 from .conll import read_conll
 
@@ -38,7 +38,7 @@ def read_dependency_file(source):
         its own token.
     """
     sents = read_conll(source, n_columns=3)
-    name = getattr(source, "name", source)
+    name = source_name(source)
     out = []
     for s_index, sent in enumerate(sents):
         heads = []
