@@ -1,7 +1,7 @@
 """Build step of structsvm: the kernels of the default paths compiled ahead of time.
 
 The project's metadata is in pyproject.toml. This file adds one optional extension
-module, ``structsvm._aot``: the numba kernels listed in ``structsvm/_kernel_table.py``
+module, ``structsvm._aot``: the numba kernels listed in ``structsvm/_compiled/_table.py``
 compiled by ``numba.pycc`` for the machine that installs the package, so that a
 first run does not spend seconds compiling them (numba's JIT and its on-disk cache
 still compile every other kernel, and these ones for other argument types).
@@ -29,7 +29,7 @@ PACKAGE = os.path.join(ROOT, "structsvm")
 
 
 def _kernel_table():
-    """structsvm/_kernel_table.py as the module ``structsvm._kernel_table``, with
+    """structsvm/_compiled/_table.py as the module ``structsvm._compiled._table``, with
     ``structsvm`` and its subpackages registered as empty packages: the kernel
     modules import numba and numpy only, but the packages' ``__init__`` import the
     runtime dependencies, which a build environment does not have."""
@@ -40,7 +40,7 @@ def _kernel_table():
             pkg.__path__ = [os.path.join(PACKAGE, *sub.split(".")[1:])]
             sys.modules[name] = pkg
     spec = importlib.util.spec_from_file_location(
-        "structsvm._kernel_table", os.path.join(PACKAGE, "_kernel_table.py"))
+        "structsvm._compiled._table", os.path.join(PACKAGE, "_kernel_table.py"))
     table = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = table
     spec.loader.exec_module(table)

@@ -71,7 +71,7 @@ import structsvm
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 X, y = load_digits(return_X_y=True)
 Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, random_state=0)
 t0 = time.perf_counter()
@@ -108,7 +108,7 @@ TRAIN = """
 import sys
 import structsvm
 from structsvm.corpora import load_treebank
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 X, Y, _, _ = load_treebank()
 n = int(sys.argv[2])
 X, Y = (X[:n], Y[:n]) if n else (X, Y)
@@ -158,7 +158,7 @@ numba.njit(lambda a: a.sum() + np.empty(1)[0] * 0)(np.ones(2))
 setup = time.process_time() - t0
 event.register("numba:compile", Compiles())
 import structsvm
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 n = int(sys.argv[1])
 if n:  # 0: the digits fit only
     from structsvm.corpora import load_treebank

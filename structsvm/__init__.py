@@ -15,7 +15,7 @@ from ._version import __version__
 
 if TYPE_CHECKING:  # what the names below resolve to (static tools read these)
     from .estimator import StructuredSVM, fit, load
-    from .structure import Structure
+    from .structures.user.structure import Structure
 
 __all__ = ["StructuredSVM", "Structure", "fit", "load", "__version__"]
 

@@ -5,7 +5,7 @@ Data flows one way: inputs and outputs are *encoded* once by the fitted
 :class:`FeatureMap`; the map turns a weight vector into *potentials* (factor scores);
 a *decoder* maximises over structures; a :class:`Loss` augments the potentials so
 that loss-augmented decoding is the same decoder on other scores. Around that loop,
-:meth:`structsvm.problem.Problem.oracle` finds the most violated constraint of every
+:meth:`structsvm.learners.problem.Problem.oracle` finds the most violated constraint of every
 example and is the only thing learners ask of the model.
 
 Required members are the methods and attributes of the protocol classes below.
@@ -17,8 +17,8 @@ has the default listed in :data:`FEATURE_MAP_CAPABILITIES` and
 :func:`capability`, so a plugin that only satisfies the protocol (without the base
 class) works too. A decoder's optional capability is its ``augmented`` function
 (:class:`Decoder`). Plugins are registered by name with
-:func:`structsvm.features.register_feature_map`,
-:func:`structsvm.inference.register_decoder`, :func:`structsvm.losses.register_loss`
+:func:`structsvm.registry.register_feature_map`,
+:func:`structsvm.registry.register_decoder`, :func:`structsvm.registry.register_loss`
 and :func:`structsvm.learners.register_learner`.
 
 This module sits at the bottom of the package: it imports nothing from structsvm but

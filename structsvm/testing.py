@@ -10,12 +10,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from ._structure_map import StructureLoss, same_output
+from .structures.user._map import StructureLoss, same_output
 from .estimator import StructuredSVM, load
-from .inference import get_decoder
-from .losses import get_loss
+from .structures.decoders import get_decoder
+from .structures.losses import get_loss
 from .protocols import as_sequence
-from .structure import Structure, as_structure
+from .structures.user.structure import Structure, as_structure
 
 __all__ = ["check_structure"]
 

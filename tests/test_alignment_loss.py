@@ -3,8 +3,9 @@ against the loss of one pair, errors."""
 import numpy as np
 import pytest
 
-from structsvm.losses import AlignmentLoss, get_loss
-from structsvm.metrics import alignment_scores
+from structsvm.structures.alignment import AlignmentLoss
+from structsvm.structures import get_loss
+from structsvm.structures.alignment import alignment_scores
 
 
 def test_known_answers():

@@ -28,7 +28,7 @@ def test_bench_chunking_small_slice(need_data, capsys):
     """The default call on 150 CoNLL-2000 sentences, scored on the whole test set:
     the F1 it prints is conlleval's, consistent with the chunk counts beside it."""
     from structsvm.corpora import load_conll2000
-    from structsvm.metrics import iob_chunks
+    from structsvm.structures.sequence import iob_chunks
 
     need_data(load_conll2000)
     rows = load("bench_chunking").main(["--systems", "default", "--max-train", "150"])

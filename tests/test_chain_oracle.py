@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.features import SequenceFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import HammingLoss, ZeroOneLoss
-from structsvm.problem import Problem
+from structsvm.structures import SequenceFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures import HammingLoss, ZeroOneLoss
+from structsvm.learners.problem import Problem
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "fast", "."]
 

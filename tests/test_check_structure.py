@@ -7,9 +7,13 @@ from nltk import Tree
 
 import structsvm
 import structsvm.features as features
-from structsvm.features import (AlignmentFeatures, GraphFeatures, GrammarFeatures,
-                                MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
+from structsvm.structures import (AlignmentFeatures,
+    GraphFeatures,
+    GrammarFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 from structsvm.testing import check_structure
 from structure_examples import MultiLabel, multilabel_data
 
@@ -140,7 +144,7 @@ def test_a_structure_in_main_fails_the_save_check(monkeypatch):
 
 
 def test_plain_functions_are_checked_too():
-    from structsvm.structure import FunctionStructure
+    from structsvm.structures.user.structure import FunctionStructure
 
     X, Y = multilabel_data(n=12)
     s = MultiLabel(n_labels=3)

@@ -18,9 +18,11 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm import _jit_warmup, _kernel_table, _kernels
+from structsvm._compiled import warmup as _jit_warmup
+from structsvm._compiled import _table as _kernel_table
+from structsvm import _compiled as _kernels
 from structsvm.corpora import make_hmm_corpus
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 
 EXTENSION = _kernels.compiled()
 needs_extension = pytest.mark.skipif(
@@ -90,8 +92,10 @@ def _default_calls():
     from test_feature_identity_trees_graphs import grammar_corpus, random_graph
 
     from structsvm.corpora import make_ranking_problem
-    from structsvm.features import (AlignmentFeatures, GrammarFeatures, GraphFeatures,
-                                    RankingFeatures)
+    from structsvm.structures import (AlignmentFeatures,
+        GrammarFeatures,
+        GraphFeatures,
+        RankingFeatures)
     from structsvm.svm import PegasosClassifier
     rng = np.random.default_rng(0)
     # tag sequences: dual_cd and its fused oracle; Viterbi and the shared unaries
@@ -162,7 +166,7 @@ def _viterbi_args(n_tokens=40, K=4, seed=0):
     "int32 offsets", "Fortran-ordered unary", "strided unary", "read-only trans",
     "float flag", "int flag", "2-D start", "missing argument", "list offsets"])
 def test_other_argument_types_go_to_numba(change, monkeypatch):
-    kernel = _kernels.kernels("structsvm.inference._viterbi_jit").viterbi_batch
+    kernel = _kernels.kernels("structsvm.structures.sequence._viterbi_jit").viterbi_batch
     args = _viterbi_args()
     if change == "int32 offsets":
         args[1] = args[1].astype(np.int32)
@@ -195,7 +199,7 @@ def test_other_argument_types_go_to_numba(change, monkeypatch):
 
 @needs_extension
 def test_exact_types_run_the_compiled_code():
-    kernel = _kernels.kernels("structsvm.inference._viterbi_jit").viterbi_batch
+    kernel = _kernels.kernels("structsvm.structures.sequence._viterbi_jit").viterbi_batch
     args = _viterbi_args()
     assert kernel.accepts(args)
     assert kernel.accepts(args[:6] + [np.True_, args[7]])
@@ -211,7 +215,7 @@ def test_compiled_kernels_release_the_gil():
     """Oracle threads run kernels at once: while one thread is inside a long compiled
     call, another Python thread keeps running (a kept GIL would stop it for the
     whole call)."""
-    kernel = _kernels.kernels("structsvm.inference._viterbi_jit").viterbi_batch
+    kernel = _kernels.kernels("structsvm.structures.sequence._viterbi_jit").viterbi_batch
     args = _viterbi_args(n_tokens=400_000, K=30, seed=1)
     kernel(*args)  # a first call, untimed
     t0 = time.perf_counter()
@@ -297,7 +301,7 @@ def test_fit_paths_name_kernels_of_the_table():
 
 @needs_extension
 def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
-    from structsvm import _training
+    from structsvm.estimator import _training
     X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)
     saved = list(_training._COMPILE_NOTED)
     _training._COMPILE_NOTED.clear()
@@ -313,7 +317,7 @@ def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
 
 
 def test_log_says_when_the_extension_is_not_in_use(monkeypatch, caplog):
-    from structsvm import _training
+    from structsvm.estimator import _training
     monkeypatch.setattr(_kernels, "_extension", False)
     monkeypatch.setattr(_training, "_COMPILE_NOTED", [])
     X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)

@@ -4,8 +4,10 @@ import pytest
 from sklearn.base import clone
 
 import structsvm
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
+from structsvm.structures import (MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 from structsvm.learners import (DEFAULT_LEARNERS, LEARNERS, SPECIALISED_DEFAULTS,
                                 default_learner)
 
@@ -102,8 +104,9 @@ def test_the_guide_names_every_registered_decoder_and_loss():
     by name (it once stopped at the first wave's)."""
     import pathlib
 
-    from structsvm.inference import DECODERS, get_decoder
-    from structsvm.losses import LOSSES
+    from structsvm.registry import DECODERS
+    from structsvm.structures import get_decoder
+    from structsvm.registry import LOSSES
 
     get_decoder("viterbi")  # loads the built-in decoders
     guide = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text()

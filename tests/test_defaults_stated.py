@@ -1,7 +1,7 @@
 """Defaults have one source: the code. docs/defaults.md is generated from it, and no
 page or docstring restates a default that disagrees with it.
 
-The generated page (:func:`structsvm._defaults.defaults_markdown`, filled into
+The generated page (:func:`structsvm.estimator._defaults.defaults_markdown`, filled into
 docs/defaults.md by the mkdocs hook docs/hooks/defaults.py) must name every feature
 map, learner, decoder and loss with the values the estimator uses.
 """
@@ -18,9 +18,13 @@ from pathlib import Path
 import pytest
 
 import structsvm
-from structsvm import _defaults
-from structsvm.features import (GrammarFeatures, GraphFeatures, MulticlassFeatures,
-                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
+from structsvm.estimator import _defaults
+from structsvm.structures import (GrammarFeatures,
+    GraphFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 from structsvm.learners import (DEFAULT_LEARNERS, DEFAULT_PARAMS, LEARNERS,
                                 SPECIALISED_DEFAULTS, make_default_learner)
 
@@ -65,7 +69,7 @@ def test_page_names_every_map_learner_decoder_and_loss(page):
         assert cells[1] == f"`{cls.__name__}`"
     for name in _defaults.decoder_names():
         _table_row(page, f"`{name}`")
-    for name in structsvm.losses.LOSSES:
+    for name in structsvm.registry.LOSSES:
         _table_row(page, f"`{name}`")
     for name in inspect.signature(structsvm.StructuredSVM).parameters:
         _table_row(page, f"`{name}`")

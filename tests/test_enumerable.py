@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import (ChainPotentials, MulticlassFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
-from structsvm.inference import get_decoder
+from structsvm.structures import (ChainPotentials,
+    MulticlassFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
+from structsvm.structures import get_decoder
 from structsvm.protocols import (MAX_ENUMERATED_OUTPUTS, EnumerationError,
                                  StructureMismatchError, check_enumerable)
 
@@ -70,7 +72,7 @@ def test_exhaustive_decoder_on_chains_is_refused_in_fit_and_predict(deadline):
 
 
 def test_exhaustive_on_rankings_names_sort(deadline):
-    from structsvm.features import RankingPotentials
+    from structsvm.structures import RankingPotentials
 
     batch = RankingPotentials(np.arange(4.0), [0, 4])
     with pytest.raises(EnumerationError, match="cannot enumerate its outputs.*'sort'"):

@@ -9,7 +9,7 @@ from sklearn.svm import LinearSVC
 import structsvm
 from structsvm import StructuredSVM
 from structsvm.protocols import StructureMismatchError
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 from structsvm.io import ModelFileError
 from structsvm.learners import OneSlackCuttingPlane
 
@@ -247,9 +247,9 @@ def test_fitted_attributes_are_written_in_one_place():
     import ast
     import inspect
 
-    import structsvm._checkpoints
-    import structsvm._saved_state
-    import structsvm._training
+    import structsvm.estimator._checkpoints
+    import structsvm.estimator._saved_state
+    import structsvm.estimator._training
     import structsvm.estimator
     import structsvm.io
 
@@ -257,8 +257,8 @@ def test_fitted_attributes_are_written_in_one_place():
               "objective_curve_", "n_iter_", "duality_gap_", "converged_",
               "interrupted_"}
     where = []
-    for mod in (structsvm.estimator, structsvm._training, structsvm._checkpoints,
-                structsvm._saved_state, structsvm.io):
+    for mod in (structsvm.estimator, structsvm.estimator._training, structsvm.estimator._checkpoints,
+                structsvm.estimator._saved_state, structsvm.io):
         tree = ast.parse(inspect.getsource(mod))
         for func in ast.walk(tree):
             if not isinstance(func, ast.FunctionDef):
@@ -286,9 +286,9 @@ def test_digits_matches_linearsvc_crammer_singer():
     ref = LinearSVC(multi_class="crammer_singer", C=0.1, fit_intercept=False, tol=1e-6,
                     max_iter=100000).fit(Xtr, ytr)
     # liblinear's objective, evaluated with our exact oracle at its weights
-    from structsvm.problem import Problem
-    from structsvm.inference import get_decoder
-    from structsvm.losses import get_loss
+    from structsvm.learners.problem import Problem
+    from structsvm.structures import get_decoder
+    from structsvm.structures import get_loss
 
     fm = model.feature_map_
     problem = Problem(fm.encode_inputs(list(Xtr)), fm.encode_outputs(list(ytr)), fm,

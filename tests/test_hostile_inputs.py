@@ -25,7 +25,7 @@ from structsvm.corpora import load_spam, read_conll2002, read_svm_hmm
 from structsvm.corpora.svmlight import read_svm_light, read_svm_rank
 from structsvm.corpora.treebank import (MAX_TREE_DEPTH, _parse_mrg, _read_mrg,
                                         treebank_parsed_sents, treebank_tagged_sents)
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 
 REPO = Path(structsvm.__file__).resolve().parents[1]
 #: growth of a child's peak memory, beyond its imports, allowed on top of a small

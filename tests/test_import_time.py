@@ -43,7 +43,7 @@ def test_import_loads_no_heavy_library(statement):
 def test_the_check_sees_a_heavy_import():
     # the same probe reports what a name's first use imports
     assert "sklearn" in _loaded_after("from structsvm.features import SequenceFeatures")
-    assert "numba" in _loaded_after("import structsvm.features._sequence_jit")
+    assert "numba" in _loaded_after("import structsvm.structures.sequence._jit")
     assert "sklearn" in _loaded_after("import structsvm; structsvm.StructuredSVM")
 
 
@@ -66,21 +66,21 @@ def test_every_exported_name_resolves_and_is_listed():
 def test_names_resolve_to_their_defining_module():
     import structsvm
     from structsvm.estimator import StructuredSVM, fit, load
-    from structsvm.features.ranking import RankingFeatures
-    from structsvm.structure import Structure
+    from structsvm.structures.ranking.features import RankingFeatures
+    from structsvm.structures.user.structure import Structure
 
     assert (structsvm.StructuredSVM, structsvm.fit, structsvm.load) == \
         (StructuredSVM, fit, load)
     assert structsvm.Structure is Structure
-    assert structsvm.features.RankingFeatures is RankingFeatures
+    assert structsvm.structures.RankingFeatures is RankingFeatures
     assert structsvm.metrics.__name__ == "structsvm.metrics"
-    from structsvm.metrics.grammar import bracket_scores
-    from structsvm.metrics.ranking import ndcg_at_k
-    from structsvm.metrics.sequence import token_accuracy
+    from structsvm.structures.grammar.metrics import bracket_scores
+    from structsvm.structures.ranking.metrics import ndcg_at_k
+    from structsvm.structures.sequence.metrics import token_accuracy
 
-    assert structsvm.metrics.token_accuracy is token_accuracy
-    assert structsvm.metrics.ndcg_at_k is ndcg_at_k
-    assert structsvm.metrics.bracket_scores is bracket_scores
+    assert structsvm.structures.sequence.token_accuracy is token_accuracy
+    assert structsvm.structures.ranking.ndcg_at_k is ndcg_at_k
+    assert structsvm.structures.grammar.bracket_scores is bracket_scores
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         structsvm.not_a_name  # noqa: B018
     with pytest.raises(ImportError):
@@ -100,7 +100,7 @@ def test_a_registered_map_replaces_a_builtin_before_the_first_read():
     out = _fresh(
         "import json\n"
         "from structsvm import features\n"
-        "from structsvm.features.ranking import RankingFeatures\n"
+        "from structsvm.structures.ranking.features import RankingFeatures\n"
         "class Mine(RankingFeatures):\n"
         "    pass\n"
         "features.register_feature_map('ranking', Mine)\n"

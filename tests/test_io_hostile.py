@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import structsvm
 from structsvm import io as sio
 from structsvm.estimator import allowed_classes
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 from structsvm.io import ModelFileError
 
 
@@ -89,7 +89,7 @@ def _same_model(a, b, X):
 FUNCTIONS = ["structsvm.cli:main", "structsvm.corpora.svmlight:write_svm_rank",
              "structsvm.corpora:write_svm_rank", "structsvm.io:write_model_file",
              "os:system", "builtins:eval", "structsvm:fit",
-             "structsvm.losses.basic:CallableLoss", "structsvm.problem:Problem"]
+             "structsvm.structures.losses:CallableLoss", "structsvm.learners.problem:Problem"]
 
 
 @pytest.mark.parametrize("target", FUNCTIONS)

@@ -5,7 +5,8 @@ import sys
 import numba
 import numpy as np
 
-from structsvm import _jit_warmup, _kernel_table
+from structsvm._compiled import warmup as _jit_warmup
+from structsvm._compiled import _table as _kernel_table
 
 SENTS = [["the", "dog", "runs"], ["a", "cat", "sleeps", "here"], ["dogs", "run"]] * 3
 TAGS = [["D", "N", "V"], ["D", "N", "V", "R"], ["N", "V"]] * 3
@@ -24,8 +25,9 @@ _PLAN_CHECK = """
 import importlib, sys
 import numpy as np, scipy.sparse as sp
 import structsvm
-from structsvm import _jit_warmup, _kernel_table
-from structsvm.features import SequenceFeatures
+from structsvm._compiled import warmup as _jit_warmup
+from structsvm._compiled import _table as _kernel_table
+from structsvm.structures import SequenceFeatures
 sys.path.insert(0, sys.argv[1])
 from test_jit_warmup import SENTS, TAGS, _types
 model = structsvm.fit(SENTS, TAGS, feature_map=SequenceFeatures(), C=1.0, max_iter=3,
@@ -70,8 +72,8 @@ def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
     monkeypatch.setattr(_jit_warmup, "_helper", None)
     monkeypatch.setattr(_jit_warmup, "_started", set())
     monkeypatch.setitem(_jit_warmup.PLANS, "test:plan", [
-        "structsvm.inference._viterbi_jit:row_maxima", "structsvm.no_such_module:kernel"])
-    monkeypatch.setitem(_kernel_table.KERNELS, "structsvm.inference._viterbi_jit:row_maxima",
+        "structsvm.structures.sequence._viterbi_jit:row_maxima", "structsvm.no_such_module:kernel"])
+    monkeypatch.setitem(_kernel_table.KERNELS, "structsvm.structures.sequence._viterbi_jit:row_maxima",
                         ("f8:2", "f8:1"))
     monkeypatch.setitem(_kernel_table.KERNELS, "structsvm.no_such_module:kernel",
                         ("f8", "f8"))
@@ -80,7 +82,7 @@ def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
     _jit_warmup.start(["test:plan"])  # asked for before: no second helper
     assert _jit_warmup._helper[0] is proc
     proc.wait(timeout=120)
-    from structsvm.inference import _viterbi_jit
+    from structsvm.structures.sequence import _viterbi_jit
     _jit_warmup.wait(_viterbi_jit.row_maxima)  # reads the report, then the exit
     assert _jit_warmup._helper is None
     index = sorted(p.name for p in tmp_path.rglob("*.nbi"))
@@ -90,16 +92,16 @@ def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
 def test_helper_reports_each_kernel(tmp_path):
     import json
     import os
-    plan = [["structsvm.inference._viterbi_jit", "row_maxima", ["f8:2"]],
-            ["structsvm.inference._viterbi_jit", "nothing_here", ["f8"]]]
-    out = subprocess.run([sys.executable, "-m", "structsvm._jit_warmup", json.dumps(plan)],
+    plan = [["structsvm.structures.sequence._viterbi_jit", "row_maxima", ["f8:2"]],
+            ["structsvm.structures.sequence._viterbi_jit", "nothing_here", ["f8"]]]
+    out = subprocess.run([sys.executable, "-m", "structsvm._compiled.warmup", json.dumps(plan)],
                          capture_output=True, text=True, timeout=300, check=True,
                          env=dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))).stdout
     assert out.split("\n") == [
-        "start structsvm.inference._viterbi_jit:row_maxima",
-        "done structsvm.inference._viterbi_jit:row_maxima",
-        "start structsvm.inference._viterbi_jit:nothing_here",
-        "failed structsvm.inference._viterbi_jit:nothing_here", ""]
+        "start structsvm.structures.sequence._viterbi_jit:row_maxima",
+        "done structsvm.structures.sequence._viterbi_jit:row_maxima",
+        "start structsvm.structures.sequence._viterbi_jit:nothing_here",
+        "failed structsvm.structures.sequence._viterbi_jit:nothing_here", ""]
 
 
 def test_turned_off_by_the_environment(monkeypatch):

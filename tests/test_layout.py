@@ -105,11 +105,11 @@ def find_cycle(graph):
 
 def test_import_graph_parser_sees_known_edges():
     graph = import_graph()
-    assert "structsvm.protocols" in graph["structsvm.problem"]
-    assert "structsvm.losses.basic" in graph["structsvm.losses.tree"]
-    assert "structsvm.inference._registry" in graph["structsvm.inference.viterbi"]
+    assert "structsvm.protocols" in graph["structsvm.learners.problem"]
+    assert "structsvm.structures.losses" in graph["structsvm.structures.taxonomy.losses"]
+    assert "structsvm.registry" in graph["structsvm.structures.sequence.viterbi"]
     # imports inside functions count
-    assert "structsvm.inference.viterbi" in graph["structsvm.inference"]
+    assert "structsvm.structures.sequence.viterbi" in graph["structsvm.inference"]
     assert "structsvm" in graph["structsvm.cli"]
 
 
@@ -158,23 +158,23 @@ PROTOCOL_PARTS = {"structsvm._capabilities", "structsvm._learner_protocol",
 
 def test_bottom_layers_import_nothing_above_them():
     graph = import_graph()
-    for leaf in ("structsvm.outputs", "structsvm._version", *sorted(PROTOCOL_PARTS)):
+    for leaf in ("structsvm.structures.ranking.outputs", "structsvm._version", *sorted(PROTOCOL_PARTS)):
         assert graph[leaf] == set(), leaf
     assert graph["structsvm.protocols"] <= PROTOCOL_PARTS, graph["structsvm.protocols"]
-    assert all(not d.startswith("structsvm.features") for d in graph["structsvm.problem"])
+    assert all(not d.startswith("structsvm.features") for d in graph["structsvm.learners.problem"])
 
 
 # the layers, top down: a module imports (directly or not) only layers below its own
 ABOVE = {
-    "structsvm.learners": ("structsvm.estimator", "structsvm._training",
-                           "structsvm._saved_state", "structsvm.io"),
-    "structsvm.problem": ("structsvm.learners", "structsvm.estimator",
-                          "structsvm._training", "structsvm.io"),
-    "structsvm.features": ("structsvm.problem", "structsvm.learners",
-                           "structsvm.estimator", "structsvm._training", "structsvm.io"),
-    "structsvm.inference": ("structsvm.features", "structsvm.problem",
+    "structsvm.learners": ("structsvm.estimator", "structsvm.estimator._training",
+                           "structsvm.estimator._saved_state", "structsvm.io"),
+    "structsvm.learners.problem": ("structsvm.learners", "structsvm.estimator",
+                          "structsvm.estimator._training", "structsvm.io"),
+    "structsvm.features": ("structsvm.learners.problem", "structsvm.learners",
+                           "structsvm.estimator", "structsvm.estimator._training", "structsvm.io"),
+    "structsvm.inference": ("structsvm.features", "structsvm.learners.problem",
                             "structsvm.learners", "structsvm.estimator"),
-    "structsvm.losses": ("structsvm.features", "structsvm.problem", "structsvm.learners",
+    "structsvm.losses": ("structsvm.features", "structsvm.learners.problem", "structsvm.learners",
                          "structsvm.estimator"),
 }
 
@@ -193,9 +193,9 @@ def test_io_is_a_codec_importing_nothing_above_it():
     classes are allowed and how decoders are found."""
     graph = import_graph()
     deps = reachable(graph, "structsvm.io")
-    assert not _in(deps, "structsvm.estimator", "structsvm._training",
-                   "structsvm._saved_state"), deps
-    assert deps <= {"structsvm._model_format", "structsvm.protocols"} | PROTOCOL_PARTS, deps
+    assert not _in(deps, "structsvm.estimator", "structsvm.estimator._training",
+                   "structsvm.estimator._saved_state"), deps
+    assert deps <= {"structsvm.io._format", "structsvm.protocols"} | PROTOCOL_PARTS, deps
     assert "structsvm" not in deps
 
 
@@ -241,18 +241,18 @@ def test_removed_module_paths_do_not_import(old):
 
 
 def test_kernel_estimators_live_only_in_svm():
-    import structsvm.kernels
+    import structsvm.svm.kernels
 
     for name in ("KernelPegasosClassifier", "KernelCuttingPlaneSVM"):
-        assert not hasattr(structsvm.kernels, name)
+        assert not hasattr(structsvm.svm.kernels, name)
 
 
 def test_new_homes_import_cleanly():
     code = ("import warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
             "warnings.filterwarnings('ignore', category=DeprecationWarning, "
             "module='(?!structsvm)')\n"
-            "import structsvm.svm, structsvm.kernels, structsvm.model_selection, "
-            "structsvm.losses, structsvm.protocols, structsvm.problem\n")
+            "import structsvm.svm, structsvm.svm.kernels, structsvm.model_selection, "
+            "structsvm.losses, structsvm.protocols, structsvm.learners.problem\n")
     _run_fresh(code)
 
 
@@ -262,7 +262,7 @@ def test_import_does_not_load_nltk():
     start faster); the tree helpers still work once it is loaded."""
     code = ("import sys, structsvm\n"
             "assert 'nltk' not in sys.modules, 'import structsvm loaded nltk'\n"
-            "from structsvm.features.grammar import clean_tree\n"
+            "from structsvm.structures.grammar.features import clean_tree\n"
             "from nltk import Tree\n"
             "t = clean_tree(Tree('ROOT', [Tree('NP-SBJ', [Tree('DT', ['the'])])]))\n"
             "assert str(t) == '(NP (DT the))', str(t)\n")

@@ -154,7 +154,7 @@ def test_oracle_slacks_equal_enumeration(case_name, rescaling):
     objective and certificate rest on."""
     from sklearn.base import clone
 
-    from structsvm.problem import Problem
+    from structsvm.learners.problem import Problem
 
     case = get_case(case_name)
     est = structsvm.StructuredSVM(**case.fit_params())

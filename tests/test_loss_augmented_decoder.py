@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import SequenceFeatures
-from structsvm.inference import DECODERS, get_decoder, register_decoder
-from structsvm.losses import BaseLoss
-from structsvm.problem import Problem
+from structsvm.structures import SequenceFeatures
+from structsvm.registry import DECODERS, register_decoder
+from structsvm.structures import get_decoder
+from structsvm.structures import BaseLoss
+from structsvm.learners.problem import Problem
 from structsvm.protocols import Decoder
 
 
@@ -82,7 +83,7 @@ def test_a_decoder_that_declines_falls_back():
     own = Decoder("viterbi_declines", "chain", get_decoder("viterbi").func,
                   augmented=declines)
     w = np.random.default_rng(2).normal(size=_problem(own, SequenceZeroOne()).n_features)
-    for loss in (SequenceZeroOne(), structsvm.losses.get_loss("hamming")):
+    for loss in (SequenceZeroOne(), structsvm.structures.get_loss("hamming")):
         a = _problem(own, loss).oracle(w)
         b = _problem(get_decoder("viterbi"), loss).oracle(w)
         np.testing.assert_allclose(a.slack, b.slack, atol=1e-12)

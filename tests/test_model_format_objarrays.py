@@ -12,8 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 import structsvm
 from structsvm import io as sio
-from structsvm._model_format import _MAX_NDIM, MAX_DEPTH, Decoder, Encoder
-from structsvm.features import MulticlassFeatures
+from structsvm.io._format import _MAX_NDIM, MAX_DEPTH, Decoder, Encoder
+from structsvm.structures import MulticlassFeatures
 from structsvm.io import ModelFileError
 
 

@@ -6,7 +6,7 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.features import MulticlassFeatures, TaxonomyFeatures
+from structsvm.structures import MulticlassFeatures, TaxonomyFeatures
 from structsvm.learners import DEFAULT_LEARNERS, MulticlassDualCD, default_learner
 from structsvm.learners import _multiclass_cd_jit as jit
 from structsvm.learners.multiclass_cd import primal_terms, weights_from_beta
@@ -247,7 +247,7 @@ def test_objective_matches_linearsvc_crammer_singer():
     model = structsvm.fit(X, list(y), C=C, tol=1e-9, max_iter=20000)
     assert model.learner_.name == "multiclass_cd"
     fm = model.feature_map_
-    from structsvm.problem import Problem
+    from structsvm.learners.problem import Problem
 
     p = Problem(fm.encode_inputs(X), fm.encode_outputs(list(y)), fm, model.decoder_,
                 model.loss_, C)

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import structsvm
-from structsvm.features import MulticlassFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import get_loss
-from structsvm.problem import Problem
+from structsvm.structures import MulticlassFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures import get_loss
+from structsvm.learners.problem import Problem
 from structsvm.protocols import SparseRows, as_sequence
 
 
@@ -204,7 +204,7 @@ def test_fit_on_a_sparse_matrix_equals_fit_on_its_rows():
 
 
 def test_augment_tables_are_kept_per_loss():
-    from structsvm.losses import CallableLoss, HammingLoss, ZeroOneLoss
+    from structsvm.structures import CallableLoss, HammingLoss, ZeroOneLoss
 
     rng = np.random.default_rng(11)
     X, y = _data(rng, 30, 6, 4, sparse=True)

@@ -1,8 +1,9 @@
-"""The decoder registry's resolver (structsvm.inference.get_decoder): behaviours the
+"""The decoder registry's resolver (structsvm.structures.get_decoder): behaviours the
 mutation run found untested (see docs/testing.md, "Mutation testing")."""
 import pytest
 
-from structsvm.inference import DECODERS, get_decoder
+from structsvm.registry import DECODERS
+from structsvm.structures import get_decoder
 
 
 def test_a_decoder_object_passes_through_and_names_resolve():

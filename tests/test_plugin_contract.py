@@ -9,11 +9,13 @@ import pytest
 
 import structsvm
 from structsvm import protocols
-from structsvm.features import FEATURE_MAPS, MulticlassFeatures, register_feature_map
-from structsvm.inference import DECODERS, get_decoder, register_decoder
+from structsvm.registry import FEATURE_MAPS, register_feature_map
+from structsvm.structures import MulticlassFeatures
+from structsvm.registry import DECODERS, register_decoder
+from structsvm.structures import get_decoder
 from structsvm.learners import (LEARNERS, DualCD, MulticlassDualCD, get_learner,
                                 register_learner)
-from structsvm.losses import LOSSES, register_loss
+from structsvm.registry import LOSSES, register_loss
 from structsvm.protocols import (FEATURE_MAP_CAPABILITIES, LEARNER_CAPABILITIES,
                                  FeatureMapBase, LearnerBase, capability)
 
@@ -43,24 +45,24 @@ ALLOWED = {
         "any value being written to a model file",
     ("_model_format.py", "getattr(obj, '__name__', type(obj).__name__)"):
         "the name of a value that cannot be saved, for the message",
-    ("losses/basic.py", "getattr(self.func, '__name__', self.func)"):
+    ("structures/losses.py", "getattr(self.func, '__name__', self.func)"):
         "a user's function, for repr",
-    ("features/_grammar_features.py", "hasattr(x, '__len__')"):
+    ("structures/grammar/_templates.py", "hasattr(x, '__len__')"):
         "input validation of user data",
-    ("features/_sequence_inputs.py", "hasattr(x, '__len__')"):
+    ("structures/sequence/_inputs.py", "hasattr(x, '__len__')"):
         "input validation of user data",
-    ("features/_sequence_inputs.py", "hasattr(y, '__len__')"):
+    ("structures/sequence/_inputs.py", "hasattr(y, '__len__')"):
         "input validation of user data",
-    ("features/graph.py", "hasattr(y, '__len__')"): "input validation of user data",
-    ("features/_sequence_oracle.py", "getattr(Xe, '_flat_truth', None)"):
+    ("structures/graph/features.py", "hasattr(y, '__len__')"): "input validation of user data",
+    ("structures/sequence/_oracle.py", "getattr(Xe, '_flat_truth', None)"):
         "a cache on the map's own encoded data",
-    ("inference/cky.py", "getattr(type(batch), 'structure', None)"):
+    ("structures/grammar/cky.py", "getattr(type(batch), 'structure', None)"):
         "a decoder refuses any object that is no batch of its structure",
-    ("inference/viterbi.py", "getattr(type(batch), 'structure', None)"):
+    ("structures/sequence/viterbi.py", "getattr(type(batch), 'structure', None)"):
         "a decoder refuses any object that is no batch of its structure",
-    ("inference/max_product.py", "getattr(type(batch), 'structure', None)"):
+    ("structures/graph/max_product.py", "getattr(type(batch), 'structure', None)"):
         "a decoder refuses any object that is no batch of its structure",
-    ("inference/needleman_wunsch.py", "getattr(type(batch), 'structure', None)"):
+    ("structures/alignment/needleman_wunsch.py", "getattr(type(batch), 'structure', None)"):
         "a decoder refuses any object that is no batch of its structure",
     ("_defaults.py", "getattr(module, body.id, None)"):
         "module constants named in source code (the defaults page)",

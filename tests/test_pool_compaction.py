@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 from structsvm.learners import DualCD
-from structsvm._kernels import kernels
+from structsvm._compiled import kernels
 from structsvm.learners import _dual_cd_pool
 
 

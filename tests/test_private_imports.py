@@ -3,7 +3,7 @@
 Rule: a private module (one whose name, or a package on its path below
 ``structsvm``, starts with ``_``) is imported only by modules of the directory that
 holds it: ``structsvm/features/_x.py`` by ``structsvm/features/*.py``,
-``structsvm/_parallel.py`` by ``structsvm/*.py``. Every import statement counts,
+``structsvm/learners/_parallel.py`` by ``structsvm/*.py``. Every import statement counts,
 module-level or inside a function. Examples in docstrings (doctests) are what users
 copy, so they import no private module at all.
 """
@@ -22,23 +22,23 @@ ROOT = PACKAGE_DIR.parent
 
 #: (importing module, imported private module) -> why the import is allowed.
 EXCEPTIONS = {
-    ("structsvm.features._sequence_oracle_jit", "structsvm.inference._viterbi_jit"):
+    ("structsvm.structures.sequence._oracle_jit", "structsvm.structures.sequence._viterbi_jit"):
         "compiled code calls only compiled functions: the fused sequence oracle runs "
         "the Viterbi decoder's numba kernels inside its own kernel",
-    **{(m, "structsvm._jit_warmup"):
+    **{(m, "structsvm._compiled.warmup"):
        "a kernel's wrapper waits, before the kernel's first call, for the helper "
-       "process compiling it (started by the fit, in structsvm._training)"
-       for m in ("structsvm.features.sequence", "structsvm.inference.viterbi",
+       "process compiling it (started by the fit, in structsvm.estimator._training)"
+       for m in ("structsvm.structures.sequence.features", "structsvm.structures.sequence.viterbi",
                  "structsvm.learners.dual_cd")},
     ("structsvm.svm.kernel_cutting_plane", "structsvm.learners._qp"):
         "the kernel cutting plane solves the dual QP of the structural learners with "
         "their solver, which structsvm.learners does not export",
 }
-# the wrappers reach their numba kernels through structsvm._kernels, which calls the
+# the wrappers reach their numba kernels through structsvm._compiled, which calls the
 # version compiled at installation where there is one (and imports numba only when
 # a kernel without one runs)
 EXCEPTIONS.update({
-    (f"structsvm.{m}", "structsvm._kernels"):
+    (f"structsvm.{m}", "structsvm._compiled"):
         "kernels are taken from the extension compiled at installation where it has "
         "them, else from numba (imported on a kernel's first call)"
     for m in ("features._grammar_encoding", "features._sequence_oracle",
@@ -174,9 +174,9 @@ def test_every_exception_is_still_needed():
 
 
 @pytest.mark.parametrize("name, home", [
-    ("structsvm.features._grammar_trees", "structsvm.features"),
-    ("structsvm._parallel", "structsvm"),
-    ("structsvm.features.grammar", None),
+    ("structsvm.structures.grammar._trees", "structsvm.features"),
+    ("structsvm.learners._parallel", "structsvm"),
+    ("structsvm.structures.grammar.features", None),
     ("structsvm.features.__init__", None),
     ("numpy._core", None),
 ])
@@ -190,8 +190,8 @@ def test_the_rule_catches_a_cross_package_import():
             "    from structsvm.learners import _qp\n"
             "    from .. import _parallel\n")
     names = [n for _, n in _imported_modules(ast.parse(code), "structsvm.metrics_x.m", False)]
-    assert "structsvm.features._grammar_trees" in names
+    assert "structsvm.structures.grammar._trees" in names
     assert "structsvm.learners._qp" in names
-    assert "structsvm._parallel" in names
+    assert "structsvm.learners._parallel" in names
     homes = {private_home(n) for n in names} - {None}
     assert homes == {"structsvm.features", "structsvm.learners", "structsvm"}

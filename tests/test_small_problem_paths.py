@@ -142,7 +142,7 @@ def decisions(monkeypatch):
 
 
 def test_compiled_for_counts_the_caches_entries(monkeypatch):
-    from structsvm.features import MulticlassFeatures
+    from structsvm.structures import MulticlassFeatures
 
     seen = decisions(monkeypatch)
     X, Y = multilabel_data(n=150, d=5)

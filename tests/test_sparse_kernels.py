@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from structsvm.learners._sparse import aggregate_rows, gather_dots, scatter_rows
 from structsvm.learners._sparse_jit import average_inplace, gather_dot, scatter_add
-from structsvm.losses import HammingLoss
+from structsvm.structures import HammingLoss
 
 
 @pytest.mark.parametrize("seed", range(5))

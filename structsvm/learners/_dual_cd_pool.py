@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import kernels
+from .._compiled import kernels
 
 
 __all__ = ["RowPool"]
@@ -20,7 +20,7 @@ class RowPool:
         Width of the rows.
     wait : callable, optional
         Called with a kernel before each call of it: the learner passes
-        ``structsvm._jit_warmup.wait`` (the compile helper of its fit).
+        ``structsvm._compiled.warmup.wait`` (the compile helper of its fit).
     """
 
     def __init__(self, n_features, wait=None):

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import kernels
+from .._compiled import kernels
 from ..protocols import QPError
 from ._active_set import active_set_single, kkt_tolerance, kkt_violation
 

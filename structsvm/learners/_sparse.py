@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import kernels
+from .._compiled import kernels
 
 __all__ = ["COMPILED_FROM", "aggregate_rows", "compiled_for", "gather_dots",
            "scatter_rows"]

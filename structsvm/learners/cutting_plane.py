@@ -5,7 +5,7 @@ Both minimise the structural-SVM primal
     min_w  ½‖w‖² + C Σ_i ξ_i,   ξ_i = max_y [Δ(y_i, y) − w·δΦ_i(y)]   (margin rescaling)
 
 by alternating the oracle (most violated constraint of every example under the
-current w, :meth:`structsvm.problem.Problem.oracle`) with the dual QP over a working set
+current w, :meth:`structsvm.learners.problem.Problem.oracle`) with the dual QP over a working set
 of constraints (:func:`structsvm.learners._qp.solve_dual_qp`).
 The estimator's ``n_jobs`` splits the oracle over examples, except for the 1-slack
 round with maps that compute that oracle themselves in one pass

@@ -62,8 +62,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .. import _jit_warmup
-from .._kernels import kernels
+from .._compiled import warmup as _jit_warmup
+from .._compiled import kernels
 from ..protocols import LearnerBase, LearnerResult
 from ._cache import problem_fingerprint
 from ._dual_cd_pool import RowPool

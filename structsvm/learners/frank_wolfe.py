@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import kernels
+from .._compiled import kernels
 from ..protocols import LearnerBase, LearnerResult
 
 __all__ = ["FrankWolfe"]
@@ -54,8 +54,8 @@ class FrankWolfe(LearnerBase, BaseEstimator):
     memory grows with the distinct outputs each example has visited.
 
     The estimator's ``n_jobs`` parallelises only oracle calls on 256 or more
-    examples (2 :data:`~structsvm.problem.MIN_CHUNK`; a smaller call is one chunk)
-    of problems with 512 or more examples (:data:`~structsvm.problem.MIN_REMOTE`;
+    examples (2 :data:`~structsvm.learners.problem.MIN_CHUNK`; a smaller call is one chunk)
+    of problems with 512 or more examples (:data:`~structsvm.learners.problem.MIN_REMOTE`;
     smaller problems open no pool), and, with workers in other processes, only
     calls on 512 or more examples: the per-pass certificate (serial for rankings,
     whose map computes the 1-slack oracle in one pass) and block steps with a

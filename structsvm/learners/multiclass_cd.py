@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import kernels
+from .._compiled import kernels
 from ..protocols import LearnerBase, LearnerResult, capability
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
@@ -71,7 +71,7 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
 
     It solves one-hot multiclass problems: a fitted map that describes itself as
     one-hot class blocks (capability ``has_class_blocks``, e.g.
-    :class:`~structsvm.features.MulticlassFeatures` without class attributes), an exact
+    :class:`~structsvm.structures.multiclass.features.MulticlassFeatures` without class attributes), an exact
     decoder (the map's own default decoder or exhaustive enumeration), margin
     rescaling (or slack rescaling with the zero-one loss, the same problem) and a
     finite loss table Δ(y, k) ≥ 0. (Constraints on w are refused by the estimator, as
@@ -104,7 +104,7 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     >>> multiclass_cd_refusal(fm, get_decoder("argmax"), get_loss("zero_one"))
     'it needs one-hot class blocks (MulticlassFeatures without attributes)'
     """
-    from ..inference import get_decoder
+    from ..structures.decoders import get_decoder
 
     blocks = feature_map.class_blocks(None, loss) \
         if capability(feature_map, "has_class_blocks") else None

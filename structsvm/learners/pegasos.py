@@ -35,7 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import kernels
+from .._compiled import kernels
 from ..protocols import LearnerBase, LearnerResult
 from ._sparse import aggregate_rows
 
@@ -62,8 +62,8 @@ class Pegasos(LearnerBase, BaseEstimator):
     Notes
     -----
     The estimator's ``n_jobs`` parallelises only oracle calls on 256 or more
-    examples (2 :data:`~structsvm.problem.MIN_CHUNK`; a smaller call is one chunk)
-    of problems with 512 or more examples (:data:`~structsvm.problem.MIN_REMOTE`;
+    examples (2 :data:`~structsvm.learners.problem.MIN_CHUNK`; a smaller call is one chunk)
+    of problems with 512 or more examples (:data:`~structsvm.learners.problem.MIN_REMOTE`;
     smaller problems open no pool), and, with workers in other processes, only
     calls on 512 or more examples: here the per-epoch evaluations, and the steps
     themselves only when ``batch_size`` is that large; smaller steps run serially.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .._kernels import kernels
+from .._compiled import kernels
 
 # the kernels (compiled at installation where they can be)
 _jit = kernels("structsvm.svm._pegasos_jit")

@@ -30,7 +30,7 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._kernels import kernels
+from .._compiled import kernels
 from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 from ._pegasos_solver import _PegasosBase
 from ._pegasos_utils import check_xy, max_row_norm, pegasos_order
