@@ -25,8 +25,9 @@ when first read, so registering costs no import. The built-in plugins are
 registered in exactly this way, each structure by its own folder
 (``structsvm/structures/<name>/__init__.py``) and the learners by
 :mod:`structsvm.learners`; the registry imports those packages
-(:data:`PROVIDERS`) the first time a kind is read. A plugin registered under a
-built-in's name, before or after, takes its place.
+(:data:`PROVIDERS`) the first time a kind is read. A plugin that names a module of
+structsvm is a built-in: a plugin registered under its name, before or after,
+takes its place.
 
 This module sits at the bottom of the package: it imports nothing from structsvm
 but the plugin contract (:mod:`structsvm.protocols`), and the providers only by
@@ -51,7 +52,6 @@ KINDS = tuple(PROVIDERS)
 _plugins = {kind: {} for kind in KINDS}     # name -> plugin, or "module:attr" text
 _builtin = {kind: {} for kind in KINDS}     # what the providers registered
 _loaded = set()                             # kinds whose providers were imported
-_providing = threading.local()              # set while a provider registers
 _lock = threading.RLock()
 
 
@@ -104,7 +104,7 @@ def register(kind, name, plugin=None):
     if not isinstance(plugin, str):
         _check(kind, name, plugin)
     with _lock:
-        if getattr(_providing, "active", False):
+        if isinstance(plugin, str) and plugin.startswith("structsvm."):  # a built-in
             _builtin[kind][name] = plugin
             _plugins[kind].setdefault(name, plugin)
         else:
@@ -161,12 +161,8 @@ def _load(kind):
     with _lock:
         if kind in _loaded:
             return
-        _providing.active = True
-        try:
-            for module in PROVIDERS[kind]:
-                importlib.import_module(module)
-        finally:
-            _providing.active = False
+        for module in PROVIDERS[kind]:
+            importlib.import_module(module)
         _loaded.add(kind)
 
 

@@ -138,7 +138,7 @@ def test_aggregate_violation_equals_brute_force(seed, normalize):
     want_loss, want_psi = 0.0, np.zeros(3)
     for q, (x, y) in enumerate(zip(X, p.Ye)):
         pairs = y.pair_list()
-        unit = p.loss.pair_weight(y)
+        unit = p.loss.part_cost(y)
         best, arg = 0.0, ()
         for c in itertools.product([0, 1], repeat=len(pairs)):
             swapped = [pr for ci, pr in zip(c, pairs) if ci == 0]

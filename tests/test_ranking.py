@@ -92,7 +92,7 @@ def test_loss_augmented_labelling_maximises_over_all_labellings(seed, normalize)
     w = rng.normal(size=3)
     batch = fm.batch_potentials(fm.encode_inputs([x]), w).augment([target], loss)
     got = get_decoder("sort")(batch)[0]
-    unit = loss.pair_weight(target)
+    unit = loss.part_cost(target)
     best = -np.inf
     for c in itertools.product([0, 1], repeat=len(pairs)):
         val = sum(unit * (1 - ci) - (1 - ci) * w @ (x[a] - x[b])

@@ -1,20 +1,25 @@
-"""Numba kernels, taken from the ahead-of-time extension where it has them (private).
+"""Compiled loops: numba functions, taken from the ahead-of-time extension where it
+has them (private).
 
-``kernels("structsvm.learners._dual_cd_jit")`` stands for that kernel module: its
-attributes are the module's numba kernels, except that a kernel listed in
-:data:`structsvm._compiled._table.KERNELS` is a :class:`Kernel` when the extension
-module ``structsvm._aot`` (compiled by ``setup.py`` at installation) is present and
-was built from the same kernel source. A :class:`Kernel` calls the compiled version
-when every argument has exactly the type it was compiled for (dtype, dimensions,
-C-contiguous, aligned and writeable arrays; int, float and bool scalars) and numba's
-JIT version otherwise, which compiles a specialisation for the types it gets (the
-compiled code cannot check its arguments: the check happens here, before the call).
-Both run the same source through the same compiler, so a result does not depend on
-which one ran.
+A structure's or a learner's hot loops live in ``*_jit.py`` modules in its own folder,
+as numba functions. ``loops("structsvm.learners._dual_cd_jit")`` stands for such a
+module: its attributes are the module's numba functions, except that a loop the
+module lists in its ``SIGNATURES`` (:mod:`structsvm._compiled._table`) is a
+:class:`CompiledLoop` when the extension module (compiled by ``setup.py`` at
+installation) is present and was built from the same loop source. A
+:class:`CompiledLoop` calls the compiled version when every argument has exactly
+the type it was compiled for (dtype, dimensions, C-contiguous, aligned and writeable
+arrays; int, float and bool scalars) and numba's JIT version otherwise, which
+compiles a specialisation for the types it gets (the compiled code cannot check its
+arguments: the check happens here, before the call). Both run the same source
+through the same compiler, so a result does not depend on which one ran.
 
-Nothing here imports numba: a kernel module is imported when one of its kernels
-without a compiled version, or with other argument types, is first called.
-``STRUCTSVM_AOT=0`` leaves the extension unused.
+Nothing here imports numba: a loop module is imported when one of its loops without
+a compiled version, or with other argument types, is first called.
+``STRUCTSVM_AOT=0`` leaves the extension unused. Feature maps and learners declare
+the loops their default training path calls (``compiled_loops``);
+:func:`all_compiled` says whether a fit will compile any of them, and
+:mod:`structsvm._compiled.warmup` compiles them in a helper process when it would.
 """
 from __future__ import annotations
 
@@ -25,35 +30,48 @@ import threading
 
 import numpy as np
 
-from . import _table as _kernel_table
+from . import _table
 
-__all__ = ["Kernel", "compiled", "has_compiled", "kernels", "path_compiled"]
+__all__ = ["CompiledLoop", "extension", "has_compiled", "loops", "all_compiled",
+           "signatures"]
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _lock = threading.Lock()
 _extension = None  # None: not looked for yet; False: none usable; else the module
+_signatures = None
 _namespaces = {}
+
+
+def signatures():
+    """``{"module:function": (argument types, result type)}`` of every loop compiled
+    ahead of time (read once from the loop modules' source)."""
+    global _signatures
+    if _signatures is None:
+        with _lock:
+            if _signatures is None:
+                _signatures = _table.signatures(_PACKAGE)
+    return _signatures
 
 
 def _load_extension():
     """The extension module, or False: absent, turned off, or built from other
-    kernel source (the package was edited after its installation)."""
+    loop source (the package was edited after its installation)."""
     if os.environ.get("STRUCTSVM_AOT", "1") == "0":
         return False
     try:
-        module = importlib.import_module(_kernel_table.MODULE)
+        module = importlib.import_module(_table.MODULE)
     except ImportError:
         return False
-    if module.source_stamp() != _kernel_table.source_stamp(_PACKAGE):
+    if module.source_stamp() != _table.source_stamp(_PACKAGE):
         logging.getLogger("structsvm").info(
-            "%s was compiled from other kernel source than this package's (edited "
-            "since the installation?): numba compiles the kernels instead; reinstall "
-            "to compile them ahead of time again", _kernel_table.MODULE)
+            "%s was compiled from other loop source than this package's (edited since "
+            "the installation?): numba compiles the loops instead; reinstall to compile "
+            "them ahead of time again", _table.MODULE)
         return False
     return module
 
 
-def compiled():
+def extension():
     """The ahead-of-time extension module in use, or None."""
     global _extension
     if _extension is None:
@@ -98,13 +116,13 @@ def _checks(arguments):
     return tuple(out)
 
 
-class Kernel:
-    """A kernel with an ahead-of-time compiled version (see the module's text).
+class CompiledLoop:
+    """A loop with an ahead-of-time compiled version (see the module's text).
 
     Parameters
     ----------
     key : str
-        ``"module:function"``, a key of :data:`structsvm._compiled._table.KERNELS`.
+        ``"module:function"``, a key of :func:`signatures`.
     function : callable
         The compiled version, from the extension module.
     """
@@ -114,14 +132,14 @@ class Kernel:
     def __init__(self, key, function):
         self.key = key
         self.function = function
-        self._checks = _checks(_kernel_table.KERNELS[key][0])
+        self._checks = _checks(signatures()[key][0])
         self._jit = None
 
     @property
     def jit(self):
-        """numba's version of the kernel (its module is imported on first use)."""
+        """numba's version of the loop (its module is imported on first use)."""
         if self._jit is None:
-            module, function = _kernel_table.split_key(self.key)
+            module, function = _table.split_key(self.key)
             self._jit = getattr(importlib.import_module(module), function)
         return self._jit
 
@@ -136,11 +154,11 @@ class Kernel:
         return self.jit(*args)
 
     def __repr__(self):
-        return f"<compiled kernel {self.key}>"
+        return f"<compiled loop {self.key}>"
 
 
 class _Namespace:
-    """A kernel module's kernels, compiled versions first (see :func:`kernels`)."""
+    """A loop module's loops, compiled versions first (see :func:`loops`)."""
 
     def __init__(self, module):
         self._module = module
@@ -150,38 +168,33 @@ class _Namespace:
             raise AttributeError(name)
         key = f"{self._module}:{name}"
         if has_compiled(key):
-            value = Kernel(key, getattr(compiled(), _kernel_table.export_name(key)))
+            value = CompiledLoop(key, getattr(extension(), _table.export_name(key)))
         else:
             value = getattr(importlib.import_module(self._module), name)
         setattr(self, name, value)
         return value
 
 
-def kernels(module):
-    """The kernels of the kernel module ``module`` (a dotted name), each the
-    ahead-of-time compiled :class:`Kernel` where there is one, else numba's
-    dispatcher (importing the module on the first such attribute)."""
+def loops(module):
+    """The loops of the loop module ``module`` (a dotted name), each the
+    ahead-of-time :class:`CompiledLoop` where there is one, else numba's dispatcher
+    (importing the module on the first such attribute)."""
     try:
         return _namespaces[module]
     except KeyError:
         return _namespaces.setdefault(module, _Namespace(module))
 
 
-def path_compiled(learner, structure):
-    """Whether every kernel a fit of ``learner`` on ``structure`` (and its model's
-    predictions) calls runs compiled ahead of time
-    (:data:`structsvm._compiled._table.LEARNER_KERNELS`, ``STRUCTURE_KERNELS``; a
-    learner or structure not listed there compiles its kernels on first use)."""
-    if learner not in _kernel_table.LEARNER_KERNELS or \
-            structure not in _kernel_table.STRUCTURE_KERNELS:
-        return False
-    keys = (_kernel_table.LEARNER_KERNELS[learner]
-            + _kernel_table.STRUCTURE_KERNELS[structure])
-    return all(has_compiled(k) for k in keys)
-
-
 def has_compiled(key):
-    """Whether the kernel ``"module:function"`` runs compiled ahead of time (for the
-    types in the kernel table)."""
-    return (key in _kernel_table.KERNELS and compiled() is not None
-            and hasattr(compiled(), _kernel_table.export_name(key)))
+    """Whether the loop ``"module:function"`` runs compiled ahead of time (for the
+    types in its module's ``SIGNATURES``)."""
+    return (extension() is not None and key in signatures()
+            and hasattr(extension(), _table.export_name(key)))
+
+
+def all_compiled(keys):
+    """Whether every loop of ``keys`` (``"module:function"``) runs compiled ahead of
+    time: a fit of a learner and a structure whose declared ``compiled_loops`` all
+    do compiles nothing. False for an empty list (nothing was declared)."""
+    keys = list(keys)
+    return bool(keys) and all(has_compiled(k) for k in keys)

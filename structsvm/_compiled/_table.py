@@ -1,13 +1,13 @@
-"""The kernels compiled ahead of time, with their argument and result types (private).
+"""The loops compiled ahead of time, read from their modules' source (private).
 
-Numba compiles a kernel on its first call in a process whose on-disk cache does not
-hold it yet: seconds per kernel, paid by a user's first run. The kernels on the
-default paths (the sequence oracle and dual coordinate descent of the main job,
-Viterbi for tagging, the multiclass sweep, the oracles and decoders of the other
-built-in structures, the 1-slack SMO, the flat Pegasos steps) are also compiled when
-the package is installed, by ``numba.pycc`` in ``setup.py``, into the extension module
-``structsvm._aot``; :mod:`structsvm._compiled` calls them there when a call's
-arguments have exactly the types below, and numba's JIT version otherwise.
+Numba compiles a loop on its first call in a process whose on-disk cache does not
+hold it yet: seconds per loop, paid by a user's first run. The loops on the default
+paths are also compiled when the package is installed, by ``numba.pycc`` in
+``setup.py``, into the extension module :data:`MODULE`. Each loop module (a
+``*_jit.py`` file, in the folder of the structure or learner it serves) declares
+which of its loops are compiled so, and for which argument types, in a dict
+``SIGNATURES = {"function": ("argument types", "result type")}``;
+:func:`signatures` collects them from the source text, without importing numba.
 
 This module is read by ``setup.py`` in a build environment without the package's
 dependencies: it imports nothing but the standard library.
@@ -18,95 +18,51 @@ parentheses is a tuple, ``"void"`` none.
 """
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 
-__all__ = ["KERNELS", "LEARNER_KERNELS", "MODULE", "STRUCTURE_KERNELS", "export_name",
-           "numba_signature", "source_stamp", "split_key"]
+__all__ = ["MODULE", "loop_files", "signatures", "export_name", "numba_signature",
+           "source_stamp", "split_key"]
 
-MODULE = "structsvm._aot"  # the extension module built by setup.py
-
-# "module:function" -> (argument types, result type)
-KERNELS = {
-    "structsvm.structures.sequence._oracle_jit:chain_oracle": (
-        "i4:1 i4:1 f8:1 i8:1 i8:1 i8:1 f8:2 f8:2 f8:1 f8:1 f8:1 b1 b1",
-        "(i8:1 f8:1 f8:1 i8:1 i8:1 f8:1)"),
-    "structsvm.structures.sequence._jit:shared_unaries": (
-        "i8:2 i8:1 i4:1 i4:1 f8:2", "f8:2"),
-    "structsvm.structures.sequence._viterbi_jit:viterbi_batch": (
-        "f8:2 i8:1 f8:2 f8:1 f8:1 i8:1 b1 i8:1", "i1:1"),
-    "structsvm.learners._dual_cd_jit:insert_rows": (
-        "i8:1 i8:1 f8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2 f8:2 f8:3 i8:2 f8 f8 i8 i8 "
-        "i8:2 f8:2 f8:1", "i8"),
-    "structsvm.learners._dual_cd_jit:cached_pass": (
-        "i8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2 f8:2 f8:3 f8 f8 i8 f8:1", "f8"),
-    "structsvm.learners._dual_cd_jit:compact_pool": (
-        "i4:1 f8:1 i8:1 i8:1 i8:2 i4:1 f8:1 i8:1 i8:1", "(i8 i8)"),
-    "structsvm.learners._dual_cd_jit:weights_from_alpha": (
-        "i8 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2", "f8:1"),
-    "structsvm.learners._multiclass_cd_jit:sweep": (
-        "i8:1 i8:1 i4:1 f8:1 b1 i8:1 f8:1 f8:2 f8 f8:2 f8:2 i4:2 i4:1 b1 f8:1",
-        "(i8 f8)"),
-    # multiclass maps other than the plain one (class attributes, taxonomies)
-    "structsvm.structures.multiclass._jit:class_scores": (
-        "i4:1 i4:1 f8:1 i8:1 f8:2 f8:2", "void"),
-    "structsvm.structures.multiclass._jit:attribute_differences": (
-        "i4:1 i4:1 f8:1 i8:1 f8:2 i8:1 i8:1 i8 i4:1", "(i4:1 i4:1 f8:1)"),
-    "structsvm.structures.multiclass._jit:dense_rows_to_csr": (
-        "f8:2 i8:1 i4:1", "(i4:1 i4:1 f8:1)"),
-    # rankings: the aggregated oracle, the 1-slack cutting plane's SMO and sparse sums
-    "structsvm.structures.ranking._jit:aggregate_kernel": (
-        "f8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 f8:1 f8:1 i8:1 f8:1", "void"),
-    "structsvm.learners._smo_jit:smo": (
-        "f8:2 f8:1 i8:1 i8 f8 f8:1 f8 i8", "(i8 f8)"),
-    "structsvm.learners._sparse_jit:gather_dot": ("i4:1 f8:1 f8:1", "f8"),
-    "structsvm.learners._sparse_jit:scatter_add": ("f8:1 i4:1 f8:1 f8", "void"),
-    # parse trees, graphs, alignments: the grammar's scores and the decoders
-    "structsvm.structures.grammar._jit:_gather_sum": ("i4:2 f8:2 f8:2", "void"),
-    "structsvm.structures.grammar._cky_jit:cky_batch": (
-        "f8:2 i8:1 f8:2 i8:1 i8:1 i8:1 f8:1 i8:1 i8:1 i8:1 f8:1 i8:1 i8 i8:2 i8:1 f8:1",
-        "b1:1"),
-    "structsvm.structures.graph._max_product_jit:max_product_batch": (
-        "f8:2 i8:1 i8:2 f8:3 i8:1 i8:1 i8:1 i8 f8 f8 i8:1 i8:1 i8:1 i8:1", "void"),
-    "structsvm.structures.alignment._jit:align_batch": (
-        "i4:2 i8:1 i4:2 i8:1 f8:3 f8:1 b1 i8:1 f8:1 i8:2 i8:1 i8:1 f8:1", "void"),
-    # the flat Pegasos SVMs (primal mode)
-    "structsvm.svm._pegasos_jit:steps": (
-        "b1 i8 i8:1 i8 f8:1 f8 f8 b1 f8 f8 i8 i8 i8:1 i8:1 f8:1 f8:2 f8:1 i8 b1 f8:1 f8:1 "
-        "f8:1 f8:1 f8:1", "(i8 i8)"),
-    "structsvm.svm._pegasos_jit:objective": (
-        "b1 i8 f8:1 f8 f8:1 f8 f8 i8:1 i8:1 f8:1 f8:2", "f8"),
-    "structsvm.svm._pegasos_jit:new_state": ("b1 i8 i8", "(f8:1 f8:1 f8:1 f8:1 f8:1)"),
-    "structsvm.svm._pegasos_jit:averaged_sum": ("f8:1 f8:1 f8:1 f8:1", "(f8:1 f8 f8)"),
-}
+MODULE = "structsvm._compiled._aot"  # the extension module built by setup.py
 
 
-# the kernels a learner's fit calls, and those of a structure's oracle and decoder:
-# when every kernel of a fit's learner and structure is compiled at installation,
-# the fit compiles nothing (its log does not announce a compilation)
-_DUAL_CD = ["structsvm.learners._dual_cd_jit:" + f for f in (
-    "insert_rows", "cached_pass", "compact_pool", "weights_from_alpha")]
-_MULTICLASS = ["structsvm.structures.multiclass._jit:" + f for f in (
-    "class_scores", "attribute_differences", "dense_rows_to_csr")]
-LEARNER_KERNELS = {
-    "dual_cd": _DUAL_CD,
-    "multiclass_cd": ["structsvm.learners._multiclass_cd_jit:sweep"],
-    "one_slack": ["structsvm.learners._smo_jit:smo",
-                  "structsvm.learners._sparse_jit:gather_dot",
-                  "structsvm.learners._sparse_jit:scatter_add"],
-}
-STRUCTURE_KERNELS = {
-    "chain": ["structsvm.structures.sequence._oracle_jit:chain_oracle",
-              "structsvm.structures.sequence._jit:shared_unaries",
-              "structsvm.structures.sequence._viterbi_jit:viterbi_batch"],
-    "multiclass": _MULTICLASS,
-    "tree": _MULTICLASS,
-    "ranking": ["structsvm.structures.ranking._jit:aggregate_kernel"],
-    "parse": ["structsvm.structures.grammar._jit:_gather_sum",
-              "structsvm.structures.grammar._cky_jit:cky_batch"],
-    "graph": ["structsvm.structures.graph._max_product_jit:max_product_batch"],
-    "alignment": ["structsvm.structures.alignment._jit:align_batch"],
-}
+def loop_files(root):
+    """Every loop module (``*_jit.py``) under the package folder ``root``, sorted."""
+    paths = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        paths += [os.path.join(folder, f) for f in files if f.endswith("_jit.py")]
+    return sorted(paths)
+
+
+def _module_name(root, path):
+    rel = os.path.relpath(path, os.path.dirname(root))
+    return rel[:-len(".py")].replace(os.sep, ".")
+
+
+def _declared(path):
+    """The ``SIGNATURES`` literal of one loop module ({} when it declares none)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "SIGNATURES"):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def signatures(root):
+    """``{"package.module:function": (argument types, result type)}`` of every loop
+    compiled ahead of time, read from the loop modules under ``root``."""
+    out = {}
+    for path in loop_files(root):
+        module = _module_name(root, path)
+        for function, types in _declared(path).items():
+            out[f"{module}:{function}"] = tuple(types)
+    return out
 
 
 def split_key(key):
@@ -116,14 +72,14 @@ def split_key(key):
 
 
 def export_name(key):
-    """The kernel's name in the extension module (unique across modules)."""
+    """The loop's name in the extension module (unique: its module path spelt out)."""
     module, function = split_key(key)
-    return module.rsplit(".", 1)[-1].strip("_") + "__" + function
+    return module.replace(".", "_") + "__" + function
 
 
-def numba_signature(key):
-    """The numba signature ``result(arguments)`` of the kernel ``key`` (imports
-    numba)."""
+def numba_signature(types):
+    """The numba signature ``result(arguments)`` of ``(argument types, result type)``
+    (imports numba)."""
     import numba
     import numpy as np
 
@@ -136,21 +92,17 @@ def numba_signature(key):
         scalar = numba.from_dtype(np.dtype(code))
         return numba.types.Array(scalar, int(ndim), "C") if ndim else scalar
 
-    args, result = KERNELS[key]
+    args, result = types
     return typ(result)(*(typ(a) for a in args.split()))
 
 
 def source_stamp(root):
-    """A 63-bit digest of the kernels' source: every ``*_jit.py`` module under the
-    package folder ``root`` and this table. The extension module records the stamp
-    of the source it was compiled from; a different stamp at run time (the source
-    was edited after the build) leaves the extension unused."""
+    """A 63-bit digest of the loops' source: every loop module under the package
+    folder ``root`` and this file. The extension module records the stamp of the
+    source it was compiled from; a different stamp at run time (the source was
+    edited after the build) leaves the extension unused."""
     digest = hashlib.sha256()
-    paths = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
-        paths += [os.path.join(folder, f) for f in files if f.endswith("_jit.py")]
-    paths.append(os.path.join(root, "_kernel_table.py"))
+    paths = loop_files(root) + [os.path.abspath(__file__)]
     for path in sorted(paths):
         digest.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
         with open(path, "rb") as f:

@@ -1,21 +1,23 @@
-"""Compile a fit's numba kernels in a helper process while the fit works (private).
+"""Compile a fit's loops in a helper process while the fit works (private).
 
-A kernel that numba has not compiled yet costs seconds on its first call, and a fit
+A loop that numba has not compiled yet costs seconds on its first call, and a fit
 needs several: the oracle's on the first round, the learner's right after, the
 decoder's on the first ``predict``. A fit that starts :func:`start` launches one
-helper process (``python -m structsvm._compiled.warmup`` without the package's
-``__init__``) that compiles the kernels of a plan, in the order the fit needs them,
-for the argument types the fit passes, into numba's on-disk cache (``cache=True``). Meanwhile this process fits the map, encodes
-the data, compiles the kernel it needs first itself and runs it. When it reaches a
-kernel of the plan, :func:`wait` reads the helper's progress: a kernel the helper
-has compiled is loaded from the cache; one it is compiling is waited for (quicker
-than compiling it twice); one it has not started yet is compiled here as usual.
-The compiled code is the same either way (numba compiles the same source for the
-same types), so nothing a fit computes depends on the helper.
+helper process (``python -c`` without the package's ``__init__``) that compiles
+the loops of a plan (the ``compiled_loops`` the learner and the feature map declare,
+but the map's first, which the fit's first round compiles itself at once), in the
+order the fit needs them, for the argument types in their modules' ``SIGNATURES``,
+into numba's on-disk cache (``cache=True``). Meanwhile this process fits the map,
+encodes the data, compiles the loop it needs first itself and runs it. When it
+reaches a loop of the plan, :func:`wait` reads the helper's progress: a loop the
+helper has compiled is loaded from the cache; one it is compiling is waited for
+(quicker than compiling it twice); one it has not started yet is compiled here as
+usual. The compiled code is the same either way (numba compiles the same source for
+the same types), so nothing a fit computes depends on the helper.
 
-With a filled cache the helper only loads the kernels (about a second of the other
+With a filled cache the helper only loads the loops (about a second of the other
 core). It starts only when a core looks idle: on a busy machine it would take CPU time
-from the fit. Where the kernel counts CPU time (``/proc/stat``, Linux) the idle time
+from the fit. Where the operating system counts CPU time (``/proc/stat``, Linux) the idle time
 of the machine's cores is sampled over the last 0.1 to 5 seconds, and a
 helper starts when other processes left at least 0.7 of a usable core besides this
 process's own free; elsewhere the one-minute
@@ -39,28 +41,12 @@ import sys
 import threading
 import time
 
-from . import _table as _kernel_table
-from .. import _compiled as _kernels
+from . import _table, has_compiled, signatures
 
-__all__ = ["PLANS", "start", "wait"]
-
-# plan name -> kernels ("module:function", argument types in the kernel table), in
-# the order a fit needs them
-PLANS = {
-    "learner:dual_cd": [
-        "structsvm.learners._dual_cd_jit:insert_rows",
-        "structsvm.learners._dual_cd_jit:cached_pass",
-        "structsvm.learners._dual_cd_jit:compact_pool",
-        "structsvm.learners._dual_cd_jit:weights_from_alpha",
-    ],
-    "structure:chain": [
-        "structsvm.structures.sequence._jit:shared_unaries",
-        "structsvm.structures.sequence._viterbi_jit:viterbi_batch",
-    ],
-}
+__all__ = ["plan", "start", "wait"]
 
 # the helper's start: the packages of the plan's modules are registered as empty
-# packages, so that importing a kernel module runs no package __init__ (those import
+# packages, so that importing a loop module runs no package __init__ (those import
 # scikit-learn and scipy: seconds the helper would spend before compiling); the
 # modules keep their names, hence their numba cache entries
 _BOOT = """
@@ -79,8 +65,8 @@ _compile(plan)
 
 _PATIENCE = 120.0  # seconds without news after which a fit stops waiting
 _lock = threading.Lock()
-_helper = None  # the running helper: [Popen, {kernel: "start"|"done"|"failed"}, rest]
-_started = set()     # plans this process has asked a helper for
+_helper = None  # the running helper: [Popen, {loop: "start"|"done"|"failed"}, rest]
+_started = set()     # loops this process has asked a helper for
 
 
 def _key(module, function):
@@ -164,31 +150,43 @@ def _idle_core():
     return cores - 1 - others >= _SPARE_NEEDED
 
 
-def start(names):
-    """Launch a helper compiling the kernels of the plans ``names`` (once per plan
-    and process; nothing when turned off or every plan was asked for before).
+def plan(learner, feature_map):
+    """The loops a helper would compile for a fit of ``learner`` on ``feature_map``:
+    the learner's ``compiled_loops`` and the map's but its first (the fit's first
+    round calls that one at once), without those compiled ahead of time."""
+    from ..protocols import capability
+
+    keys = list(capability(learner, "compiled_loops"))
+    keys += list(capability(feature_map, "compiled_loops"))[1:]
+    return [k for k in dict.fromkeys(keys) if k in signatures() and not has_compiled(k)]
+
+
+def start(keys):
+    """Launch a helper compiling the loops ``keys`` (``"module:function"``; each once
+    per process; nothing when turned off or every loop was asked for before).
 
     Parameters
     ----------
-    names : iterable of str
-        Keys of :data:`PLANS`; unknown names are ignored (a plugin without kernels
-        to prepare).
+    keys : iterable of str
+        Loops with a declared signature (:func:`structsvm._compiled.signatures`),
+        in the order the fit needs them; others are ignored.
     """
     global _helper
     # the progress pipe is polled with select() and non-blocking reads: POSIX only
     if os.name != "posix" or os.environ.get("STRUCTSVM_JIT_WARMUP", "1") == "0":
         return
-    todo = [n for n in names if n in PLANS and n not in _started]
-    # kernels compiled ahead of time (structsvm._aot) need no helper
-    plan = [(*_kernel_table.split_key(k), _kernel_table.KERNELS[k][0].split())
-            for n in todo for k in PLANS[n] if not _kernels.has_compiled(k)]
-    if not plan or (_helper is not None and _helper[0].poll() is None) or not _idle_core():
+    todo = [k for k in keys if k in signatures() and k not in _started
+            and not has_compiled(k)]
+    if not todo or (_helper is not None and _helper[0].poll() is None) or \
+            not _idle_core():
         return
     _started.update(todo)
+    jobs = [(*_table.split_key(k), signatures()[k][0].split()) for k in todo]
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, os.path.dirname(os.path.abspath(__file__)),
-             json.dumps(plan)],
+            [sys.executable, "-c", _BOOT,
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+             json.dumps(jobs)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=dict(os.environ, STRUCTSVM_JIT_WARMUP="0"))
     except OSError:
@@ -218,13 +216,13 @@ def _read(block):
     return alive
 
 
-def wait(kernel):
-    """Before the first call of ``kernel`` (a numba dispatcher): wait while the
+def wait(loop):
+    """Before the first call of ``loop`` (a numba dispatcher): wait while the
     helper is compiling it, so that the call loads it from the cache."""
     global _helper
     if _helper is None:
         return
-    py_func = getattr(kernel, "py_func", None)
+    py_func = getattr(loop, "py_func", None)
     if py_func is None:  # compiled ahead of time (a structsvm._compiled.Kernel)
         return
     key = _key(py_func.__module__, py_func.__name__)
@@ -242,7 +240,7 @@ def wait(kernel):
 
 
 def _compile(plan):
-    """Helper side: compile (or load) every kernel of ``plan``, reporting progress."""
+    """Helper side: compile (or load) every loop of ``plan``, reporting progress."""
     import importlib
 
     import numba
@@ -257,8 +255,8 @@ def _compile(plan):
         key = _key(module, function)
         try:
             print("start", key, flush=True)
-            kernel = getattr(importlib.import_module(module), function)
-            kernel.compile(tuple(typ(a) for a in args))
+            loop = getattr(importlib.import_module(module), function)
+            loop.compile(tuple(typ(a) for a in args))
             print("done", key, flush=True)
         except BrokenPipeError:  # the fit has ended
             return

@@ -93,7 +93,7 @@ def _learn(args):
     from ..structures.multiclass.features import MulticlassFeatures
     from ..structures.ranking.features import RankingFeatures
     from ..structures.sequence.features import SequenceFeatures
-    from ..learners import LEARNERS
+    from ..learners import get_learner
     from ..limits import MemoryLimitError
 
     # the checkpoint may be the file resumed from (it is then written over as training
@@ -118,10 +118,10 @@ def _learn(args):
     if args.svmstruct_c is not None:
         C = args.svmstruct_c / len(X)
     # no --learner: the estimator's default for the task's structure
-    learner = None if args.learner is None else LEARNERS[args.learner]()
+    learner = None if args.learner is None else get_learner(args.learner)
     if args.solver is not None:
         if learner is None:
-            learner = LEARNERS["one_slack"]()
+            learner = get_learner("one_slack")
         learner.set_params(solver=args.solver)
     if args.verbose:
         import logging
@@ -157,7 +157,8 @@ def _learn(args):
 
 def _classify(args):
     import structsvm
-    from .. import metrics
+    from ..structures.ranking.metrics import ndcg_at_k
+    from ..structures.sequence.metrics import token_accuracy
 
     refuse_overwrite({"the predictions": args.output},
                       {"the model": args.model, "the test data": args.test})
@@ -166,9 +167,8 @@ def _classify(args):
     check_regular(args.model, "the model")
     model = structsvm.load(args.model)
     fm = model.feature_map_
-    task = {"multiclass": "multiclass", "chain": "sequence", "ranking": "ranking",
-            "alignment": "alignment"}.get(type(fm).structure)
-    if task is None:
+    task = type(fm).structure
+    if task not in ("multiclass", "sequence", "ranking", "alignment"):
         print(f"error: the command line classifies multiclass, sequence, ranking and "
               f"alignment models, not {type(fm).structure!r}", file=sys.stderr)
         return 2
@@ -190,14 +190,14 @@ def _classify(args):
         w = model.coef_
         scores = [np.asarray(x @ w).ravel() for x in X]
         lines = [f"{s:.8g}" for q in scores for s in q]
-        ndcg = metrics.ndcg_at_k(Y, [np.argsort(-s, kind="stable") for s in scores], k=10)
+        ndcg = ndcg_at_k(Y, [np.argsort(-s, kind="stable") for s in scores], k=10)
         summary = f"NDCG@10 {ndcg:.4f}"
     else:
         # a bar over batches of examples on a terminal
         pred = _progress.in_batches(model.predict, X, _BATCH, "classify")
         if task == "sequence":
             lines = [str(t) for p in pred for t in p]
-            summary = f"token accuracy {100 * metrics.token_accuracy(Y, pred):.2f}%"
+            summary = f"token accuracy {100 * token_accuracy(Y, pred):.2f}%"
         else:
             lines = [str(p) for p in pred]
             summary = f"accuracy {100 * np.mean([a == b for a, b in zip(Y, pred)]):.2f}%"
@@ -324,9 +324,9 @@ def build_parser():
                        help="C of ½‖w‖² + C Σ ξ_i (default: the task's)")
     learn.add_argument("--svmstruct-c", type=float, default=None,
                        help="svm_struct's -c instead (C = c / n)")
-    from ..learners import LEARNERS
+    from ..registry import registered
 
-    learn.add_argument("--learner", default=None, choices=sorted(LEARNERS),
+    learn.add_argument("--learner", default=None, choices=sorted(registered("learner")),
                        help="default: the one chosen for the task's structure "
                             "(one_slack with --solver)")
     learn.add_argument("--solver", default=None,

@@ -15,37 +15,37 @@ import hashlib
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator
 
-from ..learners import LEARNERS
+from ..io import MAX_BYTES
+from ..registry import registered
+from . import _saved_state
 from ..protocols import capability
 
 __all__ = ["write_checkpoint", "read_resume", "check_resumable", "resume_state",
            "data_fingerprint"]
 
 
-def write_checkpoint(est, path, plugins, tracker, fingerprint, complete):
-    """Save ``est``'s finished fit (``complete``) or, with ``est``'s parameters and
-    ``plugins`` = (feature map, decoder, loss, learner), the best round so far, plus
-    the progress :func:`read_resume` needs (with the learner's state at the best
-    round, ``tracker.best_state``, where the learner gave one), atomically."""
-    if complete:
-        snap = est
-    else:
-        fm, decoder, loss, learner = plugins
-        snap = clone(est)._set_fitted_state(fm, tracker.best_w, tracker.best_fitted(),
-                                            plugins=(decoder, loss), learner=learner)
-    snap._save(path, checkpoint={
-        "n_iter": int(snap.n_iter_), "objective_curve": list(snap.objective_curve_),
-        "learner": plugins[3].name, "data_sha256": fingerprint,
-        "complete": bool(complete), "learner_state": tracker.best_state})
+def write_checkpoint(path, resolution, fitted, fingerprint, complete, learner_state):
+    """Save a fit's state ``fitted`` (:class:`~structsvm.estimator._saved_state.Fitted`:
+    the finished fit when ``complete``, else the best round so far) with the
+    estimator's parameters (``resolution``), plus the progress :func:`read_resume`
+    needs (with the learner's state at that round, where the learner gave one),
+    atomically."""
+    _saved_state.write(path, resolution.estimator, resolution.params, fitted,
+                       checkpoint={
+                           "n_iter": int(fitted.n_iter),
+                           "objective_curve": list(fitted.objective_curve),
+                           "learner": fitted.learner.name, "data_sha256": fingerprint,
+                           "complete": bool(complete), "learner_state": learner_state})
 
 
 def check_resumable(learner):
     """Refuse, with a ValueError naming the learners that can, a learner that cannot
     continue from a checkpoint."""
     if not capability(learner, "resumable"):
-        able = sorted(n for n, cls in LEARNERS.items() if capability(cls, "resumable"))
+        able = sorted(n for n, cls in registered("learner").items()
+                      if capability(cls, "resumable"))
         raise ValueError(f"resume: learner {learner.name!r} cannot continue from a "
                          f"checkpoint; use one of {able} or train again")
 
@@ -59,18 +59,19 @@ def resume_state(learner, info):
     return state if isinstance(state, dict) else None
 
 
-def read_resume(est, path, read):
-    """(model, info) of a checkpoint this estimator may continue from; ``read(path)``
-    reads a checkpoint file (``structsvm.estimator.read_checkpoint_info``)."""
-    model, info = read(path)
+def read_resume(resolution, path):
+    """(Fitted, info) of a checkpoint an estimator of these parameters
+    (``resolution``) may continue from."""
+    model, fitted, info = _saved_state.read(path, MAX_BYTES, resolution.estimator,
+                                            checkpoint=True, trusted=resolution.trusted())
     if "data_sha256" not in info:
         raise ValueError(f"resume: {path} is a model file, not a checkpoint")
     ignore = {"max_iter", "verbose", "n_jobs", "warm_start"}
-    mine = {k: v for k, v in est.get_params(deep=True).items()
-            if k.split("__")[0] not in ignore}
+    mine = {k: v for k, v in resolution.estimator(**resolution.params).get_params(
+        deep=True).items() if k.split("__")[0] not in ignore}
     theirs = {k: v for k, v in model.get_params(deep=True).items()
               if k.split("__")[0] not in ignore}
-    if est.feature_map is None:
+    if resolution.feature_map is None:
         theirs = {k: v for k, v in theirs.items() if not k.startswith("feature_map")}
         mine = {k: v for k, v in mine.items() if not k.startswith("feature_map")}
     differ = sorted(k for k in set(mine) | set(theirs)
@@ -78,7 +79,7 @@ def read_resume(est, path, read):
     if differ:
         raise ValueError(f"resume: {path} was written with other parameters "
                          f"({', '.join(differ)}); resume with the same ones")
-    return model, info
+    return fitted, info
 
 
 def _same_param(a, b):

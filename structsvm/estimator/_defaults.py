@@ -1,12 +1,11 @@
 """Every default of structsvm, read from the code: as data and as a markdown page.
 
 The documentation's "Defaults" page is generated from :func:`defaults_markdown` when
-the site is built, so the tables there cannot drift from the code: the feature maps'
-class attributes (``structure``, ``default_decoder``, ``default_loss``, ``default_C``,
-``default_tol``), the learner registry and the default learner per structure
-(:data:`structsvm.learners.DEFAULT_LEARNERS`, ``SPECIALISED_DEFAULTS``,
-``DEFAULT_PARAMS``), the learners' and the estimator's signatures, and the decoder and
-loss registries.
+the site is built, so the tables there cannot drift from the code: the registered
+structures' feature-map class attributes (``structure``, ``default_decoder``,
+``default_loss``, ``default_C``, ``default_tol``, ``default_learners``), the learners'
+and the estimator's signatures, the decoder and loss registries, and the loops
+compiled at installation.
 """
 from __future__ import annotations
 
@@ -14,21 +13,20 @@ import ast
 import inspect
 import textwrap
 
-from .. import features, learners
-from .._compiled import _table as _kernel_table
-from . import StructuredSVM
-from ..registry import DECODERS
-from ..structures.decoders import get_decoder
-from ..registry import LOSSES
+from .. import _compiled
+from .._compiled import _table as _loop_table
+from ..registry import registered
+from ._estimator import StructuredSVM
 
 __all__ = ["feature_maps", "structure_defaults", "learner_defaults",
-           "estimator_defaults", "decoder_names", "loss_names", "compiled_kernels",
+           "estimator_defaults", "decoder_names", "loss_names", "compiled_loops",
            "defaults", "defaults_markdown"]
 
+
 def feature_maps():
-    """The feature-map classes registered in :data:`structsvm.registry.FEATURE_MAPS`,
-    in registration order (each once)."""
-    return list(dict.fromkeys(features.FEATURE_MAPS.values()))
+    """The feature-map classes of the registered structures, in registration order
+    (each once)."""
+    return list(dict.fromkeys(registered("structure").values()))
 
 
 def _signature_defaults(func):
@@ -79,7 +77,7 @@ def learner_defaults():
     ``max_iter`` what the learner runs when the estimator's ``max_iter`` is None.
     """
     out = {}
-    for name, cls in learners.LEARNERS.items():
+    for name, cls in registered("learner").items():
         out[name] = {"class": cls.__name__, "module": cls.__module__,
                      "params": dict(cls().get_params()),
                      "max_iter": _max_iter_default(cls)}
@@ -93,29 +91,23 @@ def structure_defaults():
     -------
     list of dict
         Keys: ``feature_map`` (class name), ``structure``, ``decoder``, ``loss``,
-        ``C``, ``tol``, ``learner`` (the default learner's name), ``learner_params``
-        (the parameters it is configured with for this structure, where they differ
-        from its own defaults), ``max_iter`` (the default learner's), ``specialised``
-        (a learner preferred when it accepts the problem, or None) and
-        ``specialised_max_iter``.
+        ``C``, ``tol`` and ``learners``: the map's ``default_learners`` in order of
+        preference, each ``(name, the parameters it is configured with where they
+        differ from its own defaults, the max_iter it runs when max_iter is None)``.
     """
     rows = []
+    learners = registered("learner")
     for cls in feature_maps():
-        structure = cls.structure
-        name = learners.DEFAULT_LEARNERS.get(structure, learners.DEFAULT_LEARNERS[None])
-        configured = learners.make_default_learner(structure)
-        own = learners.LEARNERS[name]().get_params()
-        params = {k: v for k, v in configured.get_params().items() if own[k] != v}
-        special = learners.SPECIALISED_DEFAULTS.get(structure)
+        choices = []
+        for name, params in cls.default_learners:
+            own = learners[name]().get_params()
+            choices.append((name, {k: v for k, v in params.items() if own[k] != v},
+                            _max_iter_default(learners[name])))
         rows.append({
             "feature_map": cls.__name__, "module": cls.__module__,
-            "structure": structure, "decoder": cls.default_decoder,
+            "structure": cls.structure, "decoder": cls.default_decoder,
             "loss": cls.default_loss, "C": cls.default_C, "tol": cls.default_tol,
-            "learner": name, "learner_params": params,
-            "max_iter": _max_iter_default(learners.LEARNERS[name]),
-            "specialised": special,
-            "specialised_max_iter": (None if special is None else
-                                     _max_iter_default(learners.LEARNERS[special])),
+            "learners": choices,
         })
     return rows
 
@@ -127,28 +119,28 @@ def estimator_defaults():
 
 def decoder_names():
     """``{name: structure}`` of every registered decoder."""
-    get_decoder("argmax")  # loads the built-in decoders
-    return {name: d.structure for name, d in DECODERS.items()}
+    return {name: d.structure for name, d in registered("decoder").items()}
 
 
 def loss_names():
-    """``{name: class name}`` of every registered loss."""
-    return {name: cls.__name__ for name, cls in LOSSES.items()}
+    """``{name: (class name, decomposition)}`` of every registered loss."""
+    return {name: (cls.__name__, cls.decomposition)
+            for name, cls in registered("loss").items()}
 
 
-def compiled_kernels():
-    """``(module, function, argument types)`` of every kernel compiled at
-    installation (:data:`structsvm._compiled._table.KERNELS`)."""
-    return [(*_kernel_table.split_key(key), args)
-            for key, (args, _) in _kernel_table.KERNELS.items()]
+def compiled_loops():
+    """``(module, function, argument types)`` of every loop compiled at
+    installation (the ``SIGNATURES`` of the loop modules)."""
+    return [(*_loop_table.split_key(key), args) for key, (args, _) in
+            sorted(_compiled.signatures().items())]
 
 
 def defaults():
     """All of the above in one dict (``structures``, ``learners``, ``estimator``,
-    ``decoders``, ``losses``, ``compiled_kernels``)."""
+    ``decoders``, ``losses``, ``compiled_loops``)."""
     return {"structures": structure_defaults(), "learners": learner_defaults(),
             "estimator": estimator_defaults(), "decoders": decoder_names(),
-            "losses": loss_names(), "compiled_kernels": compiled_kernels()}
+            "losses": loss_names(), "compiled_loops": compiled_loops()}
 
 
 # ---------------------------------------------------------------------- markdown
@@ -175,30 +167,29 @@ def defaults_markdown():
     d = defaults()
     parts = ["## Per structure", "",
              "What `StructuredSVM` uses for a feature map when `decoder`, `loss`, "
-             "`learner`, `C`, `tol` or `max_iter` is None. The learner comes from "
-             "`structsvm.learners.DEFAULT_LEARNERS` (structures it does not name get "
-             f"{_code(learners.DEFAULT_LEARNERS[None])}), configured with "
-             "`DEFAULT_PARAMS`; a specialised learner "
-             "(`SPECIALISED_DEFAULTS`) replaces it, at its own defaults, when it "
-             "accepts the fitted problem. `max_iter` is the default learner's own.", ""]
+             "`learner`, `C`, `tol` or `max_iter` is None: the map's class attributes "
+             "(`default_decoder`, `default_loss`, `default_C`, `default_tol`, "
+             "`default_learners`), set in its structure's folder. The learner is the "
+             "first of `default_learners` that accepts the fitted problem, with the "
+             "parameters given there; `max_iter` is that learner's own.", ""]
     rows = []
     for r in d["structures"]:
-        learner = f"`{r['learner']}`"
-        if r["learner_params"]:
-            learner += f" (`{_kwargs(r['learner_params'])}`)"
-        max_iter = _num(r["max_iter"])
-        if r["specialised"]:
-            learner = (f"`{r['specialised']}` when it accepts the problem, "
-                       f"otherwise {learner}")
-            max_iter = f"{_num(r['specialised_max_iter'])} / {max_iter}"
+        learners, max_iters = [], []
+        for name, params, max_iter in r["learners"]:
+            text = f"`{name}`" + (f" (`{_kwargs(params)}`)" if params else "")
+            learners.append(text)
+            max_iters.append(_num(max_iter))
+        learner = learners[-1]
+        if len(learners) > 1:
+            learner = (" when it accepts the problem, otherwise ".join(learners))
         rows.append((f"`{r['feature_map']}`", f"`{r['structure']}`",
                      f"`{r['decoder']}`", f"`{r['loss']}`", learner,
-                     _num(r["C"]), _num(r["tol"]), max_iter))
+                     _num(r["C"]), _num(r["tol"]), " / ".join(max_iters)))
     parts += [_table(("feature map", "structure", "decoder", "loss", "learner", "C",
                       "tol", "max_iter"), rows), ""]
 
     parts += ["## Learners", "",
-              "Every registered learner (`structsvm.learners.LEARNERS`), its "
+              "Every registered learner (`structsvm.registry.registered(\"learner\")`), its "
               "constructor's defaults, and the `max_iter` it runs when the "
               "estimator's `max_iter` is None.", ""]
     rows = [(f"`{name}`", f"`{info['class']}`",
@@ -217,19 +208,21 @@ def defaults_markdown():
               "decodes (`any`: every structure whose outputs can be enumerated):", ""]
     rows = [(f"`{n}`", f"`{s}`") for n, s in d["decoders"].items()]
     parts += [_table(("decoder", "structure"), rows), ""]
-    parts += ["The registered losses (`loss=` names):", ""]
-    rows = [(f"`{n}`", f"`{c}`") for n, c in d["losses"].items()]
-    parts += [_table(("loss", "class"), rows), ""]
+    parts += ["The registered losses (`loss=` names) and how each decomposes "
+              "(`structsvm.protocols.DECOMPOSITIONS`):", ""]
+    rows = [(f"`{n}`", f"`{c}`", f"`{dec}`") for n, (c, dec) in d["losses"].items()]
+    parts += [_table(("loss", "class", "decomposition"), rows), ""]
 
-    parts += ["## Kernels compiled at installation", "",
-              "The numba kernels `setup.py` compiles ahead of time into "
-              f"`{_kernel_table.MODULE}` ([First run](first_run.md)), with the argument "
+    parts += ["## Loops compiled at installation", "",
+              "The numba loops `setup.py` compiles ahead of time into "
+              f"`{_loop_table.MODULE}` ([First run](first_run.md)), as each loop "
+              "module's `SIGNATURES` declares them, with the argument "
               "types a call must have to run that code (`f8:2`: float64, 2-D, "
               "C-contiguous array; `i4:1`: int32 array; `i8`, `f8`, `b1`: int64, "
               "float64 and bool scalars); a call with other types runs numba's JIT "
-              "version. Every other kernel is compiled by numba on its first use.", ""]
+              "version. Every other loop is compiled by numba on its first use.", ""]
     rows = [(f"`{function}`", f"`{module}`", f"`{args}`")
-            for module, function, args in d["compiled_kernels"]]
-    parts += [_table(("kernel", "module", "argument types"), rows), ""]
+            for module, function, args in d["compiled_loops"]]
+    parts += [_table(("loop", "module", "argument types"), rows), ""]
     return "\n".join(parts)
 

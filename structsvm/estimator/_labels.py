@@ -29,7 +29,7 @@ def _is_missing(v):
 
 def _labels_of(Y, structure):
     """(sample index, label) pairs: whole outputs, or the tags of each sequence."""
-    if structure == "chain":
+    if structure == "sequence":
         for i, y in enumerate(Y):
             if y is None or isinstance(y, (str, bytes)):
                 yield i, y
@@ -53,8 +53,8 @@ def check_labels(Y, structure):
     Y : sequence
         Training outputs.
     structure : str
-        The feature map's structure: "multiclass" and "tree" outputs are checked
-        whole, "chain" outputs tag by tag; other structures are not checked here.
+        The feature map's structure: "multiclass" and "taxonomy" outputs are checked
+        whole, "sequence" outputs tag by tag; other structures are not checked here.
 
     Raises
     ------
@@ -68,9 +68,9 @@ def check_labels(Y, structure):
     UserWarning
         All training outputs have the same class (or all tags are the same).
     """
-    if structure not in ("multiclass", "tree", "chain"):
+    if structure not in ("multiclass", "taxonomy", "sequence"):
         return
-    what = "tag" if structure == "chain" else "label"
+    what = "tag" if structure == "sequence" else "label"
     by_text, distinct = {}, set()
     for i, v in _labels_of(Y, structure):
         missing = _is_missing(v)

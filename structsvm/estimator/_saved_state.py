@@ -1,88 +1,144 @@
-"""A fitted estimator's state as a model file's header, and back.
+"""A fitted model's state (:class:`Fitted`) as a model file's header, and back.
 
 The estimator owns what its model files hold: its parameters, the fitted feature
 map's state, the weights and the fitted attributes (``StructuredSVM.save``,
-:func:`structsvm.load`). The file format itself (archive, checksums, size limits,
-instantiating allowed classes) is :mod:`structsvm.io`, which is told here which
-classes are allowed and how decoders are found by name.
+:func:`structsvm.load`, checkpoints). The file format itself (archive, checksums,
+size limits, instantiating allowed classes) is :mod:`structsvm.io`, which is told
+here which classes are allowed and how decoders are found by name.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 
-from .. import features, learners, losses
-from ..io._format import Decoder, Encoder, ModelFileError, class_key, construct
 from .._version import __version__
-from ..structures.decoders import get_decoder
 from ..io import (check_writable, read_model_file, refusing_inconsistent,
-                 registered_classes, write_model_file)
+                  registered_classes, write_model_file)
+from ..io._format import Decoder, Encoder, ModelFileError, class_key, construct
+from ..registry import registered
+from ..structures.decoders import get_decoder
+from ..structures.losses import HammingLoss, ZeroOneLoss
 from ..structures.user.structure import StructureMap, check_savable
+from ._resolution import Resolution
 
-__all__ = ["FITTED", "allowed_classes", "write", "read"]
+__all__ = ["FITTED", "FORMER_NAMES", "Fitted", "allowed_classes", "write", "read"]
 
 #: Fitted attributes stored with the weights (besides ``interrupted_``).
 FITTED = ("objective_", "objective_curve_", "n_iter_", "duality_gap_", "converged_")
 # constructor parameters that hold code: never filled from a file
 _NOT_FROM_FILES = ("CallableLoss",)
 
+#: The names that model files written before the classes moved to their structure's
+#: folder give them (structsvm 0.1.0 of earlier days), and the names they have now:
+#: such files load as they did.
+FORMER_NAMES = {
+    "structsvm.structure:StructureMap": "structsvm.structures.user:StructureMap",
+    "structsvm.losses.basic:ZeroOneLoss": "structsvm.structures:ZeroOneLoss",
+    "structsvm.losses.basic:HammingLoss": "structsvm.structures:HammingLoss",
+    "structsvm.losses:ZeroOneLoss": "structsvm.structures:ZeroOneLoss",
+    "structsvm.losses:HammingLoss": "structsvm.structures:HammingLoss",
+}
+for _name, _cls, _loss in (
+        ("multiclass", "MulticlassFeatures", None), ("taxonomy", "TaxonomyFeatures",
+                                                     ("tree", "TreeDistanceLoss")),
+        ("sequence", "SequenceFeatures", None),
+        ("ranking", "RankingFeatures", ("ranking", "SwappedPairsLoss")),
+        ("grammar", "GrammarFeatures", ("spans", "SpanLoss")),
+        ("graph", "GraphFeatures", None),
+        ("alignment", "AlignmentFeatures", ("alignment", "AlignmentLoss"))):
+    FORMER_NAMES[f"structsvm.features.{_name}:{_cls}"] = f"structsvm.structures:{_cls}"
+    FORMER_NAMES[f"structsvm.features:{_cls}"] = f"structsvm.structures:{_cls}"
+    if _loss is not None:
+        _new = f"structsvm.structures.{_name}:{_loss[1]}"
+        FORMER_NAMES[f"structsvm.losses.{_loss[0]}:{_loss[1]}"] = _new
+        FORMER_NAMES[f"structsvm.losses:{_loss[1]}"] = _new
+
+
+@dataclass
+class Fitted:
+    """A fitted model's state: what a training run returns, a model file holds and
+    the estimator's fitted attributes show (``coef_``, ``objective_``, ...).
+
+    ``decoder``, ``loss`` and ``learner`` are None where they are to be resolved
+    again from the estimator's parameters (a model read from a file).
+    """
+
+    feature_map: Any
+    coef: np.ndarray
+    objective: float
+    objective_curve: list
+    n_iter: int
+    duality_gap: float
+    converged: bool
+    interrupted: bool = False
+    decoder: Any = None
+    loss: Any = None
+    learner: Any = None
+    learner_state: Any = field(default=None, repr=False)
+
+    def attributes(self):
+        """The fitted attributes a model file stores (:data:`FITTED`), by name."""
+        return {"objective_": self.objective, "objective_curve_": self.objective_curve,
+                "n_iter_": self.n_iter, "duality_gap_": self.duality_gap,
+                "converged_": self.converged}
+
 
 def allowed_classes(estimator):
     """Every class a model file may name, by "module:Class": ``estimator`` (also as
-    "structsvm:Name"), the feature maps exported by :mod:`structsvm.features` (classes
-    with ``structure`` and ``fit``), the learners of ``LEARNERS``, the loss classes of
-    ``LOSSES`` or exported by :mod:`structsvm.losses` (also under the package's
-    name), and the registered classes."""
+    "structsvm:Name" and "structsvm.estimator:Name"), every registered structure's
+    feature map, learner and loss class (:mod:`structsvm.registry`; each also under
+    the name of the package that exports it), the shared losses, the classes
+    registered with :func:`structsvm.io.register_model_class`, and the names earlier
+    files gave them (:data:`FORMER_NAMES`)."""
     out = {}
 
-    def add(cls, module=None):
+    def add(cls, *packages):
         if cls.__name__ in _NOT_FROM_FILES:
             return
         out[class_key(cls)] = cls
-        if module is not None:
-            out[f"{module}:{cls.__qualname__}"] = cls
+        for package in packages:
+            out[f"{package}:{cls.__qualname__}"] = cls
 
-    add(estimator, "structsvm")
-    add(StructureMap)
-    for name in getattr(features, "__all__", ()):
-        cls = getattr(features, name, None)
-        if isinstance(cls, type) and hasattr(cls, "structure") and hasattr(cls, "fit"):
-            add(cls, "structsvm.features")
-    for cls in learners.LEARNERS.values():
+    add(estimator, "structsvm", "structsvm.estimator")
+    for name, cls in registered("structure").items():
+        add(cls, "structsvm.structures", f"structsvm.structures.{name}")
+    for cls in registered("learner").values():
         add(cls, "structsvm.learners")
-    loss_classes = list(losses.LOSSES.values())
-    loss_classes += [getattr(losses, n) for n in getattr(losses, "__all__", ())
-                     if isinstance(getattr(losses, n), type)
-                     and issubclass(getattr(losses, n), losses.BaseLoss)]
-    for cls in loss_classes:
-        if cls is not losses.BaseLoss:
-            add(cls, "structsvm.losses")
+    for cls in (ZeroOneLoss, HammingLoss):
+        add(cls, "structsvm.structures")
+    for cls in registered("loss").values():
+        add(cls, cls.__module__.rsplit(".", 1)[0])
+    for former, now in FORMER_NAMES.items():
+        if now in out:
+            out.setdefault(former, out[now])
     out.update(registered_classes())
     return out
 
 
-def write(path, est, *, checkpoint=None):
-    """Write the fitted estimator ``est`` (and the training progress ``checkpoint``,
-    JSON values) to ``path``; return ``path`` as a Path."""
+def write(path, estimator, params, fitted, *, checkpoint=None):
+    """Write a model file: an ``estimator`` (class) with ``params`` and the
+    :class:`Fitted` state ``fitted`` (and the training progress ``checkpoint``, JSON
+    values); return ``path`` as a Path."""
     check_writable(path)
-    allowed = allowed_classes(type(est))
-    fm = est.feature_map_
+    allowed = allowed_classes(estimator)
+    fm = fitted.feature_map
     if isinstance(fm, StructureMap):  # the structure's own class, when it can be
         check_savable(fm.user_structure)  # imported back and holds JSON values
         allowed[class_key(type(fm.user_structure))] = type(fm.user_structure)
     enc = Encoder(allowed)
-    params = {k: enc(v, k) for k, v in est.get_params(deep=False).items()
-              if k != "feature_map"}
     header = {
-        "estimator": class_key(type(est)),
-        "params": params,
+        "estimator": class_key(estimator),
+        "params": {k: enc(v, k) for k, v in params.items() if k != "feature_map"},
         "feature_map": enc(fm, "feature_map"),
         "feature_map_state": {k: enc(v, f"feature_map_.{k}")
                               for k, v in fm.fitted_state().items()},
-        "decoder": est.decoder_.name,
-        "coef": enc(np.asarray(est.coef_, dtype=float), "coef_"),
-        "fitted": {k: enc(getattr(est, k), k) for k in FITTED},
-        "interrupted": bool(getattr(est, "interrupted_", False)),
+        "decoder": fitted.decoder.name,
+        "coef": enc(np.asarray(fitted.coef, dtype=float), "coef_"),
+        "fitted": {k: enc(v, k) for k, v in fitted.attributes().items()},
+        "interrupted": bool(fitted.interrupted),
     }
     if checkpoint is not None:
         header["checkpoint"] = enc(checkpoint, "checkpoint")
@@ -91,10 +147,13 @@ def write(path, est, *, checkpoint=None):
 
 
 def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
-    """The fitted estimator in ``path`` (a subclass of ``estimator``) and, with
-    ``checkpoint=True``, the header's ``checkpoint`` entry (empty for an ordinary
-    model file; not read otherwise: ``{}``). The file may name the classes of
-    ``allowed_classes`` and the ``trusted`` ones (by module and qualified name).
+    """The model in ``path``: ``(unfitted estimator, Fitted, info)``.
+
+    The estimator is of a subclass of ``estimator``, built with the file's
+    parameters; ``info`` is the header's ``checkpoint`` entry with
+    ``checkpoint=True`` (empty for an ordinary model file; ``{}`` when not asked
+    for). The file may name the classes of :func:`allowed_classes` and the
+    ``trusted`` ones (by module and qualified name).
 
     Raises ``FileNotFoundError`` or :class:`~structsvm.io.ModelFileError` naming the
     file (see :mod:`structsvm.io`).
@@ -105,18 +164,25 @@ def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
         allowed = {**allowed_classes(estimator), **trusted}
         decode = Decoder(arrays, allowed, get_decoder)
         model, fm, coef, fitted = _decode_model(meta, decode, estimator)
-        # fitted attributes are set by the estimator's one method for it, as in fit
-        model._set_fitted_state(fm, coef, fitted,
-                                interrupted=meta.get("interrupted", False) is True)
+        # the plugins, resolved from the parameters as fit resolves them
+        resolution = Resolution(type(model), model.get_params(deep=False))
+        decoder, loss = resolution.plugins(fm)
+        learner = resolution.learner_for(fm, (fm, decoder, loss, resolution.rescaling))
+        state = Fitted(fm, coef, float(fitted["objective_"]),
+                       [float(v) for v in fitted["objective_curve_"]],
+                       int(fitted["n_iter_"]), float(fitted["duality_gap_"]),
+                       bool(fitted["converged_"]),
+                       interrupted=meta.get("interrupted", False) is True,
+                       decoder=decoder, loss=loss, learner=learner)
     if not checkpoint:
-        return model, {}
+        return model, state, {}
     try:
         info = decode(meta.get("checkpoint", {}), "checkpoint")
     except Exception as exc:
         raise ModelFileError(f"{path}: damaged checkpoint entry ({exc})") from None
     if not isinstance(info, dict):
         raise ModelFileError(f"{path}: damaged checkpoint entry")
-    return model, info
+    return model, state, info
 
 
 def _decode_model(meta, decode, estimator):
@@ -144,7 +210,6 @@ def _decode_model(meta, decode, estimator):
     # the estimator's parameter is the structure itself, as the user passed it
     param = clone(fm.user_structure) if isinstance(fm, StructureMap) else fm
     model = construct(key, dict(params, feature_map=param), decode.allowed, "estimator")
-    model._check_params()
     fm.load_fitted_state({k: decode(v, f"feature_map_.{k}") for k, v in state.items()})
     coef = decode(meta["coef"], "coef")
     if not isinstance(coef, np.ndarray) or coef.dtype.kind not in "iuf":

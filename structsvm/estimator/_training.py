@@ -1,5 +1,7 @@
 """What ``StructuredSVM.fit`` does: :func:`run_fit` fits the feature map, runs the
-learner on the Problem and sets the result on the estimator.
+learner on the Problem and returns the fitted state, which the estimator adopts. It
+reads the estimator's parameters from a :class:`Resolution` and nothing else of the
+estimator.
 
 Around the learner, everything works through its ``callback`` hook (called once per
 round or epoch with ``round``, ``w``, ``objective``, ``time`` and, where the learner
@@ -30,12 +32,13 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _checkpoints
-from .._compiled import warmup as _jit_warmup
-from .. import _compiled as _kernels
+from .. import _compiled
+from .._compiled import warmup
+from ._saved_state import Fitted
 from . import _labels
 from . import _progress
 from ..io import check_writable
-from ..learners import LEARNERS
+from ..registry import registered
 from ..learners.problem import Problem
 from ..protocols import as_sequence, capability
 
@@ -169,17 +172,20 @@ def _log_round(r, info):
 _COMPILE_NOTED = []
 
 
-def log_start(learner_name, n_samples, structure=None):
-    """Say what is about to happen, and that the first round compiles kernels (unless
-    the fit's kernels were all compiled at installation)."""
+def log_start(learner, n_samples, feature_map):
+    """Say what is about to happen, and that the first round compiles loops (unless
+    the learner's and the map's declared ``compiled_loops`` were all compiled at
+    installation)."""
     _ensure_handler()
-    logger.info("training %s on %d examples", learner_name, n_samples)
-    if not _COMPILE_NOTED and not _kernels.path_compiled(learner_name, structure):
+    logger.info("training %s on %d examples", learner.name, n_samples)
+    compiled = (_compiled.all_compiled(capability(learner, "compiled_loops"))
+                and _compiled.all_compiled(capability(feature_map, "compiled_loops")))
+    if not _COMPILE_NOTED and not compiled:
         _COMPILE_NOTED.append(True)
-        logger.info("the first round compiles structsvm's numba kernels (several "
+        logger.info("the first round compiles structsvm's numba loops (several "
                     "seconds on first use; later runs load them from numba's cache)%s",
-                    "" if _kernels.compiled() is not None else
-                    "; the kernels compiled at installation are not in use (see the "
+                    "" if _compiled.extension() is not None else
+                    "; the loops compiled at installation are not in use (see the "
                     "documentation's First run page)")
 
 
@@ -198,7 +204,8 @@ def learner_options(learner, warm, constraints, state):
     ``accepts_constraints``, ``supports_warm_start`` and ``keeps_state``); the others
     refuse."""
     def able(attr):
-        return sorted(n for n, cls in LEARNERS.items() if capability(cls, attr))
+        return sorted(n for n, cls in registered("learner").items()
+                      if capability(cls, attr))
 
     out = {}
     if constraints is not None:
@@ -216,13 +223,28 @@ def learner_options(learner, warm, constraints, state):
     return out
 
 # ------------------------------------------------------------------ the run
-def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint):
-    """``est.fit(X, Y, ...)``: the map fitted, the learner run on the Problem with
-    the round tracker, checkpoints written, and the result set on ``est`` (see
-    :meth:`structsvm.StructuredSVM.fit`); ``read_checkpoint(path)`` reads a checkpoint
-    file as ``(model, info)``.
+def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
+            checkpoint_every=60.0):
+    """Train: the map fitted, the learner run on the Problem with the round tracker,
+    checkpoints written (see :meth:`structsvm.StructuredSVM.fit`).
+
+    Parameters
+    ----------
+    resolution : Resolution
+        The estimator's parameters and what they resolve to.
+    X, Y : sequences of inputs and outputs.
+    previous : Fitted, optional
+        The estimator's previous fit, to continue from (``warm_start``).
+    checkpoint, resume, checkpoint_every
+        As :meth:`structsvm.StructuredSVM.fit`.
+
+    Returns
+    -------
+    Fitted
+        The fitted state (``interrupted`` when Ctrl-C stopped training: the best
+        weights so far, with a ConvergenceWarning).
     """
-    est._check_params()
+    res = resolution
     X = as_sequence(X, "X")
     Y = as_sequence(Y, "Y")
     if len(X) != len(Y):
@@ -230,26 +252,24 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
                          f"Y has {len(Y)}")
     if len(X) == 0:
         raise ValueError("Cannot fit on an empty data set (X and Y have 0 samples)")
-    proto = est._feature_map_prototype()  # a Structure becomes its StructureMap
-    # the configured learner, or the default for the map's structure (fails fast
-    # on a bad name, before the map is fitted)
-    learner = est._resolve_learner(proto)
-    # compile the kernels of the learner and the structure in a helper process while
-    # the map is fitted and the first round runs (see _jit_warmup)
-    _jit_warmup.start([f"learner:{learner.name}", f"structure:{type(proto).structure}"])
+    proto = res.prototype()  # a Structure becomes its StructureMap
+    # the configured learner, or the default for the map (fails fast on a bad name,
+    # before the map is fitted)
+    learner = res.learner_for(proto)
+    # compile the loops of the learner and the structure in a helper process while
+    # the map is fitted and the first round runs (see structsvm._compiled.warmup)
+    warmup.start(warmup.plan(learner, proto))
     if checkpoint is not None:
         check_writable(checkpoint)
-    if resume is not None and est.learner is not None:
+    if resume is not None and res.learner is not None:
         _checkpoints.check_resumable(learner)  # before reading anything
-    ckpt = _checkpoints.read_resume(est, resume, read_checkpoint) \
-        if resume is not None else None
-    warm = est.warm_start and "coef_" in vars(est)
+    ckpt = _checkpoints.read_resume(res, resume) if resume is not None else None
     _labels.check_labels(Y, type(proto).structure)
     Xe = None
     if ckpt is not None:
-        fm = ckpt[0].feature_map_
-    elif warm:
-        fm = est.feature_map_
+        fm = ckpt[0].feature_map
+    elif previous is not None:
+        fm = previous.feature_map
     else:
         fm = clone(proto)
         fit_encode = capability(fm, "fit_encode")  # optional: fit and encode at once
@@ -257,28 +277,28 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
             Xe = fit_encode(X, Y)
         else:
             fm.fit(X, Y)
-    decoder, loss = est._resolve_plugins(fm)
-    if est.learner is None:  # the map is fitted now: a specialised default may apply
-        learner = est._resolve_learner(fm, plugins=(fm, decoder, loss, est.rescaling))
+    decoder, loss = res.plugins(fm)
+    # the map is fitted now: a default learner that must accept the problem may apply
+    learner = res.learner_for(fm, plugins=(fm, decoder, loss, res.rescaling))
     problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
                       Ye=fm.encode_outputs(Y, X),
-                      feature_map=fm, decoder=decoder, loss=loss, C=est._C(fm),
-                      rescaling=est.rescaling, n_jobs=est.n_jobs)
-    w0 = est.coef_ if warm else np.zeros(fm.n_features_)
-    tol = float(type(fm).default_tol if est.tol is None else est.tol)
-    extra = learner_options(learner, warm, est.constraints,
-                            vars(est).get("learner_state_"))
-    max_iter, done, curve0, fingerprint = est.max_iter, 0, [], None
+                      feature_map=fm, decoder=decoder, loss=loss, C=res.C_for(fm),
+                      rescaling=res.rescaling, n_jobs=res.n_jobs)
+    w0 = previous.coef if previous is not None else np.zeros(fm.n_features_)
+    tol = res.tol_for(fm)
+    extra = learner_options(learner, previous is not None, res.constraints,
+                            None if previous is None else previous.learner_state)
+    max_iter, done, curve0, fingerprint = res.max_iter, 0, [], None
     if checkpoint is not None or ckpt is not None:
         fingerprint = _checkpoints.data_fingerprint(problem)
     if ckpt is not None:
-        model, info = ckpt
+        saved, info = ckpt
         if info.get("data_sha256") != fingerprint:
             raise ValueError(f"resume: {resume} was written for other training data "
                              "(or another C); train from scratch or pass the same "
                              "X, Y")
         _checkpoints.check_resumable(learner)
-        w0, done = model.coef_, int(info.get("n_iter", 0))
+        w0, done = saved.coef, int(info.get("n_iter", 0))
         curve0 = list(info.get("objective_curve", []))
         if max_iter is not None:
             if max_iter <= done:
@@ -288,22 +308,33 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
             max_iter -= done
         if capability(learner, "keeps_state"):  # continue from the saved state
             extra["state"] = _checkpoints.resume_state(learner, info)
+
+    def fitted_at(w, attributes, interrupted=False, learner_state=None):
+        return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
+                      [float(v) for v in attributes["objective_curve_"]],
+                      int(attributes["n_iter_"]), float(attributes["duality_gap_"]),
+                      bool(attributes["converged_"]), interrupted=interrupted,
+                      decoder=decoder, loss=loss, learner=learner,
+                      learner_state=learner_state)
+
     writer = None
     if checkpoint is not None:
-        def writer(tracker, complete):
-            _checkpoints.write_checkpoint(est, checkpoint, (fm, decoder, loss, learner),
-                                          tracker, fingerprint, complete)
+        def writer(tracker, complete, fitted=None):
+            if fitted is None:
+                fitted = fitted_at(tracker.best_w, tracker.best_fitted())
+            _checkpoints.write_checkpoint(checkpoint, res, fitted, fingerprint,
+                                          complete, tracker.best_state)
     with sigint_stops_after_round() as flag, problem:
         # problem: the oracle's workers live for this fit
-        if est.verbose:
-            log_start(learner.name, len(X), type(fm).structure)
+        if res.verbose:
+            log_start(learner, len(X), fm)
         bar = _progress.RoundBar(learner.name, max_iter, tol, done) \
-            if est.verbose and _progress.on_terminal() else None
-        tracker = RoundTracker(w0, flag, est.verbose, done, curve0, writer,
+            if res.verbose and _progress.on_terminal() else None
+        tracker = RoundTracker(w0, flag, res.verbose, done, curve0, writer,
                                checkpoint_every, bar)
         try:
             result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
-                                   random_state=est.random_state, callback=tracker,
+                                   random_state=res.random_state, callback=tracker,
                                    **extra)
         except (StopTraining, KeyboardInterrupt):
             result = None
@@ -311,28 +342,27 @@ def run_fit(est, X, Y, *, checkpoint, resume, checkpoint_every, read_checkpoint)
             if bar is not None:
                 bar.close()
     if result is None:
-        est._set_fitted_state(fm, tracker.best_w, tracker.best_fitted(),
-                              interrupted=True, plugins=(decoder, loss), learner=learner)
+        fitted = fitted_at(tracker.best_w, tracker.best_fitted(), interrupted=True)
         if writer is not None:
-            writer(tracker, complete=False)
+            writer(tracker, complete=False, fitted=fitted)
         warnings.warn(f"Training interrupted (Ctrl-C) after {tracker.rounds} rounds: "
                       f"coef_ holds the best weights so far (objective "
-                      f"{est.objective_:.6g}); converged_ is False",
+                      f"{fitted.objective:.6g}); converged_ is False",
                       ConvergenceWarning, stacklevel=3)
-        return est
-    est._set_fitted_state(fm, result.w, {
+        return fitted
+    # large states (a cutting plane's working set and cache) only when asked for
+    keep = res.warm_start or "light_state" not in result.extra
+    fitted = fitted_at(result.w, {
         "objective_": result.objective,
         "objective_curve_": curve0 + list(result.objective_curve),
         "n_iter_": done + int(result.n_iter), "duality_gap_": result.duality_gap,
-        "converged_": result.converged}, plugins=(decoder, loss), learner=learner)
+        "converged_": result.converged},
+        learner_state=result.extra.get("state" if keep else "light_state"))
     if writer is not None:
-        writer(tracker, complete=True)
-    # large states (a cutting plane's working set and cache) only when asked for
-    keep = est.warm_start or "light_state" not in result.extra
-    est.learner_state_ = result.extra.get("state" if keep else "light_state")
+        writer(tracker, complete=True, fitted=fitted)
     if not result.converged and capability(learner, "certifies_gap"):
         warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
                       f"with duality gap {result.duality_gap:.3g} "
                       f"(objective {result.objective:.6g}); increase max_iter or tol",
                       ConvergenceWarning, stacklevel=3)
-    return est
+    return fitted

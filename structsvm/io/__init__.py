@@ -107,7 +107,7 @@ def register_model_class(cls, *aliases):
 
     Examples
     --------
-    >>> from structsvm.features import MulticlassFeatures
+    >>> from structsvm.structures import MulticlassFeatures
     >>> class MyFeatures(MulticlassFeatures):
     ...     pass
     >>> _ = register_model_class(MyFeatures, "mypackage.old_module:MyFeatures")

@@ -21,6 +21,22 @@ Plain-Python references of these kernels are in ``tests/test_dual_cd.py``.
 import numba
 import numpy as np
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "insert_rows": (
+        "i8:1 i8:1 f8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2 "
+        "f8:2 f8:3 i8:2 f8 f8 i8 i8 i8:2 f8:2 f8:1",
+        "i8"),
+    "cached_pass": (
+        "i8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 "
+        "f8:2 f8:2 f8:3 f8 f8 i8 f8:1",
+        "f8"),
+    "compact_pool": ("i4:1 f8:1 i8:1 i8:1 i8:2 i4:1 f8:1 i8:1 i8:1", "(i8 i8)"),
+    "weights_from_alpha": ("i8 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2", "f8:1"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def row_dot_dense(p_ind, p_dat, start, length, w):

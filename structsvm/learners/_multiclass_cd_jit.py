@@ -28,6 +28,16 @@ Plain-Python references of these kernels are in ``tests/test_multiclass_cd.py``.
 import numba
 import numpy as np
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "sweep": (
+        "i8:1 i8:1 i4:1 f8:1 b1 i8:1 f8:1 "
+        "f8:2 f8 f8:2 f8:2 i4:2 i4:1 b1 f8:1",
+        "(i8 f8)"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def solve_subproblem(B, q, C, na, D, beta_new):

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._compiled import kernels
+from .._compiled import loops
 from ..protocols import QPError
 from ._active_set import active_set_single, kkt_tolerance, kkt_violation
 
@@ -147,7 +147,7 @@ def _solve_smo(G, b, groups, C, alpha0, compiled=True):
         exact = active_set_single(G, b, alpha, C, tol)
         if exact is not None:
             return exact, "optimal"
-    smo = kernels("structsvm.learners._smo_jit").smo
+    smo = loops("structsvm.learners._smo_jit").smo
 
     G_c, groups64 = np.ascontiguousarray(G), groups.astype(np.int64)
     if n_groups == 1 and m >= _POLISH_MIN:

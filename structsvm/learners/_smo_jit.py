@@ -18,6 +18,13 @@ order information for training SVM. JMLR 6, 2005 (the maximal-violating-pair rul
 import numba
 import numpy as np
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "smo": ("f8:2 f8:1 i8:1 i8 f8 f8:1 f8 i8", "(i8 f8)"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def smo(G, b, groups, n_groups, C, alpha, tol, max_iter):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._compiled import kernels
+from .._compiled import loops
 
 __all__ = ["COMPILED_FROM", "aggregate_rows", "compiled_for", "gather_dots",
            "scatter_rows"]
@@ -70,7 +70,7 @@ def gather_dots(rows, v, compiled=True):
         for k, r in enumerate(rows):
             out[k] = r.data @ v[r.indices]
         return out
-    gather_dot = kernels("structsvm.learners._sparse_jit").gather_dot
+    gather_dot = loops("structsvm.learners._sparse_jit").gather_dot
 
     total = sum(r.nnz for r in rows)
     if total < 500_000 or len(rows) < 2:
@@ -91,7 +91,7 @@ def scatter_rows(w, rows, coef, compiled=True):
         for a, r in pairs:
             w[r.indices] += a * r.data  # unique indices: no repeated writes
         return w
-    scatter_add = kernels("structsvm.learners._sparse_jit").scatter_add
+    scatter_add = loops("structsvm.learners._sparse_jit").scatter_add
 
     for a, r in pairs:
         scatter_add(w, r.indices, r.data, a)

@@ -11,6 +11,14 @@ equivalents, which the tests compare against:
 import numba
 import numpy as np
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "gather_dot": ("i4:1 f8:1 f8:1", "f8"),
+    "scatter_add": ("f8:1 i4:1 f8:1 f8", "void"),
+}
+
 
 @numba.njit(cache=True, nogil=True, fastmath=False)
 def gather_dot(indices, data, v):

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._compiled import kernels
+from .._compiled import loops
 from ..protocols import LearnerBase, LearnerResult
 
 __all__ = ["FrankWolfe"]
@@ -71,7 +71,7 @@ class FrankWolfe(LearnerBase, BaseEstimator):
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
         """Run passes until the certified gap is ≤ ``tol`` × primal or ``max_iter``."""
-        jit = kernels("structsvm.learners._sparse_jit")
+        jit = loops("structsvm.learners._sparse_jit")
         gather_dot, scatter_add = jit.gather_dot, jit.scatter_add
 
         if problem.rescaling != "margin":

@@ -35,7 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._compiled import kernels
+from .._compiled import loops
 from ..protocols import LearnerBase, LearnerResult
 from ._sparse import aggregate_rows
 
@@ -86,7 +86,7 @@ class Pegasos(LearnerBase, BaseEstimator):
         ``state`` (``extra["state"]`` of a previous result) continues that run: its
         step counter t (so the first step does not shrink w to 0), last iterate,
         average and random stream."""
-        jit = kernels("structsvm.learners._sparse_jit")
+        jit = loops("structsvm.learners._sparse_jit")
         average_inplace, gather_dot, scatter_add = (jit.average_inplace, jit.gather_dot,
                                                     jit.scatter_add)
 

@@ -11,9 +11,15 @@ For an example (x_i, y_i) and a weight vector w,
 and the primal objective reported by every learner is ½‖w‖² + C Σ_i ξ_i (the
 convention of scikit-learn's LinearSVC).
 
-The problem's parts live in private modules: the oracle's result (``_violation``),
-the 1-slack oracle that :class:`Problem` inherits (``_one_slack``) and decoding by
-enumeration (``_enumeration``).
+How the loss enters decides how the oracle decodes (``Loss.decomposition``,
+:data:`structsvm.protocols.DECOMPOSITIONS`): the decoder's own loss-augmented
+decoding first, then the potentials' ``augment`` (when the batch adds that kind of
+loss, its ``augments``), else enumeration of every output of small output spaces.
+A loss over the whole data set (``"dataset"``: F1, precision at k, ROC area;
+Joachims 2005) makes the labelling of all n examples one output, Ȳ, with
+Φ(X, Ȳ) = Σ_i Φ(x_i, ȳ_i): :meth:`Problem.oracle_sum` asks the loss for the most
+violated labelling, argmax_Ȳ Δ(Y, Ȳ) + Σ_i w·Φ(x_i, ȳ_i), and the objective has one
+slack, ½‖w‖² + C ξ.
 """
 from __future__ import annotations
 
@@ -24,12 +30,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._enumeration import enumerated_argmax, slack_rescaled_argmax
-from ._one_slack import OneSlackOracle, weighted_row_sum
-from ._violation import JoinedOutputs, Violation
-from ..protocols import Decoder, as_decoder, capability, check_enumerable, plugin_name
+from collections.abc import Sequence
 
-__all__ = ["Problem", "Violation", "weighted_row_sum"]
+from ..protocols import (Decoder, LazyOutputs, as_decoder, capability, check_enumerable,
+                         plugin_name)
+
+__all__ = ["Problem", "Violation", "JoinedOutputs", "weighted_row_sum", "tree_sum",
+           "as_row", "enumerated_argmax", "MIN_CHUNK", "MAX_CHUNKS", "MIN_REMOTE"]
 
 
 # --------------------------------------------------------------------------- problem
@@ -43,7 +50,7 @@ MIN_REMOTE = 512
 
 
 @dataclass(eq=False)
-class Problem(OneSlackOracle):
+class Problem:
     """A structural-SVM training problem: encoded data, plugins and C.
 
     Parameters
@@ -118,9 +125,15 @@ class Problem(OneSlackOracle):
             Naming the sample, its number of outputs and the alternative.
         """
         fm = type(self.feature_map)
+        if self._spans_data_set():
+            if self.rescaling != "margin":
+                raise ValueError(f"loss {plugin_name(self.loss)!r} is a function of the "
+                                 "whole data set's labelling: it trains with "
+                                 "rescaling='margin' only")
+            return
         if self.rescaling == "slack":
             why, alt = "rescaling='slack'", "Use rescaling='margin'."
-        elif not type(self.loss).decomposable:
+        elif not self._batch_adds_loss():
             if self.rescaling == "margin" and self.decoder.augmented is not None:
                 return  # the decoder may decode loss-augmented itself (else enumeration)
             why = f"loss {plugin_name(self.loss)!r}, " \
@@ -133,6 +146,20 @@ class Problem(OneSlackOracle):
             return
         w = np.zeros(self.n_features)
         check_enumerable(self.feature_map.batch_potentials(self.Xe, w), why, alt)
+
+    def _spans_data_set(self):
+        return type(self.loss).decomposition == "dataset"
+
+    def _batch_adds_loss(self):
+        """Whether the map's potentials add the loss themselves: its decomposition is
+        among what the batch class ``augments`` (read once, from a batch of one
+        example)."""
+        if "adds" not in self._truth_cache:
+            one = self.feature_map.batch_potentials(self.Xe, np.zeros(self.n_features),
+                                                    np.arange(min(1, self.n_samples)))
+            self._truth_cache["adds"] = (type(self.loss).decomposition
+                                         in capability(type(one), "augments"))
+        return self._truth_cache["adds"]
 
     @property
     def _fast_differences(self):
@@ -180,6 +207,11 @@ class Problem(OneSlackOracle):
         -------
         Violation
         """
+        if self._spans_data_set():
+            raise TypeError(f"loss {plugin_name(self.loss)!r} is a function of the whole "
+                            "data set's labelling: it has no constraint per example, "
+                            "only oracle_sum's (learners with trains_dataset_losses, "
+                            "such as 'one_slack')")
         idx = np.arange(self.n_samples) if idx is None else self._check_idx(idx)
         if not self._fast_differences:
             self.truth_features()  # built once here, not by concurrent chunks
@@ -219,8 +251,8 @@ class Problem(OneSlackOracle):
         # augment (a decomposable loss), then enumeration
         y_hat = self.decoder.loss_augmented(batch, Y, loss)
         if y_hat is None:
-            y_hat = self.decoder(batch.augment(Y, loss)) if loss.decomposable else \
-                enumerated_argmax(batch, Y, loss, slack=False)
+            y_hat = self.decoder(batch.augment(Y, loss)) if self._batch_adds_loss() \
+                else enumerated_argmax(batch, Y, loss, slack=False)
         return Y, batch, y_hat
 
     # ------------------------------------------------------------------ parallel map
@@ -267,7 +299,7 @@ class Problem(OneSlackOracle):
 
     def _python_bound(self):
         # enumeration in this module or in an "any"-structure decoder holds the GIL
-        return (self.rescaling == "slack" or not type(self.loss).decomposable
+        return (self.rescaling == "slack" or not self._batch_adds_loss()
                 or self.decoder.structure == "any")
 
     def _map_chunks(self, method, w, idx, *args):
@@ -336,9 +368,242 @@ class Problem(OneSlackOracle):
         return Violation(idx=idx, y_hat=list(y_hat), loss=lo, psi=psi, margin=margin,
                          slack=slack)
 
+    # ------------------------------------------------------------------ 1-slack
+    def oracle_sum(self, w, dense=False):
+        """The 1-slack oracle: the most violated constraint aggregated over examples.
+
+        Returns ``(loss_sum, psi_sum, slack)``: Σ_i Δ_i, Σ_i ω_i δΦ_i as a 1×D CSR row
+        (ω_i = 1 for margin rescaling, Δ_i for slack rescaling) and the per-example
+        slacks ξ_i at ``w``. With ``dense=True``, ``psi_sum`` is the dense vector of
+        length D where the map computes it densely in one pass (no sparse row is
+        built: its constructor costs more than such a round on a small problem), a
+        CSR row otherwise. Maps with ``has_aggregate_oracle`` compute it themselves
+        when the problem's decoder is the map's default one
+        (in chunks when they also have ``has_chunked_aggregate``); maps with
+        ``has_difference_sum`` build Σ ω_i δΦ_i per chunk directly
+        (``joint_feature_difference_sum``), the margins coming from the potentials'
+        scores, so no per-example rows are formed; otherwise it sums :meth:`oracle`'s
+        rows. Chunk sums are added as sparse rows in chunk order.
+
+        A loss over the whole data set (``decomposition = "dataset"``) labels all
+        examples at once (:meth:`dataset_violation`): ``slack`` then holds the one
+        slack ξ of the labelling.
+        """
+        fm = self.feature_map
+        idx = np.arange(self.n_samples)
+        if self._spans_data_set():
+            loss_sum, total, slack = self.dataset_violation(w)
+            return loss_sum, (total if dense else as_row(total)), slack
+        if self.rescaling == "margin" and self._map_aggregates():
+            if capability(fm, "has_chunked_aggregate"):
+                parts = self._map_chunks("_aggregate_chunk", w, idx)
+            elif dense:
+                loss_sum, total, slack = self.feature_map.aggregate_violation(
+                    self.Xe, self.Ye, w, self.loss)
+                if not sp.issparse(total):
+                    return (float(loss_sum), np.asarray(total, dtype=float).ravel(),
+                            np.asarray(slack, dtype=float))
+                parts = [(float(loss_sum), as_row(total), np.asarray(slack, dtype=float))]
+            else:
+                parts = [self._aggregate_chunk(w, idx)]
+        elif capability(fm, "has_difference_sum"):
+            parts = self._map_chunks("_oracle_sum_chunk", w, idx)
+        else:
+            v = self.oracle(w)
+            weights = v.loss if self.rescaling == "slack" else np.ones(len(v.idx))
+            return float(v.loss.sum()), weighted_row_sum(v.psi, weights), v.slack
+        loss = 0.0
+        for p in parts:
+            loss += p[0]
+        return loss, tree_sum([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+    def dataset_violation(self, w):
+        """The most violated labelling of the whole data set, for a loss whose
+        ``decomposition`` is ``"dataset"`` (Joachims 2005).
+
+        With Φ(X, Ȳ) = Σ_i Φ(x_i, ȳ_i), the constraint of a labelling Ȳ is
+        w·(Φ(X, Y) − Φ(X, Ȳ)) ≥ Δ(Y, Ȳ) − ξ; the loss's ``most_violated(batch, Y)``
+        returns argmax_Ȳ Δ(Y, Ȳ) + Σ_i score_i(ȳ_i) from the potentials of all
+        examples.
+
+        Returns
+        -------
+        loss : float
+            Δ(Y, Ȳ).
+        psi : ndarray of shape (n_features,)
+            Φ(X, Y) − Φ(X, Ȳ).
+        slack : ndarray of shape (1,)
+            ξ = max(0, Δ(Y, Ȳ) − w·psi): the one slack of the objective ½‖w‖² + C ξ.
+        """
+        loss, Y = self.loss, list(self.Ye)
+        batch = self.feature_map.batch_potentials(self.Xe, w)
+        y_hat = list(loss.most_violated(batch, Y))
+        if len(y_hat) != len(Y):
+            raise ValueError(f"loss {plugin_name(loss)!r}: most_violated returned "
+                             f"{len(y_hat)} outputs for {len(Y)} examples")
+        delta = float(loss(Y, y_hat))
+        idx = np.arange(self.n_samples)
+        if capability(self.feature_map, "has_difference_sum"):
+            psi = self.feature_map.joint_feature_difference_sum(
+                self.Xe, Y, y_hat, idx, np.ones(len(Y)))
+            psi = psi.toarray().ravel() if sp.issparse(psi) else np.asarray(psi).ravel()
+        else:
+            diff = self.truth_features() - self.feature_map.joint_features(self.Xe, y_hat)
+            psi = np.asarray(diff.sum(axis=0), dtype=float).ravel()
+        psi = np.asarray(psi, dtype=float)
+        return delta, psi, np.array([max(0.0, delta - float(psi @ w))])
+
+    def aggregates_in_one_pass(self):
+        """Whether :meth:`oracle_sum` forms no per-example rows: it is the map's own
+        margin-rescaled 1-slack oracle run over all examples in one pass (e.g.
+        Joachims' O(n log n) ranking oracle), or a loss over the whole data set."""
+        return self._spans_data_set() or (
+            self.rescaling == "margin" and self._map_aggregates()
+            and not capability(type(self.feature_map), "has_chunked_aggregate"))
+
+    def _map_aggregates(self):
+        """Whether the map's own 1-slack oracle applies: it has one, and decodes with
+        the map's default decoder, the one it implements (another decoder — the
+        exhaustive one, a user's — takes the generic path)."""
+        fm = type(self.feature_map)
+        if not capability(fm, "has_aggregate_oracle"):
+            return False
+        from ..structures.decoders import get_decoder
+
+        return self.decoder.func is get_decoder(fm.default_decoder).func
+
+    def _aggregate_chunk(self, w, idx):
+        whole = len(idx) == self.n_samples  # the map's one-pass path, dense sum
+        loss_sum, total, slack = self.feature_map.aggregate_violation(
+            self.Xe, self.Ye, w, self.loss, *(() if whole else (idx,)))
+        return float(loss_sum), as_row(total), np.asarray(slack, dtype=float)
+
+    def _oracle_sum_chunk(self, w, idx):
+        fm, loss = self.feature_map, self.loss
+        Y, batch, y_hat = self._decode(w, idx)
+        lo = np.asarray(loss.batch(Y, y_hat), dtype=float)
+        margin = np.asarray(batch.score(Y), dtype=float) - np.asarray(batch.score(y_hat),
+                                                                       dtype=float)
+        if self.rescaling == "slack":
+            weights, slack = lo, np.maximum(0.0, lo * (1.0 - margin))
+        else:
+            weights, slack = np.ones(len(idx)), np.maximum(0.0, lo - margin)
+        total = fm.joint_feature_difference_sum(self.Xe, Y, y_hat, idx, weights)
+        return float(lo.sum()), as_row(total), slack
+
     def primal_objective(self, w, violation=None):
-        """½‖w‖² + C Σ_i ξ_i with ξ_i from exact loss-augmented decoding."""
+        """½‖w‖² + C Σ_i ξ_i with ξ_i from exact loss-augmented decoding (½‖w‖² + C ξ
+        for a loss over the whole data set)."""
+        if self._spans_data_set():
+            return 0.5 * float(w @ w) + self.C * float(self.dataset_violation(w)[2][0])
         if violation is None:
             violation = self.oracle(w)
         return 0.5 * float(w @ w) + self.C * float(violation.slack.sum())
 
+
+# --------------------------------------------------------------------------- sums
+def tree_sum(rows):
+    """Σ of sparse rows by pairwise merges (a fixed order: the chunk layout's)."""
+    while len(rows) > 1:
+        rows = [rows[k] + rows[k + 1] if k + 1 < len(rows) else rows[k]
+                for k in range(0, len(rows), 2)]
+    return sp.csr_matrix(rows[0])
+
+
+def as_row(total):
+    """A 1×D CSR row (sorted columns, no zeros) of a dense vector or sparse row."""
+    if sp.issparse(total):
+        if total.format == "csr" and total.shape[0] == 1 and total.has_canonical_format:
+            return total
+        row = sp.csr_matrix(total, dtype=float).reshape(1, -1)
+        row.sum_duplicates()
+        row.eliminate_zeros()
+        return row
+    total = np.asarray(total, dtype=float).ravel()
+    nz = np.flatnonzero(total)
+    row = sp.csr_matrix((total[nz], nz, [0, nz.size]), shape=(1, total.size))
+    row.has_canonical_format = True
+    return row
+
+
+def weighted_row_sum(M, weights):
+    """Σ_i weights_i M_i as a 1×D CSR row (sorted unique indices), via one bincount."""
+    M = sp.csr_matrix(M)
+    data = M.data * np.repeat(np.asarray(weights, dtype=float), np.diff(M.indptr))
+    dense = np.bincount(M.indices, weights=data, minlength=M.shape[1])
+    nz = np.flatnonzero(dense)
+    row = sp.csr_matrix((dense[nz], nz, [0, nz.size]), shape=(1, M.shape[1]))
+    row.has_canonical_format = True
+    return row
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class Violation:
+    """The most violated constraints of a set of examples under ``w``.
+
+    Attributes
+    ----------
+    idx : ndarray of int
+        Example indices.
+    y_hat : sequence
+        Loss-augmented argmax ŷ_i (encoded): a list, or a read-only sequence that
+        builds its items on access.
+    loss : ndarray of shape (len(idx),)
+        Δ(y_i, ŷ_i).
+    psi : csr_matrix of shape (len(idx), n_features)
+        δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i).
+    margin : ndarray of shape (len(idx),)
+        w·δΦ_i.
+    slack : ndarray of shape (len(idx),)
+        ξ_i at ``w``: max(0, Δ − w·δΦ) (margin) or max(0, Δ(1 − w·δΦ)) (slack).
+    """
+
+    idx: np.ndarray
+    y_hat: Sequence
+    loss: np.ndarray
+    psi: sp.csr_matrix
+    margin: np.ndarray
+    slack: np.ndarray
+
+
+class JoinedOutputs(LazyOutputs):
+    """The outputs of an oracle call's chunks, one sequence (indexed lazily)."""
+
+    def __init__(self, parts):
+        self.parts = parts
+        self.ends = np.cumsum([len(p) for p in parts])
+
+    def __len__(self):
+        return int(self.ends[-1]) if len(self.ends) else 0
+
+    def _item(self, i):
+        k = int(np.searchsorted(self.ends, i, side="right"))
+        return self.parts[k][i - (int(self.ends[k - 1]) if k else 0)]
+
+
+# --------------------------------------------------------------------------- enumeration
+def enumerated_argmax(batch, Y, loss, slack):
+    """Loss-augmented argmax by enumeration (non-decomposable losses, slack rescaling)."""
+    check_enumerable(batch, "slack rescaling" if slack else
+                     f"loss {plugin_name(loss)!r}, which does "
+                     "not decompose over the decoder's parts,",
+                     "Use rescaling='margin'." if slack else "Use a decomposable loss.")
+    out = []
+    for i, y_true in enumerate(Y):
+        pot = batch[i]
+        s_true = pot.score(y_true)
+        best, best_val = y_true, 0.0
+        for y in pot.enumerate():
+            d = loss(y_true, y)
+            h = s_true - pot.score(y)  # w·δΦ
+            val = d * (1.0 - h) if slack else d - h
+            if val > best_val:
+                best, best_val = y, val
+        out.append(best)
+    return out
+
+
+def slack_rescaled_argmax(batch, Y, loss):
+    """Slack rescaling is not decomposable: exact only over enumerable output spaces."""
+    return enumerated_argmax(batch, Y, loss, slack=True)

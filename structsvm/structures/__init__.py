@@ -1,86 +1,78 @@
-"""Joint feature maps Φ(x, y), and their registry (:data:`FEATURE_MAPS`,
-:func:`register_feature_map`).
+"""The structures structsvm learns to predict, one folder each, and what they share.
 
-The maps are imported the first time one is used (or the registry is read), so
-importing this package alone loads neither scikit-learn nor numba.
+Each built-in structure is a folder that holds everything that is only its own: its
+joint feature map Φ(x, y) and potentials, its decoders, its losses and metrics, its
+compiled loops, its defaults (class attributes of the map: decoder, loss, C, tol,
+learner) and its registration (the folder's ``__init__``):
+
+=============  =======================================================  ============
+folder         what it predicts                                         decoders
+=============  =======================================================  ============
+multiclass     a class, optionally described by attributes              argmax
+taxonomy       a root-to-leaf path in a class tree                      tree
+sequence       a tag per token (HMM-style features)                     viterbi
+ranking        an ordering of a query's documents                       sort
+grammar        a parse tree (CFG rule features)                         cky
+graph          a label per node of a graph                              max_product, lp
+alignment      the aligned positions of two sequences                   needleman_wunsch
+user           any structure written as a :class:`structsvm.Structure`  its argmax
+=============  =======================================================  ============
+
+What several structures share lives here: the zero-one, Hamming and callable losses
+(:mod:`structsvm.structures.losses`), the exhaustive decoder
+(:mod:`structsvm.structures.exhaustive`), decoder lookup
+(:func:`get_decoder`) and helpers of the maps (private modules).
+
+The feature maps and their potentials are exported here; everything else of a
+structure from its folder (``from structsvm.structures.sequence import viterbi,
+token_accuracy``). Importing this package registers every built-in structure by
+name (:mod:`structsvm.registry`) and imports none of their code: a structure's
+modules are imported the first time one of its names is used.
+
+>>> from structsvm.structures import SequenceFeatures
+>>> SequenceFeatures.structure, SequenceFeatures.default_decoder
+('sequence', 'viterbi')
 """
+import importlib
 from typing import TYPE_CHECKING
 
 from .._lazy import attach
+from ..registry import register
 
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
-    from .multiclass.features import MulticlassFeatures, MulticlassPotentials
-    from .sequence.features import ChainPotentials, SequenceFeatures
+    from .multiclass.features import MulticlassFeatures
+    from .multiclass._potentials import MulticlassPotentials
     from .taxonomy.features import TaxonomyFeatures, TreePotentials
+    from .sequence.features import SequenceFeatures
+    from .sequence._chain import ChainPotentials
     from .ranking.features import RankingFeatures, RankingPotentials
-    from .grammar.features import GrammarFeatures, GrammarPotentials
-    from .graph.features import GraphFeatures, GraphPotentials
-    from .alignment.features import AlignmentFeatures, AlignmentPotentials
+    from .grammar.features import GrammarFeatures
+    from .grammar._encoding import GrammarPotentials
+    from .graph.features import GraphFeatures
+    from .graph._encoding import GraphPotentials
+    from .alignment.features import AlignmentFeatures
+    from .alignment._encoding import AlignmentPotentials
+    from .losses import BaseLoss, CallableLoss, HammingLoss, ZeroOneLoss, get_loss
+    from .decoders import get_decoder
+    from .exhaustive import exhaustive
 
-__all__ = ["MulticlassFeatures", "MulticlassPotentials"]
-__all__ += ["SequenceFeatures", "ChainPotentials"]
-__all__ += ["TaxonomyFeatures", "TreePotentials", "RankingFeatures", "RankingPotentials"]
-__all__ += ["GrammarFeatures", "GrammarPotentials"]
-__all__ += ["GraphFeatures", "GraphPotentials"]
+__all__ = ["MulticlassFeatures", "MulticlassPotentials", "TaxonomyFeatures",
+           "TreePotentials", "SequenceFeatures", "ChainPotentials", "RankingFeatures",
+           "RankingPotentials", "GrammarFeatures", "GrammarPotentials", "GraphFeatures",
+           "GraphPotentials", "AlignmentFeatures", "AlignmentPotentials"]
+__all__ += ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "get_loss",
+            "get_decoder", "exhaustive", "BUILTIN"]
 
-__all__ += ["AlignmentFeatures", "AlignmentPotentials"]
+#: The built-in structures: a folder each, registered when this package is imported.
+BUILTIN = ("multiclass", "taxonomy", "sequence", "ranking", "grammar", "graph",
+           "alignment", "user")
 
-# ------------------------------------------------------------------ the registry
-# the built-in maps by registry name (registered before the registry is first read)
-_BUILTIN = {"multiclass": "MulticlassFeatures", "sequence": "SequenceFeatures",
-            "taxonomy": "TaxonomyFeatures", "ranking": "RankingFeatures",
-            "grammar": "GrammarFeatures", "graph": "GraphFeatures",
-            "alignment": "AlignmentFeatures"}
-_REGISTRY = {}
-_FILLED = []
+__getattr__, __dir__ = attach(__name__, globals(), submodules=BUILTIN)
 
+# what the structures share
+register("loss", "zero_one", f"{__name__}.losses:ZeroOneLoss")
+register("loss", "hamming", f"{__name__}.losses:HammingLoss")
+register("decoder", "exhaustive", f"{__name__}.exhaustive:EXHAUSTIVE")
 
-def register_feature_map(name, cls=None):
-    """Register a feature-map class under ``name`` (usable as a decorator:
-    ``@register_feature_map("mine")``).
-
-    Parameters
-    ----------
-    name : str
-    cls : type, optional
-        A class whose instances satisfy :class:`structsvm.protocols.FeatureMap`; its
-        optional capabilities are class attributes
-        (:class:`structsvm.protocols.FeatureMapBase`).
-
-    Returns
-    -------
-    cls, or a decorator when ``cls`` is not given.
-
-    Raises
-    ------
-    TypeError
-        ``cls`` is no class with ``structure`` and ``fit``.
-    """
-    if cls is None:
-        return lambda c: register_feature_map(name, c)
-    registry = _feature_maps()  # the built-ins first: a user's map may replace one
-    try:
-        ok = isinstance(cls, type) and isinstance(cls.structure, str) and callable(cls.fit)
-    except AttributeError:
-        ok = False
-    if not (ok and isinstance(name, str) and name):
-        raise TypeError(f"register_feature_map needs a name and a feature-map class "
-                        f"(with structure and fit), got {name!r}, {cls!r}")
-    registry[name] = cls
-    return cls
-
-
-def _feature_maps():
-    """:data:`FEATURE_MAPS`: the registry, the built-in maps imported and in it."""
-    if not _FILLED:
-        _REGISTRY.update({name: __getattr__(cls) for name, cls in _BUILTIN.items()})
-        _FILLED.append(True)
-    return _REGISTRY
-
-
-__all__ += ["FEATURE_MAPS", "register_feature_map"]
-
-__getattr__, __dir__ = attach(__name__, globals(), on_load={"FEATURE_MAPS": _feature_maps})
-if TYPE_CHECKING:
-    #: Feature-map classes by name (what ``register_feature_map`` adds to).
-    FEATURE_MAPS: dict = {}
+for _name in BUILTIN:  # each folder registers its own plugins (by name: no import)
+    importlib.import_module(f"{__name__}.{_name}")

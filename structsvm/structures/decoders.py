@@ -1,38 +1,37 @@
-"""Decoders: pure functions from a batch of potentials to the best structures.
+"""Decoder lookup: a registered name or a :class:`~structsvm.protocols.Decoder`.
 
-Decoders live in a registry (name → :class:`structsvm.protocols.Decoder`). A decoder
-module registers itself with :func:`register_decoder`; :func:`get_decoder` resolves
-a name (or passes a :class:`~structsvm.protocols.Decoder` through).
+Decoders are pure functions from a batch of potentials to the best structures; each
+structure's folder registers its own (:mod:`structsvm.registry`), and the exhaustive
+decoder (:mod:`structsvm.structures.exhaustive`) serves every structure whose outputs
+can be enumerated.
 """
 from __future__ import annotations
 
 from ..protocols import Decoder
-from ..registry import DECODERS, register_decoder
+from ..registry import lookup
 
-__all__ = ["register_decoder", "get_decoder", "DECODERS"]
+__all__ = ["get_decoder"]
 
 
 def get_decoder(decoder):
-    """Resolve a decoder name or :class:`Decoder`; clear error on unknown names."""
-    _load_builtin()
+    """Resolve a decoder name (:func:`structsvm.registry.lookup`) or pass a
+    :class:`~structsvm.protocols.Decoder` through.
+
+    Raises
+    ------
+    ValueError
+        An unknown name; the message lists the registered decoders.
+    TypeError
+        Neither a name nor a Decoder.
+
+    Examples
+    --------
+    >>> get_decoder("viterbi").structure
+    'sequence'
+    """
     if isinstance(decoder, Decoder):
         return decoder
     if isinstance(decoder, str):
-        if decoder not in DECODERS:
-            raise ValueError(f"Unknown decoder {decoder!r}; choose one of "
-                             f"{sorted(DECODERS)}")
-        return DECODERS[decoder]
+        return lookup("decoder", decoder)
     raise TypeError(f"decoder must be a name or a structsvm.protocols.Decoder, got "
                     f"{type(decoder).__name__}")
-
-
-def _load_builtin():
-    # importing the modules registers their decoders
-    from .multiclass import argmax
-    from .grammar import cky
-    from . import exhaustive
-    from .graph import lp, max_product
-    from .alignment import needleman_wunsch
-    from .ranking import sort
-    from .taxonomy import decoder as tree
-    from .sequence import viterbi

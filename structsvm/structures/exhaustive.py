@@ -3,17 +3,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..protocols import check_enumerable
-from ..registry import DECODERS, register_decoder
+from ..protocols import Decoder, check_enumerable
+from ..registry import registered
 
-__all__ = ["exhaustive"]
+__all__ = ["exhaustive", "EXHAUSTIVE"]
 
 
 def _equal(a, b):
     return np.array_equal(np.asarray(a), np.asarray(b))
 
 
-@register_decoder("exhaustive", structure="any")
 def exhaustive(batch, exclude=None):
     """Best structure of each example by scoring every output (``pot.enumerate()``).
 
@@ -35,7 +34,8 @@ def exhaustive(batch, exclude=None):
         Before enumerating anything, when the batch cannot enumerate its outputs or
         an example has more than ``MAX_ENUMERATED_OUTPUTS`` of them.
     """
-    exact = sorted(n for n, d in DECODERS.items() if d.structure == batch.structure)
+    exact = sorted(n for n, d in registered("decoder").items()
+                   if d.structure == batch.structure)
     check_enumerable(batch, "decoder='exhaustive'",
                      f"Use {' or '.join(repr(n) for n in exact) or 'a decoder'} (exact "
                      f"for {batch.structure!r} outputs)." if exact else
@@ -54,3 +54,6 @@ def exhaustive(batch, exclude=None):
             raise ValueError(f"Sample {i}: no output left to choose from")
         out.append(best)
     return out
+
+
+EXHAUSTIVE = Decoder(name="exhaustive", structure="any", func=exhaustive)

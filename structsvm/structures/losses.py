@@ -1,13 +1,16 @@
-"""Task losses Δ(y, ŷ) on encoded outputs.
+"""The losses several structures share: zero-one, Hamming and a user's function,
+their base class, and :func:`get_loss`.
 
-A loss is *decomposable* when Δ(y, ŷ) = Σ_parts δ(y_p, ŷ_p) over the decoder's parts
-(a chain's tokens; a multiclass output is a single part). Then
-``part_losses(y, n_states)`` gives the table added to the potentials, and
-loss-augmented decoding is the ordinary decoder on augmented scores.
+A loss declares how it decomposes (``decomposition``, see
+:data:`structsvm.protocols.DECOMPOSITIONS`). Zero-one and Hamming decompose over
+positions (Δ(y, ŷ) = Σ_t δ_t(ŷ_t) over a sequence's tokens or a graph's nodes; a class
+label is a single position): ``part_losses(y, n_states)`` gives the table added to
+the potentials, and loss-augmented decoding is the ordinary decoder on augmented
+scores. Both count wrong positions (``counts_wrong_parts``), each costing
+``part_cost(y)``, which maps use for a vectorised path.
 
 Encoded outputs: an ``int`` for multiclass, an int array for sequences (one state
-per token). Structures with other encodings bring their own losses (see
-``structsvm.features``).
+per token). Structures with other encodings bring their own losses, in their folder.
 """
 from __future__ import annotations
 
@@ -15,7 +18,9 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-__all__ = ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "LOSSES", "get_loss", "register_loss"]
+from ..registry import lookup
+
+__all__ = ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "get_loss"]
 
 
 def _as_states(y):
@@ -25,12 +30,14 @@ def _as_states(y):
 class BaseLoss:
     """Base class of losses (subclass it for your own; see :class:`structsvm.protocols.Loss`).
 
-    Subclasses set ``name`` and ``decomposable`` and implement ``__call__``; a
-    decomposable loss implements ``part_losses`` too.
+    Subclasses set ``name`` and ``decomposition`` and implement ``__call__``; a loss
+    that decomposes over positions implements ``part_losses`` too, and one that
+    counts wrong parts (``counts_wrong_parts``) ``part_cost``.
     """
 
     name = "loss"
-    decomposable: ClassVar[bool] = False
+    decomposition: ClassVar[str] = "whole"
+    counts_wrong_parts: ClassVar[bool] = False
 
     def __call__(self, y_true, y_pred):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -44,8 +51,19 @@ class BaseLoss:
         return np.array([self(a, b) for a, b in zip(Y_true, Y_pred)], dtype=float)
 
     def part_losses(self, y_true, n_states):
-        """Loss of each state at each part, ``(n_parts, n_states)``; decomposable losses only."""
-        raise TypeError(f"{type(self).__name__} does not decompose over parts")
+        """Loss of each state at each part, ``(n_parts, n_states)``; losses that
+        decompose over positions only."""
+        raise TypeError(f"{type(self).__name__} does not decompose over positions")
+
+    def part_cost(self, y_true):
+        """The cost of one wrong part against ``y_true`` (losses that count wrong
+        parts only)."""
+        raise TypeError(f"{type(self).__name__} does not count wrong parts")
+
+    def part_costs(self, Y_true):
+        """:meth:`part_cost` of every output, as a float array (override to
+        vectorise)."""
+        return np.array([self.part_cost(y) for y in Y_true], dtype=float)
 
     def __repr__(self):
         return f"{type(self).__name__}()"
@@ -54,8 +72,10 @@ class BaseLoss:
 class ZeroOneLoss(BaseLoss):
     """Δ(y, ŷ) = [y ≠ ŷ] on whole structures.
 
-    Decomposable only on single-part outputs (multiclass); for longer structures use
-    :class:`HammingLoss` or the exhaustive decoder.
+    A function of whole outputs (``decomposition = "whole"``): batches of class labels
+    (multiclass, taxonomy) add it from a table over the classes; longer structures
+    would enumerate their outputs, so use :class:`HammingLoss` or the exhaustive
+    decoder there. On a one-part output it is also the table ``part_losses``.
 
     Examples
     --------
@@ -64,7 +84,6 @@ class ZeroOneLoss(BaseLoss):
     """
 
     name = "zero_one"
-    decomposable: ClassVar[bool] = True
 
     def __call__(self, y_true, y_pred):
         return float(not np.array_equal(_as_states(y_true), _as_states(y_pred)))
@@ -110,7 +129,8 @@ class HammingLoss(BaseLoss):
     """
 
     name = "hamming"
-    decomposable: ClassVar[bool] = True
+    decomposition: ClassVar[str] = "position"
+    counts_wrong_parts: ClassVar[bool] = True
 
     def __init__(self, normalize=False):
         self.normalize = normalize
@@ -149,6 +169,18 @@ class HammingLoss(BaseLoss):
             out /= y.size
         return out if np.ndim(y_true) else out[0]
 
+    def part_cost(self, y_true):
+        """1 for every wrong part, or 1 / (number of parts) when normalised."""
+        n = np.size(y_true)
+        return 1.0 / n if self.normalize and n else 1.0
+
+    def part_costs(self, Y_true):
+        """:meth:`part_cost` of every output (from the lengths alone)."""
+        if not self.normalize:
+            return np.ones(len(Y_true))
+        n = np.array([np.size(y) for y in Y_true], dtype=float)
+        return 1.0 / np.maximum(n, 1.0)
+
     def __repr__(self):
         return f"HammingLoss(normalize={self.normalize})"
 
@@ -156,9 +188,9 @@ class HammingLoss(BaseLoss):
 class CallableLoss(BaseLoss):
     """A user function ``func(y_true, y_pred) -> float`` on *raw* (decoded) outputs.
 
-    Not decomposable: loss-augmented decoding enumerates the output space (fine for
-    multiclass, where the K×K table is computed once; otherwise use the exhaustive
-    decoder).
+    It decomposes over nothing (``decomposition = "whole"``): loss-augmented decoding
+    enumerates the output space (fine for multiclass, where the K×K table is
+    computed once; otherwise use the exhaustive decoder).
 
     Parameters
     ----------
@@ -173,7 +205,6 @@ class CallableLoss(BaseLoss):
     """
 
     name = "callable"
-    decomposable: ClassVar[bool] = False
 
     def __init__(self, func: Callable, decode=None, max_value=None):
         if not callable(func):
@@ -208,24 +239,17 @@ class CallableLoss(BaseLoss):
         return f"CallableLoss({getattr(self.func, '__name__', self.func)!r})"
 
 
-LOSSES = {"zero_one": ZeroOneLoss, "hamming": HammingLoss}
-
-
-def register_loss(name, cls):
-    """Make ``cls`` (a :class:`BaseLoss` subclass) available by ``name``."""
-    if not (isinstance(cls, type) and issubclass(cls, BaseLoss)):
-        raise TypeError(f"register_loss: {cls!r} is not a BaseLoss subclass")
-    LOSSES[name] = cls
-    return cls
-
-
 def get_loss(loss):
-    """Resolve a loss given by name, instance or callable."""
+    """Resolve a loss given by name (:func:`structsvm.registry.lookup`), instance or
+    callable (a :class:`CallableLoss`).
+
+    Examples
+    --------
+    >>> get_loss("hamming")([0, 1, 2], [0, 2, 2])
+    1.0
+    """
     if isinstance(loss, str):
-        if loss not in LOSSES:
-            raise ValueError(f"Unknown loss {loss!r}; choose one of {sorted(LOSSES)} "
-                             "or pass a callable")
-        return LOSSES[loss]()
+        return lookup("loss", loss)()
     if isinstance(loss, BaseLoss):
         return loss
     if callable(loss):

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 
-from .._compiled import kernels
+from .._compiled import loops
 
 # the kernels (compiled at installation where they can be)
-_jit = kernels("structsvm.svm._pegasos_jit")
+_jit = loops("structsvm.svm._pegasos_jit")
 
 _CLASSIFICATION_LOSSES = {"hinge": _jit.HINGE, "log": _jit.LOG, "exp": _jit.EXP}
 _LOSS_AT_ZERO = {"hinge": 1.0, "log": math.log(2.0), "exp": 1.0}

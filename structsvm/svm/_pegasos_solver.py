@@ -12,11 +12,11 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._compiled import kernels
+from .._compiled import loops
 from ._pegasos_utils import SuffixAverage, check_params, check_tol, csr_arrays, pegasos_order
 
 # the kernels (compiled at installation where they can be)
-_jit = kernels("structsvm.svm._pegasos_jit")
+_jit = loops("structsvm.svm._pegasos_jit")
 
 
 class _PegasosBase(BaseEstimator):

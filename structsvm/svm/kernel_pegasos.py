@@ -22,13 +22,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._compiled import kernels
+from .._compiled import loops
 from .kernels import gamma_to_sigma, median_sigma, pairwise_kernel
 from ._pegasos_utils import check_params, check_xy, kernel_to_support, pegasos_order
 from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 
 # the kernels (compiled at installation where they can be)
-_jit = kernels("structsvm.svm._pegasos_jit")
+_jit = loops("structsvm.svm._pegasos_jit")
 
 __all__ = ["KernelPegasosClassifier"]
 

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .losses import AlignmentLoss, as_pairs
+from ...protocols import check_decomposition
+from .losses import as_pairs
 from .._ragged import consecutive_run, gather_rows
 
 __all__ = ["EncodedPairs", "AlignmentPotentials", "check_alignment", "checked_pairs",
@@ -192,6 +193,7 @@ class AlignmentPotentials:
 
     structure: ClassVar[str] = "alignment"
     enumerable: ClassVar[bool] = True
+    augments: ClassVar[tuple] = ("cell",)  # the loss decompositions augment adds
 
     def __init__(self, s_codes, s_off, t_codes, t_off, tables, gaps, free_ends=False,
                  gold=None, gold_bonus=None, offset=None):
@@ -284,23 +286,24 @@ class AlignmentPotentials:
 
     # ------------------------------------------------------------------ loss
     def augment(self, Y, loss):
-        """The batch with Δ(y_p, ·) of loss "alignment" added: 1 per pair with gold
-        pairs, and −1/|y_p| at every gold cell (:class:`AlignmentLoss`)."""
+        """The batch with Δ(y_p, ·) of a loss that counts missed gold cells added (the
+        alignment loss): Δ(y_p, ∅) per pair, and −c_y at every gold cell, c_y =
+        ``loss.part_cost(y_p)``."""
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} alignments for a batch of {len(self)} pairs")
         if self.gold is not None:
             raise ValueError("these potentials are loss-augmented already")
-        if not isinstance(loss, AlignmentLoss):
-            raise TypeError(f"{type(loss).__name__} does not decompose over the match "
-                            "cells of an alignment; alignment batches are augmented by "
-                            "the alignment loss (loss='alignment')")
+        check_decomposition(loss, self.augments, "an alignment batch (e.g. "
+                            "loss='alignment')")
         n, m = self.lengths()
         flat, off = checked_pairs(Y, n, m)
         seq = np.repeat(np.arange(len(self)), np.diff(off))
         gold = np.full(self.s_codes.shape[1], -1, dtype=np.int64)
         gold[self.s_off[seq] + flat[:, 0]] = flat[:, 1]
-        costs = np.array([loss.augment_costs(y) for y in Y], dtype=float)
-        offset = (np.diff(off) > 0).astype(float)
+        costs = np.asarray(loss.part_costs(Y), dtype=float)
+        # the loss of aligning nothing: the constant that the gold cells' −c_y reduce
+        offset = np.asarray(loss.batch(Y, [np.zeros((0, 2), np.int64)] * len(Y)),
+                            dtype=float)
         return AlignmentPotentials(self.s_codes, self.s_off, self.t_codes, self.t_off,
                                    self.tables, self.gaps, self.free_ends, gold, -costs,
                                    offset)

@@ -30,6 +30,16 @@ import numpy as np
 
 __all__ = ["align_batch"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "align_batch": (
+        "i4:2 i8:1 i4:2 i8:1 f8:3 f8:1 "
+        "b1 i8:1 f8:1 i8:2 i8:1 i8:1 f8:1",
+        "void"),
+}
+
 _NEG = -np.inf
 
 

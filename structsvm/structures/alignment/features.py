@@ -103,6 +103,12 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     default_C: ClassVar[float] = 0.03
     #: a relative duality gap of 2 %: at 10 % held-out Q varied from 0.626 to 0.660
     default_tol: ClassVar[float] = 0.02
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("dual_cd", {}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.alignment._jit:align_batch",)
 
     def __init__(self, context=0, symmetric=True, end_gaps="separate"):
         self.context = context

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..losses import BaseLoss, register_loss
+from ..losses import BaseLoss
 
 __all__ = ["AlignmentLoss", "as_pairs", "pair_keys", "common_pairs"]
 
@@ -66,7 +66,7 @@ class AlignmentLoss(BaseLoss):
     -----
     Δ is a constant plus a sum over the predicted pairs, so loss-augmented decoding
     adds −1/|y| to the match score of every gold cell (i, j) and is the same dynamic
-    program (:meth:`augment_costs`).
+    program (:meth:`part_cost`).
 
     References
     ----------
@@ -81,7 +81,8 @@ class AlignmentLoss(BaseLoss):
     """
 
     name = "alignment"
-    decomposable: ClassVar[bool] = True
+    decomposition: ClassVar[str] = "cell"
+    counts_wrong_parts: ClassVar[bool] = True
 
     def __call__(self, y_true, y_pred):
         k = len(as_pairs(y_true))
@@ -113,8 +114,9 @@ class AlignmentLoss(BaseLoss):
         """1, or 0 for an alignment without pairs (nothing to miss)."""
         return 1.0 if len(as_pairs(y_true)) else 0.0
 
-    def augment_costs(self, y_true):
-        """1/|y|: what a gold pair found takes off the loss (0 for no pairs)."""
+    def part_cost(self, y_true):
+        """1/|y|: the cost of a gold pair missed, what one found takes off the loss (0
+        for no pairs)."""
         k = len(as_pairs(y_true))
         return 1.0 / k if k else 0.0
 
@@ -126,6 +128,3 @@ def _example_keys(Y, sizes):
     flat = np.concatenate(Y) if len(Y) else np.zeros((0, 2), dtype=np.int64)
     ex = np.repeat(np.arange(len(Y), dtype=np.int64), sizes)
     return (ex << 42) + (flat[:, 0] << 21) + flat[:, 1]
-
-
-register_loss("alignment", AlignmentLoss)

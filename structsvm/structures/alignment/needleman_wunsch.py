@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._compiled import kernels
-from ...registry import register_decoder
+from ..._compiled import loops
+from ...protocols import Decoder
 
 # the kernels, imported (with numba) when a decode first runs
-_alignment_jit = kernels("structsvm.structures.alignment._jit")
+_alignment_jit = loops("structsvm.structures.alignment._jit")
 
-__all__ = ["needleman_wunsch", "smith_waterman"]
+__all__ = ["needleman_wunsch", "smith_waterman", "NEEDLEMAN_WUNSCH", "SMITH_WATERMAN"]
 
 
 def _check(batch):
@@ -80,7 +80,6 @@ def _decode(batch, exclude, local):
     return [out[out_off[p]:out_off[p] + counts[p]] for p in range(n_pairs)]
 
 
-@register_decoder("needleman_wunsch", structure="alignment")
 def needleman_wunsch(batch, exclude=None):
     r"""Best global alignment of every pair of a batch, with affine gaps (Gotoh).
 
@@ -144,7 +143,7 @@ def needleman_wunsch(batch, exclude=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from structsvm.features import AlignmentPotentials
+    >>> from structsvm.structures import AlignmentPotentials
     >>> S = np.array([[2., -1.], [-1., 2.]])      # one channel: identity codes
     >>> p = AlignmentPotentials([[0, 1, 0]], [0, 3], [[0, 0]], [0, 2], S[None],
     ...                         gaps=[-3., -1., -2., -1.])
@@ -154,7 +153,6 @@ def needleman_wunsch(batch, exclude=None):
     return _decode(batch, exclude, local=False)
 
 
-@register_decoder("smith_waterman", structure="alignment")
 def smith_waterman(batch, exclude=None):
     r"""Best local alignment of every pair of a batch, with affine gaps.
 
@@ -189,7 +187,7 @@ def smith_waterman(batch, exclude=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from structsvm.features import AlignmentPotentials
+    >>> from structsvm.structures import AlignmentPotentials
     >>> S = np.array([[2., -1.], [-1., 2.]])
     >>> p = AlignmentPotentials([[1, 0, 0, 1]], [0, 4], [[0, 0]], [0, 2], S[None],
     ...                         gaps=[-3., -1., 0., 0.], free_ends=True)
@@ -197,3 +195,7 @@ def smith_waterman(batch, exclude=None):
     [[1, 0], [2, 1]]
     """
     return _decode(batch, exclude, local=True)
+
+
+NEEDLEMAN_WUNSCH = Decoder(name="needleman_wunsch", structure="alignment", func=needleman_wunsch)
+SMITH_WATERMAN = Decoder(name="smith_waterman", structure="alignment", func=smith_waterman)

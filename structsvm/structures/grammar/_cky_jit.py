@@ -18,6 +18,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "cky_batch": (
+        "f8:2 i8:1 f8:2 i8:1 i8:1 i8:1 f8:1 i8:1 "
+        "i8:1 i8:1 f8:1 i8:1 i8 i8:2 i8:1 f8:1",
+        "b1:1"),
+}
+
 NEG = -np.inf
 
 

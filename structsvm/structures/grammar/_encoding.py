@@ -5,9 +5,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .losses import SpanLoss
-from ..ranking.outputs import EncodedTree
-from ..._compiled import kernels
+from .outputs import EncodedTree
+from ..._compiled import loops
+from ...protocols import check_decomposition
 from .._ragged import consecutive_run, gather_rows
 
 __all__ = ["Grammar", "GrammarPotentials", "EncodedSentences", "span_rows"]
@@ -142,8 +142,9 @@ class GrammarPotentials:
     3.75
     """
 
-    structure: ClassVar[str] = "parse"
+    structure: ClassVar[str] = "grammar"
     enumerable: ClassVar[bool] = False
+    augments: ClassVar[tuple] = ("span",)  # the loss decompositions augment adds
 
     def __init__(self, leaf_scores, word_off, span_scores, span_off, rule_scores,
                  root_scores, grammar, words=None, candidates=None):
@@ -257,12 +258,9 @@ class GrammarPotentials:
         """
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} outputs for a batch of {len(self)} sentences")
-        if not isinstance(loss, SpanLoss):
-            raise TypeError(f"{type(loss).__name__} does not decompose over the chart "
-                            "cells; parse batches are augmented by the span loss "
-                            "(loss='spans')")
+        check_decomposition(loss, self.augments, "a parse batch (e.g. loss='spans')")
         seq, nodes, (lr, lc), (pr, pc), _ = self._flat(Y)
-        costs = np.array([loss.augment_costs(y) for y in Y], dtype=float)
+        costs = np.asarray(loss.part_costs(Y), dtype=float)
         leaf = self.leaf_scores + np.repeat(costs, self.lengths())[:, None]
         span = self.span_scores + np.repeat(costs, np.diff(self.span_off))[:, None]
         leaf[lr, lc] -= costs[self._seq_of(seq, nodes, leaf=True)]
@@ -281,7 +279,7 @@ def gather_sum(cols, W):
     template (the kernel ``_gather_sum``)."""
     out = np.zeros((cols.shape[0], W.shape[1]))
     if cols.shape[0] and cols.shape[1] and W.shape[1]:
-        kernels("structsvm.structures.grammar._jit")._gather_sum(
+        loops("structsvm.structures.grammar._jit")._gather_sum(
             cols, np.ascontiguousarray(W, dtype=float), out)
     return out
 

@@ -5,6 +5,13 @@ from numba import njit
 
 __all__ = ["scatter_nodes"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "_gather_sum": ("i4:2 f8:2 f8:2", "void"),
+}
+
 
 @njit(cache=True, nogil=True)
 def _gather_sum(cols, W, out):

@@ -3,21 +3,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking.outputs import EncodedTree
-from ..._compiled import kernels
-from ...registry import register_decoder
+from .outputs import EncodedTree
+from ..._compiled import loops
+from ...protocols import Decoder
 
 # the kernels, imported (with numba) when a decode first runs
-_cky_jit = kernels("structsvm.structures.grammar._cky_jit")
+_cky_jit = loops("structsvm.structures.grammar._cky_jit")
 
-__all__ = ["cky", "cky_exact", "DEFAULT_BEAM"]
+__all__ = ["cky", "cky_exact", "DEFAULT_BEAM", "CKY", "CKY_EXACT"]
 
 #: symbols each chart cell keeps as children of larger spans when pruning
 DEFAULT_BEAM = 12
 
 
 def _check(batch):
-    if getattr(type(batch), "structure", None) != "parse":
+    if getattr(type(batch), "structure", None) != "grammar":
         raise TypeError(f"cky decodes parse potentials, got {type(batch).__name__}")
     g = batch.grammar
     S = int(g.n_symbols)
@@ -88,7 +88,6 @@ def _decode(batch, exclude, exact, beam):
     return trees
 
 
-@register_decoder("cky", structure="parse")
 def cky(batch, exclude=None, *, exact=False, beam=DEFAULT_BEAM):
     """Highest-scoring binarised parse tree of every sentence of a batch (CKY).
 
@@ -157,7 +156,6 @@ def cky(batch, exclude=None, *, exact=False, beam=DEFAULT_BEAM):
     return _decode(batch, exclude, exact, beam)
 
 
-@register_decoder("cky_exact", structure="parse")
 def cky_exact(batch, exclude=None):
     """Exact CKY without pruning: ``cky(batch, exact=True)`` (see :func:`cky`).
 
@@ -176,3 +174,7 @@ def cky_exact(batch, exclude=None):
     <function cky_exact at ...>
     """
     return _decode(batch, exclude, True, DEFAULT_BEAM)
+
+
+CKY = Decoder(name="cky", structure="grammar", func=cky)
+CKY_EXACT = Decoder(name="cky_exact", structure="grammar", func=cky_exact)

@@ -9,13 +9,13 @@ from sklearn.base import BaseEstimator
 
 from ...limits import check_weights
 from . import losses as _spans  # noqa: F401  (registers loss "spans")
-from ..ranking.outputs import EncodedTree
+from .outputs import EncodedTree
 from ...protocols import FeatureMapBase, as_sequence
 from ._encoding import (EncodedSentences, Grammar, GrammarPotentials, batch_scores,
                                 span_rows)
 from ._templates import (KINDS, LEAF_TEMPLATES, SPAN_TEMPLATES, TokenValues,
                                 check_sentences)
-from ..._compiled import kernels
+from ..._compiled import loops
 from ._trees import (binarize, check_trees, clean_tree, is_intermediate, tree_words,
                              unbinarize)
 from .._names import FeatureNamesMixin
@@ -101,7 +101,7 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     True
     """
 
-    structure: ClassVar[str] = "parse"
+    structure: ClassVar[str] = "grammar"
     default_loss: ClassVar[str] = "spans"
     default_decoder: ClassVar[str] = "cky"
     #: C for slacks that sum span losses (~30 per sentence) over ~1800 treebank trees
@@ -109,6 +109,13 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     default_C: ClassVar[float] = 0.1
     #: a relative duality gap of 10 %: test F1 on the treebank has levelled off there
     default_tol: ClassVar[float] = 0.1
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("dual_cd", {}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.grammar._jit:_gather_sum",
+        "structsvm.structures.grammar._cky_jit:cky_batch")
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 
@@ -181,7 +188,7 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return self.tagged_
 
     def encode_outputs(self, Y, X=None):
-        """Cleaned, binarised trees as :class:`~structsvm.structures.ranking.outputs.EncodedTree`.
+        """Cleaned, binarised trees as :class:`~structsvm.structures.grammar.outputs.EncodedTree`.
 
         Raises
         ------
@@ -328,7 +335,7 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             for y, sign in ((Ye[s], weights[s]), (Ye_hat[s], -weights[s])):
                 nodes = y.nodes if isinstance(y, EncodedTree) else \
                     np.asarray(y, dtype=np.int64).reshape(-1, 5)
-                kernels("structsvm.structures.grammar._jit").scatter_nodes(out, nodes, float(sign), Xs.word_off[s], Xs.span_off[s],
+                loops("structsvm.structures.grammar._jit").scatter_nodes(out, nodes, float(sign), Xs.word_off[s], Xs.span_off[s],
                               Xs.leaf_cols, Xs.span_cols, g.leaf_col, g.phrase_col,
                               g.leaf_sym.size, g.phrase_sym.size, 0, self._span_base,
                               self._rule_base, self._root_base)

@@ -1,6 +1,6 @@
 """Labelled-span (bracket) loss between encoded parse trees.
 
-An encoded parse tree (:class:`structsvm.structures.ranking.outputs.EncodedTree`) over n words has
+An encoded parse tree (:class:`structsvm.structures.grammar.outputs.EncodedTree`) over n words has
 exactly 2n − 1 anchored nodes (i, j, A): one per word and one per binary node, and
 no span appears twice. The loss counts the predicted nodes that the true tree does
 not have, which decomposes over the chart cells the CKY decoder fills.
@@ -11,8 +11,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..ranking.outputs import EncodedTree
-from ..losses import BaseLoss, register_loss
+from .outputs import EncodedTree
+from ..losses import BaseLoss
 
 __all__ = ["SpanLoss", "node_keys"]
 
@@ -45,7 +45,7 @@ class SpanLoss(BaseLoss):
     -----
     Δ is a sum over the nodes of ŷ, so loss-augmented CKY adds :math:`c_y` to the
     score of every (span, symbol) of the chart and subtracts it again at the nodes
-    of y (:meth:`augment_costs`).
+    of y (:meth:`part_cost`).
 
     Examples
     --------
@@ -57,7 +57,8 @@ class SpanLoss(BaseLoss):
     """
 
     name = "spans"
-    decomposable: ClassVar[bool] = True
+    decomposition: ClassVar[str] = "span"
+    counts_wrong_parts: ClassVar[bool] = True
 
     def __init__(self, normalize=False):
         self.normalize = normalize
@@ -73,13 +74,10 @@ class SpanLoss(BaseLoss):
     def max_loss(self, y_true):
         return 1.0 if self.normalize else float(node_keys(y_true).size)
 
-    def augment_costs(self, y_true):
+    def part_cost(self, y_true):
         """c_y: the cost of every predicted node that is not in ``y_true``."""
         m = node_keys(y_true).size
         return 1.0 / m if self.normalize and m else 1.0
 
     def __repr__(self):
         return f"SpanLoss(normalize={self.normalize})"
-
-
-register_loss("spans", SpanLoss)

@@ -8,7 +8,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 
-from ..losses import HammingLoss
+from ...protocols import check_decomposition
 from .._ragged import gather_rows
 
 __all__ = ["GraphPotentials", "EncodedGraphs", "encode_graphs", "feature_entries",
@@ -152,6 +152,7 @@ class GraphPotentials:
 
     structure: ClassVar[str] = "graph"
     enumerable: ClassVar[bool] = True
+    augments: ClassVar[tuple] = ("position",)  # the loss decompositions augment adds
 
     def __init__(self, unary, node_offsets, edges, edge_offsets, tables, edge_table):
         self.unary = np.asarray(unary, dtype=float)
@@ -235,15 +236,14 @@ class GraphPotentials:
             yield np.array(y, dtype=np.intp)
 
     def augment(self, Y, loss):
-        """Unaries plus the per-node loss table ``loss.part_losses(y_i, n_states)``."""
-        if not type(loss).decomposable:
-            raise TypeError(f"{type(loss).__name__} does not decompose over nodes; a graph "
-                            "batch can only be augmented by a decomposable loss")
+        """Unaries plus the per-node loss: ``part_cost(y_i)`` on every wrong label for a
+        loss that counts wrong nodes (Hamming), else the table
+        ``loss.part_losses(y_i, n_states)``."""
+        check_decomposition(loss, self.augments, "a graph batch")
         y = self._flat(Y)
         sizes, K = self.n_nodes(), self.n_states
-        if isinstance(loss, HammingLoss):
-            scale = 1.0 / np.repeat(np.maximum(sizes, 1), sizes) if loss.normalize else \
-                np.ones(y.size)
+        if type(loss).counts_wrong_parts:
+            scale = np.repeat(np.asarray(loss.part_costs(Y), dtype=float), sizes)
             unary = self.unary + scale[:, None]
             unary[np.arange(y.size), y] -= scale
         else:

@@ -32,6 +32,16 @@ import numpy as np
 
 __all__ = ["max_product_batch", "max_product_reference", "adjacency"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "max_product_batch": (
+        "f8:2 i8:1 i8:2 f8:3 i8:1 i8:1 i8:1 "
+        "i8 f8 f8 i8:1 i8:1 i8:1 i8:1",
+        "void"),
+}
+
 
 def adjacency(edges, n_nodes):
     """CSR of the half-edges leaving each node: ``(adj_ptr, adj_half)``."""

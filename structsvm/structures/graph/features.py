@@ -109,6 +109,12 @@ class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     #: Hamming losses over graphs of ~200 nodes, as for chains)
     default_C: ClassVar[float] = 0.1
     default_tol: ClassVar[float] = 0.1
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("dual_cd", {}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.graph._max_product_jit:max_product_batch",)
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ...registry import register_decoder
+from ...protocols import Decoder
 from .max_product import GraphLabelings, check_graph_batch, exclude_labellings
 
-__all__ = ["lp", "lp_relaxation"]
+__all__ = ["lp", "lp_relaxation", "LP"]
 
 _INTEGRAL_TOL = 1e-6
 _OPTIONS = {"SCIPY": {"scipy_options": {"method": "highs-ds"}}}  # dual simplex: vertices
@@ -108,7 +108,6 @@ def _lp_flat(batch, solver):
     return labels, fractional == 0, bound, np.array([s == "optimal" for s in status])
 
 
-@register_decoder("lp", structure="graph")
 def lp(batch, exclude=None, *, solver="SCIPY"):
     """Best labelling of every graph by the LP relaxation over the local polytope.
 
@@ -176,3 +175,6 @@ def lp(batch, exclude=None, *, solver="SCIPY"):
     if exclude is not None:
         out = exclude_labellings(batch, out, exclude, lambda b: _lp_flat(b, solver)[0])
     return GraphLabelings(out, exact, optimal, bound=bound)
+
+
+LP = Decoder(name="lp", structure="graph", func=lp)

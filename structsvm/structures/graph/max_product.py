@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._compiled import kernels
-from ...registry import register_decoder
+from ..._compiled import loops
+from ...protocols import Decoder
 
 # the kernels, imported (with numba) when a decode first runs
-_max_product_jit = kernels("structsvm.structures.graph._max_product_jit")
+_max_product_jit = loops("structsvm.structures.graph._max_product_jit")
 
 __all__ = ["max_product", "max_product_flat", "GraphLabelings", "check_graph_batch",
-           "exclude_labellings"]
+           "exclude_labellings", "MAX_PRODUCT"]
 
 
 class GraphLabelings(list):
@@ -125,7 +125,6 @@ def max_product_flat(batch, *, max_iter=100, damping=0.5, tol=1e-6):
     return labels, exact.astype(bool), converged.astype(bool), n_iter
 
 
-@register_decoder("max_product", structure="graph")
 def max_product(batch, exclude=None, *, max_iter=100, damping=0.5, tol=1e-6):
     """Best labelling of every graph of a batch by max-product message passing.
 
@@ -242,3 +241,6 @@ def exclude_labellings(batch, out, exclude, decode_flat):
         best = int(np.argmax(scores))
         out[i] = cand[best].astype(np.intp)
     return out
+
+
+MAX_PRODUCT = Decoder(name="max_product", structure="graph", func=max_product)

@@ -16,6 +16,18 @@ import numpy as np
 __all__ = ["class_scores", "one_hot_differences", "attribute_differences",
            "dense_rows_to_csr"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "class_scores": ("i4:1 i4:1 f8:1 i8:1 f8:2 f8:2", "void"),
+    "attribute_differences": (
+        "i4:1 i4:1 f8:1 i8:1 "
+        "f8:2 i8:1 i8:1 i8 i4:1",
+        "(i4:1 i4:1 f8:1)"),
+    "dense_rows_to_csr": ("f8:2 i8:1 i4:1", "(i4:1 i4:1 f8:1)"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def class_scores(indptr, indices, data, rows, W, out):

@@ -22,6 +22,7 @@ class MulticlassPotentials:
 
     structure: ClassVar[str] = "multiclass"
     enumerable: ClassVar[bool] = True
+    augments: ClassVar[tuple] = ("position", "whole")  # the loss decompositions augment adds
 
     def __init__(self, scores, loss_tables=None):
         self.scores = np.asarray(scores, dtype=float)
@@ -66,7 +67,7 @@ class MulticlassPotentials:
             cache, table = None, None
         if table is not None and table.shape == (k, k):
             return table
-        if loss.decomposable:
+        if type(loss).decomposition == "position":
             rows = [np.asarray(loss.part_losses(c, k), dtype=float).reshape(k)
                     for c in range(k)]
         else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compiled import kernels
+from ..._compiled import loops
 
 
 __all__ = ["csr_rows", "difference_rows", "sparse_class_scores"]
@@ -19,7 +19,7 @@ def csr_rows(Xe, idx):
     """(canonical CSR, row numbers) of the examples ``idx``: a sparse ``Xe`` in
     canonical form (as ``encode_inputs`` returns it) is used as it is, the chosen
     rows of a dense one are converted by a compiled pass."""
-    jit = kernels("structsvm.structures.multiclass._jit")
+    jit = loops("structsvm.structures.multiclass._jit")
 
     n = Xe.shape[0]
     rows = np.arange(n) if idx is None else np.asarray(idx, dtype=np.intp).reshape(-1)
@@ -48,7 +48,7 @@ def difference_rows(Xs, rows, y, yh, lam, n_input, n_features):
     None (one-hot), ``n_input`` the width d of φ(x). The result has sorted column
     indices and no stored zeros (``has_canonical_format`` set).
     """
-    jit = kernels("structsvm.structures.multiclass._jit")
+    jit = loops("structsvm.structures.multiclass._jit")
 
     width = 2 if lam is None else lam.shape[1]
     bound = width * int(np.sum(Xs.indptr[rows + 1] - Xs.indptr[rows]))
@@ -68,7 +68,7 @@ def difference_rows(Xs, rows, y, yh, lam, n_input, n_features):
 def sparse_class_scores(Xe, W, idx):
     """``Xe[idx] @ W.T`` for sparse ``Xe``, compiled: scipy would copy W.T (all of w)
     on every call. ``W`` has one row per block (class or attribute)."""
-    jit = kernels("structsvm.structures.multiclass._jit")
+    jit = loops("structsvm.structures.multiclass._jit")
 
     Xs, rows = csr_rows(Xe, idx)
     scores = np.empty((len(rows), W.shape[0]))

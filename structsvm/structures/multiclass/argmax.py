@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...registry import register_decoder
+from ...protocols import Decoder
 
-__all__ = ["argmax"]
+__all__ = ["argmax", "ARGMAX"]
 
 
-@register_decoder("argmax", structure="multiclass")
 def argmax(batch, exclude=None):
     """Highest-scoring class of each example.
 
@@ -37,3 +36,6 @@ def argmax(batch, exclude=None):
         scores = scores.copy()
         scores[np.arange(len(scores)), np.asarray(exclude, dtype=np.intp)] = -np.inf
     return np.argmax(scores, axis=1)
+
+
+ARGMAX = Decoder(name="argmax", structure="multiclass", func=argmax)

@@ -89,6 +89,14 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # relative duality gap: the returned objective is certified within 0.05% of the
     # optimum, so it matches liblinear's Crammer-Singer objective to 1e-3 with margin
     default_tol: ClassVar[float] = 5e-4
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("multiclass_cd", {}),
+                                         ("dual_cd", {"n_batches": 2}))
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = tuple(
+        "structsvm.structures.multiclass._jit:" + f
+        for f in ("class_scores", "attribute_differences", "dense_rows_to_csr"))
     has_difference_sum: ClassVar[bool] = True
     has_feature_differences: ClassVar[bool] = True
     has_class_blocks: ClassVar[bool] = True

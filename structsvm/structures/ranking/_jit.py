@@ -31,6 +31,16 @@ import numpy as np
 
 __all__ = ["aggregate_kernel", "aggregate_reference", "EXPLICIT", "SWEEP", "ENUMERATE"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "aggregate_kernel": (
+        "f8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 "
+        "i8:1 i8:1 i8:1 f8:1 f8:1 i8:1 f8:1",
+        "void"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def _sort_idx(v, lo, n, idx):

@@ -7,10 +7,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from . import losses as rank_losses
 from .outputs import PairLabelling, Preferences, as_preferences, output_coef
-from ...protocols import FeatureMapBase, as_sequence
-from ..._compiled import kernels
+from ...protocols import FeatureMapBase, as_sequence, check_decomposition
+from ..._compiled import loops
 from .._names import FeatureNamesMixin, input_feature_names
 from ._pairs import FlatTargets
 from .._validation import check_finite
@@ -63,6 +62,7 @@ class RankingPotentials:
 
     structure: ClassVar[str] = "ranking"
     enumerable: ClassVar[bool] = False
+    augments: ClassVar[tuple] = ("pair",)  # the loss decompositions augment adds
 
     def __init__(self, scores, offsets, targets=None, margins=None):
         self.scores = np.asarray(scores, dtype=float)
@@ -111,16 +111,15 @@ class RankingPotentials:
         Loss-augmented decoding then labels each pair (a, b) as swapped exactly when
         s_a − s_b < Δ_pair, which maximises Δ − w·δΦ pair by pair.
         """
-        if not isinstance(loss, rank_losses.SwappedPairsLoss):
-            raise TypeError(f"ranking outputs need loss='swapped_pairs' (a "
-                            f"SwappedPairsLoss), got {loss!r}")
+        check_decomposition(loss, self.augments, "a ranking batch (e.g. "
+                            "loss='swapped_pairs')")
         if len(Y) != len(self):
             raise ValueError(f"augment: {len(self)} queries but {len(Y)} outputs")
         for i, y in enumerate(Y):
             if not isinstance(y, Preferences) or y.n_docs != self.offsets[i + 1] - self.offsets[i]:
                 raise ValueError(f"Sample {i}: the true output does not match the query's "
                                  "documents")
-        margins = loss.pair_weights(np.array([y.n_pairs for y in Y]))
+        margins = np.asarray(loss.part_costs(Y), dtype=float)
         return RankingPotentials(self.scores, self.offsets, list(Y), margins)
 
 
@@ -173,6 +172,12 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     default_loss: ClassVar[str] = "swapped_pairs"
     default_C: ClassVar[float] = 1.0
     default_tol: ClassVar[float] = 1e-3
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("one_slack", {}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.ranking._jit:aggregate_kernel",)
     has_difference_sum: ClassVar[bool] = True
     has_aggregate_oracle: ClassVar[bool] = True
 
@@ -293,7 +298,7 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         Raises
         ------
         TypeError
-            When ``loss`` is not a :class:`~structsvm.structures.ranking.losses.SwappedPairsLoss`.
+            When ``loss`` does not count swapped pairs (``decomposition = "pair"``).
         ValueError
             When ``w`` or ``Ye`` do not match the feature map and ``Xe``.
 
@@ -308,7 +313,7 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         Examples
         --------
         >>> import numpy as np
-        >>> from structsvm.losses import SwappedPairsLoss
+        >>> from structsvm.structures.ranking import SwappedPairsLoss
         >>> q = np.array([[1., 0.], [0., 1.], [0., 0.]])
         >>> fm = RankingFeatures().fit([q], [[2, 1, 0]])
         >>> Xe, Ye = fm.encode_inputs([q]), fm.encode_outputs([[2, 1, 0]], [q])
@@ -317,20 +322,19 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         >>> loss, psi.tolist(), slack.tolist()   # only (1, 2) violated: 1 − 0.5
         (1.0, [0.0, 1.0], [0.5])
         """
-        if not isinstance(loss, rank_losses.SwappedPairsLoss):
-            raise TypeError(f"ranking outputs need loss='swapped_pairs' (a "
-                            f"SwappedPairsLoss), got {loss!r}")
+        check_decomposition(loss, RankingPotentials.augments, "the ranking oracle (e.g. "
+                            "loss='swapped_pairs')")
         w = self._check_w(w)
         flat = Xe._flat
         if flat is None or not flat.matches(Ye):
             flat = FlatTargets(Ye, Xe.offsets)
             Xe._flat = flat
         s = np.ascontiguousarray(np.asarray(Xe.X @ w, dtype=float).ravel())
-        margins = loss.pair_weights(flat.n_pairs)
+        margins = np.asarray(loss.part_costs(Ye), dtype=float)
         coef = np.empty(s.size)
         n_viol = np.empty(len(margins), dtype=np.int64)
         slack = np.empty(len(margins))
-        kernels("structsvm.structures.ranking._jit").aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
+        loops("structsvm.structures.ranking._jit").aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
                                       flat.perm, flat.lower, flat.pair_off, flat.pair_a,
                                       flat.pair_b, margins, coef, n_viol, slack)
         psi = np.asarray(Xe.X.T @ coef, dtype=float).ravel()

@@ -13,7 +13,7 @@ import numpy as np
 
 from .sort import violated_pair_counts
 from .outputs import PairLabelling, Preferences
-from ..losses import BaseLoss, register_loss
+from ..losses import BaseLoss
 
 __all__ = ["SwappedPairsLoss", "count_violated"]
 
@@ -72,7 +72,8 @@ class SwappedPairsLoss(BaseLoss):
     """
 
     name = "swapped_pairs"
-    decomposable: ClassVar[bool] = True
+    decomposition: ClassVar[str] = "pair"
+    counts_wrong_parts: ClassVar[bool] = True
 
     def __init__(self, normalize=False):
         self.normalize = normalize
@@ -82,10 +83,18 @@ class SwappedPairsLoss(BaseLoss):
             raise TypeError(f"swapped_pairs: the true output must be encoded preferences "
                             f"(RankingFeatures.encode_outputs), got {type(y_true).__name__}")
 
-    def pair_weight(self, y_true):
+    def part_cost(self, y_true):
         """Loss of one swapped pair of ``y_true`` (1, or 1/|P| when normalised)."""
         self._check(y_true)
         return float(self.pair_weights(np.array([y_true.n_pairs]))[0])
+
+    def part_costs(self, Y_true):
+        """:meth:`part_cost` of every query (1 each unless normalised)."""
+        if not self.normalize:
+            return np.ones(len(Y_true))
+        for y in Y_true:
+            self._check(y)
+        return self.pair_weights(np.array([y.n_pairs for y in Y_true]))
 
     def pair_weights(self, n_pairs):
         """Loss of one swapped pair for queries with ``n_pairs`` pairs (vectorised).
@@ -124,7 +133,7 @@ class SwappedPairsLoss(BaseLoss):
             pos = np.empty(order.size)
             pos[order] = np.arange(order.size)
             n = float(count_violated(y_true, -pos, 0.0)[0].sum())
-        return n * self.pair_weight(y_true)
+        return n * self.part_cost(y_true)
 
     def batch(self, Y_true, Y_pred):
         """Δ for a batch; vectorised when every prediction is a PairLabelling."""
@@ -147,6 +156,3 @@ class SwappedPairsLoss(BaseLoss):
 
     def __repr__(self):
         return f"SwappedPairsLoss(normalize={self.normalize})"
-
-
-register_loss("swapped_pairs", SwappedPairsLoss)

@@ -1,8 +1,4 @@
-"""Output types shared by feature maps, decoders and losses: ranking outputs.
-
-They live below all three so that a decoder or a loss needs no feature map.
-
-Encoded ranking outputs: a query's preference pairs and labellings of them.
+"""Encoded ranking outputs: a query's preference pairs and labellings of them.
 
 For a query with documents φ_1 .. φ_n and preference pairs P (a ≻ b), the ranking
 SVM's output space is the set of labellings c ∈ {0, 1}^P (c_ab = 1: ranked
@@ -18,13 +14,9 @@ stores ``coef`` (and the number of swapped pairs).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 __all__ = ["Preferences", "PairLabelling", "order_coef", "output_coef", "as_preferences"]
-
-
 
 
 class Preferences:
@@ -168,80 +160,3 @@ def as_preferences(y, n_docs, i):
         return Preferences(n_docs, pairs=arr)
     raise ValueError(f"Sample {i}: expected a 1-D array of {n_docs} grades or an integer "
                      f"array of shape (n_pairs, 2), got shape {arr.shape}")
-
-
-# --------------------------------------------------------------------------- parse trees
-__all__ += ["EncodedTree"]
-
-
-class EncodedTree:
-    """An encoded (binarised) parse tree: anchored nodes in pre-order, and its words.
-
-    Parameters
-    ----------
-    nodes : ndarray of int64 of shape (2n - 1, 5)
-        Rows ``(i, j, k, symbol, rule)``: the node covers words ``[i, j)``, splits at
-        ``k`` (−1 for a word), carries grammar symbol ``symbol`` and was built by
-        binary rule ``rule`` (−1 for a word or a rule the grammar lacks).
-    words : tuple of str or None
-        The sentence (so that the tree can be turned back into an ``nltk.Tree``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> t = EncodedTree(np.array([[0, 2, 1, 3, 0], [0, 1, -1, 1, -1],
-    ...                           [1, 2, -1, 2, -1]]), ("a", "b"))
-    >>> t.n_words, t.root
-    (2, 3)
-    """
-
-    __slots__ = ("nodes", "words")
-
-    def __init__(self, nodes, words=None):
-        self.nodes = np.asarray(nodes, dtype=np.int64).reshape(-1, 5)
-        self.words = None if words is None else tuple(words)
-
-    @property
-    def n_words(self):
-        """Number of words of the sentence (leaves of the binary tree)."""
-        return (len(self.nodes) + 1) // 2
-
-    @property
-    def root(self):
-        """Symbol index of the root node."""
-        return int(self.nodes[0, 3])
-
-    def __len__(self):
-        return len(self.nodes)
-
-    def __eq__(self, other):
-        return isinstance(other, EncodedTree) and np.array_equal(self.nodes, other.nodes)
-
-    __hash__ = None
-
-    def __repr__(self):
-        return f"EncodedTree({self.n_words} words, root symbol {self.root})"
-
-
-__all__ += ["LazyOutputs"]
-
-
-class LazyOutputs(Sequence):
-    """A read-only sequence of encoded outputs whose items are built on access.
-
-    Subclasses give ``__len__`` and ``_item(i)`` (0 <= i < len); this class adds
-    negative indices, slices (a list) and the IndexError past the end, so an
-    oracle's answers index like the list of outputs without building one object per
-    example up front.
-    """
-
-    def _item(self, i):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self._item(k) for k in range(*i.indices(len(self)))]
-        n = len(self)
-        if not -n <= i < n:
-            raise IndexError(f"output {i} out of range for {n} outputs")
-        return self._item(i % n)

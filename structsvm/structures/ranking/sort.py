@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...registry import register_decoder
+from ...protocols import Decoder
 
-__all__ = ["sort_decode", "violated_pair_counts"]
+__all__ = ["sort_decode", "violated_pair_counts", "SORT"]
 
 
 def violated_pair_counts(scores, thresholds, grades, offsets):
@@ -94,7 +94,6 @@ def _labellings(batch):
     return [PairLabelling(coef[off[i]:off[i + 1]], swapped[i]) for i in range(len(targets))]
 
 
-@register_decoder("sort", structure="ranking")
 def sort_decode(batch, exclude=None):
     """Rank each query's documents by score; loss-augmented: most violated labelling.
 
@@ -140,3 +139,6 @@ def sort_decode(batch, exclude=None):
     if batch.targets is None:
         return _orderings(batch)
     return _labellings(batch)
+
+
+SORT = Decoder(name="sort", structure="ranking", func=sort_decode)

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..losses import HammingLoss
+from ...protocols import check_decomposition
 
 __all__ = ["ChainPotentials"]
 
@@ -41,8 +41,9 @@ class ChainPotentials:
     3.5
     """
 
-    structure: ClassVar[str] = "chain"
+    structure: ClassVar[str] = "sequence"
     enumerable: ClassVar[bool] = True
+    augments: ClassVar[tuple] = ("position",)  # the loss decompositions augment adds
 
     def __init__(self, unary, offsets, transition, start, end):
         self.unary = np.asarray(unary, dtype=float)
@@ -138,16 +139,16 @@ class ChainPotentials:
             yield np.array(y, dtype=np.intp)
 
     def augment(self, Y, loss):
-        """Unaries plus the per-token loss table ``loss.part_losses(y_i, n_states)``."""
+        """Unaries plus the per-token loss: ``part_cost(y_i)`` on every wrong state for
+        a loss that counts wrong positions (Hamming), else the table
+        ``loss.part_losses(y_i, n_states)``."""
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} outputs for a batch of {len(self)} sequences")
-        if not type(loss).decomposable:
-            raise TypeError(f"{type(loss).__name__} does not decompose over tokens; "
-                            "a chain batch can only be augmented by a decomposable loss")
+        check_decomposition(loss, self.augments, "a sequence batch")
         K = self.n_states
         lengths = self.lengths()
-        if isinstance(loss, HammingLoss):  # same table, built for all tokens at once
-            return self._augment_hamming(Y, lengths, loss.normalize)
+        if type(loss).counts_wrong_parts:  # one table for all tokens at once
+            return self._augment_wrong_tokens(Y, lengths, loss.part_costs(Y))
         tables = []
         for i, y in enumerate(Y):
             tab = np.asarray(loss.part_losses(np.asarray(y, dtype=np.intp).reshape(-1), K),
@@ -160,15 +161,14 @@ class ChainPotentials:
         return ChainPotentials(self.unary + extra, self.offsets, self.transition,
                                self.start, self.end)
 
-    def _augment_hamming(self, Y, lengths, normalize):
+    def _augment_wrong_tokens(self, Y, lengths, costs):
         parts = [np.asarray(y, dtype=np.intp).reshape(-1) for y in Y]
         for i, y in enumerate(parts):
             if y.size != lengths[i]:
                 raise ValueError(f"Sample {i}: output has {y.size} states for "
                                  f"{lengths[i]} tokens")
         y = np.concatenate(parts) if parts else np.zeros(0, np.intp)
-        scale = 1.0 / np.repeat(np.maximum(lengths, 1), lengths) if normalize else \
-            np.ones(y.size)
+        scale = np.repeat(np.asarray(costs, dtype=float), lengths)
         unary = self.unary + scale[:, None]
         unary[np.arange(y.size), y] -= scale
         return ChainPotentials(unary, self.offsets, self.transition, self.start, self.end)

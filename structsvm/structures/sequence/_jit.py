@@ -16,6 +16,13 @@ import numpy as np
 __all__ = ["scatter_differences", "scatter_differences_touched", "gather_touched",
            "shared_unaries"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "shared_unaries": ("i8:2 i8:1 i4:1 i4:1 f8:2", "f8:2"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def shared_unaries(table, rows, indptr, indices, W):

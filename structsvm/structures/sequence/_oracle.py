@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compiled import kernels
-from ..losses import HammingLoss
-from ..ranking.outputs import LazyOutputs
+from ..._compiled import loops
+from ...protocols import LazyOutputs, check_decomposition
 from ._chain import ChainPotentials
 from ._rows import dense_difference_sum, sparse_difference_sum
 
@@ -32,8 +31,10 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
     W, trans, start, end = fm.split_weights(w)  # = fm.batch_potentials(Xe, w, idx)
     batch = ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
     seq = np.repeat(np.arange(n), lengths)
-    if isinstance(loss, HammingLoss):  # augment in place: the unaries are ours
-        scale = 1.0 / np.maximum(lengths, 1)[seq] if loss.normalize else np.ones(y.size)
+    check_decomposition(loss, ChainPotentials.augments, "a sequence batch")
+    Y = list(Ye) if idx is None else [Ye[i] for i in np.asarray(idx).reshape(-1)]
+    if type(loss).counts_wrong_parts:  # augment in place: the unaries are ours
+        scale = np.asarray(loss.part_costs(Y), dtype=float)[seq]
         batch.unary += scale[:, None]
         batch.unary[np.arange(y.size), y] -= scale
         yh = viterbi_flat(batch)
@@ -44,7 +45,6 @@ def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
         aug = batch.augment([y[offsets[i]:offsets[i + 1]] for i in range(n)], loss)
         yh = viterbi_flat(aug)
         Y_hat = [yh[offsets[i]:offsets[i + 1]] for i in range(n)]
-        Y = list(Ye) if idx is None else [Ye[i] for i in np.asarray(idx).reshape(-1)]
         delta = np.asarray(loss.batch(Y, Y_hat), dtype=float)
         slack = np.maximum(0.0, delta - (batch.score_flat(y) - batch.score_flat(yh)))
     if idx is None:
@@ -75,35 +75,44 @@ def _flat_truth(Xe, Ye):
 def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     """The oracle of a chunk of sentences in one compiled call, or None.
 
-    Handles margin-rescaled Hamming-loss Viterbi (the default of a sequence map):
-    returns ``(y_hat, loss, psi, margin)`` for the sentences ``idx`` of ``Xe`` —
-    decoded paths, Δ_i, the CSR rows δΦ_i (sorted columns, no explicit zeros) and
-    w·δΦ_i — computed by :func:`structsvm.structures.sequence._oracle_jit.chain_oracle`
-    without holding the GIL. Returns None for any other loss or decoder (the caller
-    then takes the generic path).
+    Handles margin-rescaled Viterbi with a loss that counts wrong tokens at a cost
+    of 1, or of 1/T for a sentence of T tokens (Hamming, the default of a sequence
+    map, plain or normalised): returns ``(y_hat, loss, psi, margin)`` for the
+    sentences ``idx`` of ``Xe`` — decoded paths, Δ_i, the CSR rows δΦ_i (sorted
+    columns, no explicit zeros) and w·δΦ_i — computed by
+    :func:`structsvm.structures.sequence._oracle_jit.chain_oracle` without holding
+    the GIL. Returns None for any other loss or decoder (the caller then takes the
+    generic path).
     """
-    from ..decoders import get_decoder
-    chain_oracle = kernels("structsvm.structures.sequence._oracle_jit").chain_oracle
+    from .viterbi import VITERBI
+    chain_oracle = loops("structsvm.structures.sequence._oracle_jit").chain_oracle
 
     # (an unpickled Decoder, in a worker process, is a copy: compare its function)
-    if (type(loss) is not HammingLoss
-            or decoder.func is not get_decoder("viterbi").func):
+    if (type(loss).decomposition != "position" or not type(loss).counts_wrong_parts
+            or decoder.func is not VITERBI.func):
         return None
-    y_all = _flat_truth(Xe, Ye)
-    W, trans, start, end = fm.split_weights(w)
-    X = Xe.X
     idx = np.asarray(idx, dtype=np.int64).reshape(-1)
     if idx.size and (idx.min() < 0 or idx.max() >= len(Xe)):  # the kernel trusts idx
         bad = idx[(idx < 0) | (idx >= len(Xe))][0]
         raise IndexError(f"sentence index {bad} out of range for {len(Xe)} sentences")
+    lengths = Xe.offsets[idx + 1] - Xe.offsets[idx]
+    costs = np.asarray(loss.part_costs([Ye[i] for i in idx]), dtype=float)
+    if np.all(costs == 1.0):
+        per_token = False
+    elif np.array_equal(costs, 1.0 / np.maximum(lengths, 1)):
+        per_token = True
+    else:
+        return None
+    y_all = _flat_truth(Xe, Ye)
+    W, trans, start, end = fm.split_weights(w)
+    X = Xe.X
     yh, lo, margin, ptr, col, val = chain_oracle(
         X.indptr, X.indices, np.asarray(X.data, dtype=float), Xe.offsets, idx, y_all,
         np.ascontiguousarray(W), np.ascontiguousarray(trans), np.ascontiguousarray(start),
         np.ascontiguousarray(end), np.asarray(w, dtype=float).ravel(), bool(augment),
-        bool(loss.normalize))
+        per_token)
     psi = sp.csr_matrix((val, col, ptr), shape=(idx.size, fm.n_features_))
     psi.has_canonical_format = True
-    lengths = Xe.offsets[idx + 1] - Xe.offsets[idx]
     return FlatPaths(yh.astype(np.intp, copy=False), lengths), lo, psi, margin
 
 

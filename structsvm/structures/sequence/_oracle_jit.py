@@ -23,6 +23,16 @@ from ._viterbi_jit import _best_path, _forward, row_maxima
 
 __all__ = ["chain_oracle"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "chain_oracle": (
+        "i4:1 i4:1 f8:1 i8:1 i8:1 i8:1 "
+        "f8:2 f8:2 f8:1 f8:1 f8:1 b1 b1",
+        "(i8:1 f8:1 f8:1 i8:1 i8:1 f8:1)"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def _entries(indptr, indices, data, y, yh, lo, hi, shift, K, base, cols, vals):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..._compiled import kernels
+from ..._compiled import loops
 
 __all__ = ["weight_blocks", "feature_rows", "difference_rows", "difference_sum",
            "dense_difference_sum", "sparse_difference_sum", "column_names"]
 
 # the kernels (_sequence_jit), imported with numba when first called
-_jit = kernels("structsvm.structures.sequence._jit")
+_jit = loops("structsvm.structures.sequence._jit")
 
 
 def weight_blocks(w, layout):

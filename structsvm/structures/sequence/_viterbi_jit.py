@@ -20,6 +20,13 @@ import numpy as np
 
 __all__ = ["viterbi_batch", "viterbi_reference", "second_best_reference"]
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "viterbi_batch": ("f8:2 i8:1 f8:2 f8:1 f8:1 i8:1 b1 i8:1", "i1:1"),
+}
+
 
 @numba.njit(cache=True, nogil=True)
 def row_maxima(trans):

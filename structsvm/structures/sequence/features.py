@@ -6,8 +6,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..._compiled import warmup as _jit_warmup
-from ..._compiled import kernels
+from ..._compiled import loops, warmup
 from ...limits import check_weights
 from ...protocols import FeatureMapBase, as_sequence
 from .._names import FeatureNamesMixin
@@ -103,7 +102,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     ([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 0.0]], [1.0, 0.0], [0.0, 1.0])
     """
 
-    structure: ClassVar[str] = "chain"
+    structure: ClassVar[str] = "sequence"
     default_loss: ClassVar[str] = "hamming"
     default_decoder: ClassVar[str] = "viterbi"
     #: C suited to this map's scale (summed Hamming losses of ~3000 treebank sentences:
@@ -112,6 +111,14 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     #: certified relative duality gap, chosen on CoNLL-2000 chunking and treebank POS
     #: tagging with the default learner (measurements: docs/learners.md)
     default_tol: ClassVar[float] = 0.05
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 16, "inner_passes": 0}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.sequence._oracle_jit:chain_oracle",
+        "structsvm.structures.sequence._jit:shared_unaries",
+        "structsvm.structures.sequence._viterbi_jit:viterbi_batch")
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
     has_aggregate_oracle: ClassVar[bool] = True
@@ -300,8 +307,8 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         rows, offsets = (slice(None), Xe.offsets) if idx is None else Xe.rows(idx)
         Xs = Xe.X if idx is None else Xe.take(rows)
         table, type_rows = Xe.shared
-        shared_unaries = kernels("structsvm.structures.sequence._jit").shared_unaries
-        _jit_warmup.wait(shared_unaries)
+        shared_unaries = loops("structsvm.structures.sequence._jit").shared_unaries
+        warmup.wait(shared_unaries)
         unary = shared_unaries(table, type_rows[rows], Xs.indptr, Xs.indices, W)
         return ChainPotentials(unary, offsets, trans, start, end)
 

@@ -39,7 +39,7 @@ class StructSVMTagger(TaggerI):
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(model, "coef_")
-        if type(model.feature_map_).structure != "chain":
+        if type(model.feature_map_).structure != "sequence":
             raise TypeError(f"StructSVMTagger needs a sequence model, got a "
                             f"{type(model.feature_map_).__name__} model")
         self.model = model

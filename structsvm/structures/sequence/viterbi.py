@@ -3,18 +3,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._compiled import warmup as _jit_warmup
-from ..._compiled import kernels
-from ...registry import register_decoder
+from ..._compiled import loops, warmup
+from ...protocols import Decoder
 
-__all__ = ["viterbi", "viterbi_flat"]
+__all__ = ["viterbi", "viterbi_flat", "VITERBI"]
 
 # viterbi_batch, compiled ahead of time where the extension has it
-_compiled = kernels("structsvm.structures.sequence._viterbi_jit")
+_loops = loops("structsvm.structures.sequence._viterbi_jit")
 
 
 def _check_chain(batch):
-    if getattr(type(batch), "structure", None) != "chain":
+    if getattr(type(batch), "structure", None) != "sequence":
         raise TypeError(f"viterbi decodes chain potentials, got {type(batch).__name__}")
     unary = np.ascontiguousarray(batch.unary, dtype=np.float64)
     offsets = np.ascontiguousarray(batch.offsets, dtype=np.int64)
@@ -38,7 +37,6 @@ def _check_chain(batch):
     return unary, offsets, trans, start, end
 
 
-@register_decoder("viterbi", structure="chain")
 def viterbi(batch, exclude=None):
     """Highest-scoring state path of every sequence of a chain batch.
 
@@ -107,8 +105,8 @@ def viterbi(batch, exclude=None):
                                  f"{offsets[i + 1] - offsets[i]} tokens")
         ex = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
         use = True
-    _jit_warmup.wait(_compiled.viterbi_batch)
-    stuck = _compiled.viterbi_batch(unary, offsets, trans, start, end, ex, use, path)
+    warmup.wait(_loops.viterbi_batch)
+    stuck = _loops.viterbi_batch(unary, offsets, trans, start, end, ex, use, path)
     if use and stuck.any():
         i = int(np.flatnonzero(stuck)[0])
         raise ValueError(f"Sample {i}: no path other than the excluded one (1 state)")
@@ -128,7 +126,10 @@ def viterbi_flat(batch):
     """
     unary, offsets, trans, start, end = _check_chain(batch)
     path = np.empty(unary.shape[0], dtype=np.int64)
-    _jit_warmup.wait(_compiled.viterbi_batch)
-    _compiled.viterbi_batch(unary, offsets, trans, start, end,
-                               np.zeros(0, dtype=np.int64), False, path)
+    warmup.wait(_loops.viterbi_batch)
+    _loops.viterbi_batch(unary, offsets, trans, start, end,
+                         np.zeros(0, dtype=np.int64), False, path)
     return path
+
+
+VITERBI = Decoder(name="viterbi", structure="sequence", func=viterbi)

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...registry import register_decoder
+from ...protocols import Decoder
 
-__all__ = ["tree_decode", "path_scores"]
+__all__ = ["tree_decode", "path_scores", "TREE"]
 
 
 def path_scores(node_scores, tree):
@@ -20,7 +20,6 @@ def path_scores(node_scores, tree):
     return cum[:, tree.leaves]
 
 
-@register_decoder("tree", structure="tree")
 def tree_decode(batch, exclude=None):
     """Highest-scoring root-to-leaf path of each example.
 
@@ -65,3 +64,6 @@ def tree_decode(batch, exclude=None):
             scores[i, tree.leaf_pos[int(p[-1])]] = -np.inf
     best = np.argmax(scores, axis=1)
     return [tree.leaf_paths[k] for k in best]
+
+
+TREE = Decoder(name="tree", structure="taxonomy", func=tree_decode)

@@ -29,8 +29,9 @@ class TreePotentials:
     tree : Tree
     """
 
-    structure: ClassVar[str] = "tree"
+    structure: ClassVar[str] = "taxonomy"
     enumerable: ClassVar[bool] = True
+    augments: ClassVar[tuple] = ("position", "whole")  # the loss decompositions augment adds
 
     def __init__(self, node_scores, tree):
         self.node_scores = np.asarray(node_scores, dtype=float)
@@ -131,13 +132,20 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     [1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0]
     """
 
-    structure: ClassVar[str] = "tree"
+    structure: ClassVar[str] = "taxonomy"
     default_decoder: ClassVar[str] = "tree"
     # zero-one by default: on QC and newsgroups the tree-distance loss (at the same C)
     # gave lower accuracy AND larger mean tree distance (examples/taxonomy.py)
     default_loss: ClassVar[str] = "zero_one"
     default_C: ClassVar[float] = 1.0
     default_tol: ClassVar[float] = 1e-3
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 2}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = tuple(
+        "structsvm.structures.multiclass._jit:" + f
+        for f in ("class_scores", "attribute_differences", "dense_rows_to_csr"))
 
     def __init__(self, tree=None, sep=None, bias=0.0):
         self.tree = tree

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..losses import BaseLoss, register_loss
+from ..losses import BaseLoss
 
 __all__ = ["TreeDistanceLoss", "common_depth"]
 
@@ -55,10 +55,11 @@ class TreeDistanceLoss(BaseLoss):
 
     Notes
     -----
-    Loss-augmented decoding adds Δ(y_i, ℓ) to the score of every leaf ℓ, which the
-    tree decoder handles exactly (each path ends in one leaf). Without
-    ``normalize`` Δ also decomposes over nodes: +1 for every node of ŷ off the path
-    of y, −1 for every node on it, plus |y| (see :meth:`part_losses`).
+    A function of whole paths (``decomposition = "whole"``): loss-augmented decoding
+    adds Δ(y_i, ℓ) to the score of every leaf ℓ, which the tree decoder handles
+    exactly (each path ends in one leaf). Without ``normalize`` Δ also decomposes
+    over nodes: +1 for every node of ŷ off the path of y, −1 for every node on it,
+    plus |y| (see :meth:`part_losses`).
 
     ``max_loss(y)`` is 2|y| (a leaf of the same depth under another top-level node),
     exact for balanced trees; in an unbalanced tree deeper leaves can be farther.
@@ -77,7 +78,6 @@ class TreeDistanceLoss(BaseLoss):
     """
 
     name = "tree_distance"
-    decomposable: ClassVar[bool] = True
 
     def __init__(self, normalize=False):
         self.normalize = normalize
@@ -112,6 +112,3 @@ class TreeDistanceLoss(BaseLoss):
 
     def __repr__(self):
         return f"TreeDistanceLoss(normalize={self.normalize})"
-
-
-register_loss("tree_distance", TreeDistanceLoss)

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from ..decoders import get_decoder
 from ..losses import BaseLoss, get_loss
-from ...protocols import Decoder, StructureMismatchError
+from ...protocols import Decoder, StructureMismatchError, check_decomposition
 
 __all__ = ["same_output", "StructureLoss", "StructurePotentials",
            "EnumerableStructurePotentials", "STRUCTURE_DECODER", "joint_feature_row",
@@ -46,8 +46,9 @@ def same_output(a, b):
 class StructureLoss:
     """The loss of a structure as a :class:`~structsvm.protocols.Loss`.
 
-    ``decomposable`` is True: loss-augmented decoding is the structure's decoder on
-    augmented potentials (:meth:`StructurePotentials.augment`), whatever the loss.
+    Its ``decomposition`` is ``"own"``: loss-augmented decoding is the structure's
+    decoder on augmented potentials (:meth:`StructurePotentials.augment`): its own
+    ``loss_augmented_argmax`` for its own loss, else enumeration of ``outputs(x)``.
 
     Parameters
     ----------
@@ -57,7 +58,8 @@ class StructureLoss:
         structure's own ``loss``.
     """
 
-    decomposable: ClassVar[bool] = True
+    decomposition: ClassVar[str] = "own"
+    counts_wrong_parts: ClassVar[bool] = False
 
     def __init__(self, structure, func=None):
         self.structure = structure
@@ -121,6 +123,7 @@ class StructurePotentials:
 
     structure: ClassVar[str] = "user"
     enumerable: ClassVar[bool] = False
+    augments: ClassVar[tuple] = ("own",)  # the structure's loss (StructureLoss)
 
     def __init__(self, user, X, w, Y=None, loss=None):
         self.user, self.X, self.w = user, X, np.asarray(w, dtype=float)
@@ -133,7 +136,9 @@ class StructurePotentials:
         return _ExamplePotentials(self.user, self.X[i], self.w)
 
     def augment(self, Y, loss):
-        """This batch with Δ(y_i, ·) added to the scores of example i."""
+        """This batch with Δ(y_i, ·) added to the scores of example i (a
+        :class:`StructureLoss`)."""
+        check_decomposition(loss, self.augments, "a batch of a structsvm.Structure")
         return type(self)(self.user, self.X, self.w, list(Y), loss)
 
     def score(self, Y):

@@ -242,6 +242,9 @@ class StructureMap(BaseEstimator):
     default_loss: ClassVar[str] = "structure"
     default_C: ClassVar[float] = 1.0
     default_tol: ClassVar[float] = 1e-3
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("one_slack", {}),)
 
     def __init__(self, user_structure=None):
         self.user_structure = user_structure

@@ -1,28 +1,29 @@
 """StructuredSVM: the scikit-learn compatible estimator, ``structsvm.fit``, and its
 model files (``StructuredSVM.save``, ``structsvm.load``).
 
-The estimator's parts live in private modules it builds on: how its parameters
-resolve into plugins (``_resolution``), the training run (``_training``), what a
-fitted model does (``_fitted``: predict, score, save) and its model files'
-contents (``_saved_state``)."""
+The estimator builds on private modules: how its parameters resolve into plugins
+(``_resolution``), the training run (``_training``, which returns the fitted state
+the estimator adopts) and its model files' contents (``_saved_state``)."""
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
 
-from . import _saved_state
-from . import _training
-from ._fitted import FittedModel
-from ._resolution import ParameterResolution
+from . import _saved_state, _training
+from ._resolution import Resolution
+from ._saved_state import Fitted
 from ..io import MAX_BYTES
-from ..structures.user.structure import as_structure, check_savable
+from ..protocols import as_sequence
+from ..structures.user.structure import check_savable
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
 
+#: examples decoded per batch when predicting or scoring
+_PREDICT_CHUNK = 4096
 
-class StructuredSVM(FittedModel, ParameterResolution, BaseEstimator):
+
+class StructuredSVM(BaseEstimator):
     """Structural SVM: learn w so that argmax_y w·Φ(x, y) predicts structures.
 
     Parameters
@@ -142,7 +143,7 @@ class StructuredSVM(FittedModel, ParameterResolution, BaseEstimator):
     Examples
     --------
     >>> import numpy as np, structsvm
-    >>> from structsvm.features import MulticlassFeatures
+    >>> from structsvm.structures import MulticlassFeatures
     >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
     >>> model = structsvm.fit(X, ["a", "b", "a"], feature_map=MulticlassFeatures(),
     ...                       decoder="argmax", C=10.0)
@@ -201,37 +202,112 @@ class StructuredSVM(FittedModel, ParameterResolution, BaseEstimator):
             print the same), a checkpoint from other parameters or data, or a
             ``checkpoint`` of a structure a model file cannot hold.
         """
-        user = as_structure(self.feature_map, self.decoder, self.loss)
+        resolution = Resolution(type(self), self.get_params(deep=False))
+        user = resolution.user_structure()
         if checkpoint is not None and user is not None:
             check_savable(user)  # before training, not at the first checkpoint
-        return _training.run_fit(
-            self, X, Y, checkpoint=checkpoint, resume=resume,
-            checkpoint_every=checkpoint_every,
-            read_checkpoint=functools.partial(read_checkpoint_info,
-                                              trusted=self._trusted()))
+        previous = self._fitted() if self.warm_start and "coef_" in vars(self) else None
+        return self._adopt(_training.run_fit(
+            resolution, X, Y, previous=previous, checkpoint=checkpoint, resume=resume,
+            checkpoint_every=checkpoint_every))
 
-    def _set_fitted_state(self, feature_map, coef, fitted, *, interrupted=False,
-                          plugins=None, learner=None):
-        """Make this estimator fitted (returns self): the one place its fitted
-        attributes are set, by ``fit``, an interrupted fit, a checkpoint and
-        :func:`load`. ``fitted`` holds ``objective_``, ``objective_curve_``,
-        ``n_iter_``, ``duality_gap_`` and ``converged_``; ``plugins`` = (decoder,
-        loss) and the ``learner`` that ran are resolved from the parameters and the
-        fitted ``feature_map`` when not given."""
-        decoder, loss = self._resolve_plugins(feature_map) if plugins is None else plugins
-        if learner is None:
-            learner = self._resolve_learner(
-                feature_map, plugins=(feature_map, decoder, loss, self.rescaling))
-        self.feature_map_, self.decoder_, self.loss_ = feature_map, decoder, loss
-        self.learner_ = learner
-        self.coef_ = np.array(coef, dtype=float)
-        self.objective_ = float(fitted["objective_"])
-        self.objective_curve_ = [float(v) for v in fitted["objective_curve_"]]
-        self.n_iter_ = int(fitted["n_iter_"])
-        self.duality_gap_ = float(fitted["duality_gap_"])
-        self.converged_ = bool(fitted["converged_"])
-        self.interrupted_ = bool(interrupted)
+    def _adopt(self, fitted):
+        """Make this estimator fitted from a :class:`Fitted` state (returns self):
+        the one place its fitted attributes are set, by ``fit`` and :func:`load`."""
+        self.feature_map_ = fitted.feature_map
+        self.decoder_, self.loss_, self.learner_ = fitted.decoder, fitted.loss, \
+            fitted.learner
+        self.coef_ = np.array(fitted.coef, dtype=float)
+        self.objective_ = float(fitted.objective)
+        self.objective_curve_ = [float(v) for v in fitted.objective_curve]
+        self.n_iter_ = int(fitted.n_iter)
+        self.duality_gap_ = float(fitted.duality_gap)
+        self.converged_ = bool(fitted.converged)
+        self.interrupted_ = bool(fitted.interrupted)
+        self.learner_state_ = fitted.learner_state
         return self
+
+    def _fitted(self):
+        """This estimator's fitted state, as fit returned it."""
+        return Fitted(self.feature_map_, self.coef_, self.objective_,
+                      self.objective_curve_, self.n_iter_, self.duality_gap_,
+                      self.converged_, interrupted=self.interrupted_,
+                      decoder=self.decoder_, loss=self.loss_, learner=self.learner_,
+                      learner_state=vars(self).get("learner_state_"))
+
+    # ------------------------------------------------------------------ fitted
+    def _decode(self, Xe, n):
+        out = []
+        for start in range(0, n, _PREDICT_CHUNK):
+            idx = np.arange(start, min(n, start + _PREDICT_CHUNK))
+            batch = self.feature_map_.batch_potentials(Xe, self.coef_, idx)
+            out.extend(self.decoder_(batch))
+        return out
+
+    def predict(self, X):
+        """Best structure for every input: a list of raw outputs."""
+        check_is_fitted(self, "coef_")
+        X = as_sequence(X, "X")
+        if len(X) == 0:
+            return []
+        Xe = self.feature_map_.encode_inputs(X)
+        return self.feature_map_.decode_outputs(self._decode(Xe, len(X)))
+
+    def score(self, X, Y):
+        """1 − Σ_i Δ(y_i, ŷ_i) / Σ_i max Δ(y_i, ·): accuracy for zero-one loss,
+        token accuracy for unnormalised Hamming loss."""
+        check_is_fitted(self, "coef_")
+        X, Y = as_sequence(X, "X"), as_sequence(Y, "Y")
+        if len(X) != len(Y):
+            raise ValueError(f"X has {len(X)} samples but Y has {len(Y)}")
+        if len(X) == 0:
+            raise ValueError("Cannot score an empty data set")
+        fm = self.feature_map_
+        Xe = fm.encode_inputs(X)
+        Ye = fm.encode_outputs(Y, X)
+        pred = self._decode(Xe, len(X))
+        total = sum(self.loss_(y, p) for y, p in zip(Ye, pred))
+        worst = sum(self.loss_.max_loss(y) for y in Ye)
+        return 1.0 - total / worst if worst > 0 else 1.0
+
+    def joint_feature(self, x, y):
+        """Φ(x, y) of the fitted map (raw x and y)."""
+        check_is_fitted(self, "coef_")
+        return self.feature_map_.joint_feature(x, y)
+
+    # ------------------------------------------------------------------ model files
+    def save(self, path):
+        """Write the fitted model to ``path`` (npz + json; see :mod:`structsvm.io`).
+
+        The file is written to a temporary file in the same folder and then renamed,
+        so ``path`` always holds a complete model (also when training is
+        interrupted).
+
+        Parameters
+        ----------
+        path : str or Path
+
+        Returns
+        -------
+        path
+            As given.
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            The model is not fitted.
+        ValueError
+            A parameter cannot be stored (e.g. a user function); the message names it.
+        FileNotFoundError
+            The folder of ``path`` does not exist.
+        """
+        check_is_fitted(self, "coef_")
+        self._save(path)
+        return path
+
+    def _save(self, path):
+        _saved_state.write(path, type(self), self.get_params(deep=False),
+                           self._fitted())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -298,7 +374,8 @@ def load(path, *, trusted=(), max_bytes=MAX_BYTES):
     >>> structsvm.load(model.save(path)).predict(X)
     ['a', 'b']
     """
-    return _saved_state.read(path, max_bytes, StructuredSVM, trusted=trusted)[0]
+    model, fitted, _ = _saved_state.read(path, max_bytes, StructuredSVM, trusted=trusted)
+    return model._adopt(fitted)
 
 
 def read_checkpoint_info(path, *, trusted=(), max_bytes=MAX_BYTES):
@@ -332,8 +409,9 @@ def read_checkpoint_info(path, *, trusted=(), max_bytes=MAX_BYTES):
     >>> info["complete"], info["n_iter"] == model.n_iter_
     (True, True)
     """
-    return _saved_state.read(path, max_bytes, StructuredSVM, checkpoint=True,
-                             trusted=trusted)
+    model, fitted, info = _saved_state.read(path, max_bytes, StructuredSVM,
+                                            checkpoint=True, trusted=trusted)
+    return model._adopt(fitted), info
 
 
 def allowed_classes():
