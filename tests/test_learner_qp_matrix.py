@@ -14,7 +14,7 @@ reports. Checks, for every learner and case:
   ½‖coef_ − w*‖² <= f(coef_) − f* must hold, whatever the learner;
 - a certified duality gap brackets the optimum: objective_ − gap <= f*.
 
-Learners come from the registry ``structsvm.learners.LEARNERS``, so a learner added
+Learners come from the registry (``registered("learner")``), so a learner added
 there is tested here without editing this file.
 """
 import warnings
@@ -24,7 +24,9 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.learners import LEARNERS
+from structsvm.registry import registered
+
+LEARNERS = registered("learner")
 from structsvm.protocols import StructureMismatchError
 
 from qp_cases import CASE_BUILDERS, constraints, get_case, reference

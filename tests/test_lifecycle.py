@@ -17,14 +17,17 @@ from sklearn.exceptions import ConvergenceWarning
 import structsvm
 from structsvm.estimator import read_checkpoint_info
 from structsvm.structures import MulticlassFeatures
-from structsvm.learners import LEARNERS, DualCD
+from structsvm.learners import DualCD
+from structsvm.registry import registered
 from structsvm.structures import get_loss
 from structsvm.structures import get_decoder
 from structsvm.learners.problem import Problem
 from structsvm.protocols import capability
 
-RESUMABLE = sorted(n for n, cls in LEARNERS.items() if capability(cls, "resumable"))
-WARM = sorted(n for n, cls in LEARNERS.items() if capability(cls, "supports_warm_start"))
+RESUMABLE = sorted(n for n, cls in registered("learner").items()
+                   if capability(cls, "resumable"))
+WARM = sorted(n for n, cls in registered("learner").items()
+              if capability(cls, "supports_warm_start"))
 
 
 def overlapping(n=80, k=4, d=6, seed=1):

@@ -18,7 +18,7 @@ from structsvm.structures import (MulticlassFeatures,
     RankingFeatures,
     SequenceFeatures,
     TaxonomyFeatures)
-from structsvm.learners import LEARNERS
+from structsvm.registry import registered
 
 N = 80  # with MIN_CHUNK = 8: four chunks of 20 examples
 
@@ -68,7 +68,7 @@ PARAMS = {"one_slack": dict(max_iter=15), "n_slack": dict(max_iter=5),
 
 
 def _learners():
-    return sorted(LEARNERS)
+    return sorted(registered("learner"))
 
 
 @pytest.mark.parametrize("learner", _learners())

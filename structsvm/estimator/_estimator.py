@@ -255,7 +255,8 @@ class StructuredSVM(BaseEstimator):
 
     def score(self, X, Y):
         """1 − Σ_i Δ(y_i, ŷ_i) / Σ_i max Δ(y_i, ·): accuracy for zero-one loss,
-        token accuracy for unnormalised Hamming loss."""
+        token accuracy for unnormalised Hamming loss; 1 − Δ(Y, Ŷ) / max Δ(Y, ·) for a
+        loss over the whole data set (1 − F1 for an F1 loss: F1)."""
         check_is_fitted(self, "coef_")
         X, Y = as_sequence(X, "X"), as_sequence(Y, "Y")
         if len(X) != len(Y):
@@ -266,8 +267,12 @@ class StructuredSVM(BaseEstimator):
         Xe = fm.encode_inputs(X)
         Ye = fm.encode_outputs(Y, X)
         pred = self._decode(Xe, len(X))
-        total = sum(self.loss_(y, p) for y, p in zip(Ye, pred))
-        worst = sum(self.loss_.max_loss(y) for y in Ye)
+        if type(self.loss_).decomposition == "dataset":
+            Ye, pred = list(Ye), list(pred)
+            total, worst = self.loss_(Ye, pred), self.loss_.max_loss(Ye)
+        else:
+            total = sum(self.loss_(y, p) for y, p in zip(Ye, pred))
+            worst = sum(self.loss_.max_loss(y) for y in Ye)
         return 1.0 - total / worst if worst > 0 else 1.0
 
     def joint_feature(self, x, y):

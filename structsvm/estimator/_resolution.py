@@ -17,7 +17,7 @@ from ..learners import default_learner, get_learner
 from ..protocols import StructureMismatchError, capability, plugin_name
 from ..registry import registered
 from ..structures.decoders import get_decoder
-from ..structures.losses import CallableLoss, get_loss
+from ..structures.losses import get_loss
 from ..structures.multiclass.features import MulticlassFeatures
 from ..structures.user.structure import StructureMap, as_structure, structure_plugins
 
@@ -99,10 +99,7 @@ class Resolution:
                 f"decoder {decoder.name!r} decodes {decoder.structure!r} structures but "
                 f"{type(fm).__name__} produces {type(fm).structure!r} structures")
         loss = get_loss(self.loss if self.loss is not None else type(fm).default_loss)
-        if isinstance(loss, CallableLoss):
-            loss = CallableLoss(loss.func, decode=lambda y: fm.decode_outputs([y])[0],
-                                max_value=loss.max_value)
-        return decoder, loss
+        return decoder, loss.bind(lambda y: fm.decode_outputs([y])[0])
 
     def learner_for(self, fm, plugins=None):
         """The configured learner, or the default one for the map (and the fitted

@@ -65,6 +65,12 @@ class BaseLoss:
         vectorise)."""
         return np.array([self.part_cost(y) for y in Y_true], dtype=float)
 
+    def bind(self, decode):
+        """The loss for a fitted feature map, ``decode`` turning one of its encoded
+        outputs into the user's: this loss itself (it compares encoded outputs),
+        unless it compares the user's (:class:`CallableLoss`)."""
+        return self
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
@@ -234,6 +240,11 @@ class CallableLoss(BaseLoss):
     def max_loss(self, y_true):
         """``max_value`` when given, else 1."""
         return 1.0 if self.max_value is None else float(self.max_value)
+
+    def bind(self, decode):
+        """A copy that decodes encoded outputs with ``decode`` before calling ``func``
+        (what the estimator does with the fitted map's ``decode_outputs``)."""
+        return CallableLoss(self.func, decode=decode, max_value=self.max_value)
 
     def __repr__(self):
         return f"CallableLoss({getattr(self.func, '__name__', self.func)!r})"
