@@ -128,7 +128,7 @@ def main(argv=None):
     g = model.feature_map_.grammar_
     f_all = bracket_scores(Y_te, pred)
     print(f"structsvm {model.learner_.name}: train {train:.1f}s ({model.n_iter_} rounds, "
-          f"C={model._C(model.feature_map_)}, {g.n_symbols} symbols, {g.n_rules} rules, "
+          f"C={model.C_}, {g.n_symbols} symbols, {g.n_rules} rules, "
           f"{model.feature_map_.n_features_} features); test F1 {f_all.f1:.4f} "
           f"(P {f_all.precision:.4f} R {f_all.recall:.4f}); "
           f"{len(X_te) / parse:.1f} sentences/s")

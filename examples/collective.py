@@ -111,7 +111,7 @@ def certificate(model, X, Y):
     batch = fm.batch_potentials(Xe, w)
     res = lp(batch.augment(Ye, model.loss_))
     slack = np.maximum(0.0, res.bound - batch.score(Ye))
-    primal = 0.5 * float(w @ w) + model._C(fm) * float(slack.sum())
+    primal = 0.5 * float(w @ w) + model.C_ * float(slack.sum())
     dual = model.objective_ - model.duality_gap_
     return dict(primal_lp=primal, dual=dual, gap=(primal - dual) / primal,
                 integral=res.exact_fraction)

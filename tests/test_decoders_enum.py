@@ -45,7 +45,7 @@ class CostTableLoss(BaseLoss):
     a function (so the decoders see a loss that is neither zero-one nor Hamming)."""
 
     name = "cost_table"
-    decomposable = True
+    decomposition = "position"
 
     def __init__(self, cost):
         self.cost = cost  # callable (true state, predicted state) -> cost

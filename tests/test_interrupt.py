@@ -67,7 +67,7 @@ def test_ctrl_c_stops_after_the_round_and_keeps_the_best_weights(learner, ctrl_c
     from structsvm.learners.problem import Problem
 
     prob = Problem(fm.encode_inputs(X), fm.encode_outputs(Y), fm, model.decoder_,
-                   model.loss_, model._C(fm))
+                   model.loss_, model.C_)
     assert prob.primal_objective(model.coef_) == pytest.approx(model.objective_, rel=1e-9)
     assert len(model.predict(X)) == len(X)
 

@@ -114,6 +114,8 @@ class StructuredSVM(BaseEstimator):
     feature_map_ : FeatureMap
         The fitted map: ``feature_map_.joint_feature(x, y)`` works on raw x, y.
     decoder_, loss_, learner_ : the resolved plugins.
+    C_, tol_ : float
+        The C and tol the fit used (the parameters, or the feature map's defaults).
     n_iter_ : int
     objective_ : float
         Primal objective ½‖w‖² + C Σ_i ξ_i at ``coef_`` (exact decoding).
@@ -224,6 +226,7 @@ class StructuredSVM(BaseEstimator):
         self.duality_gap_ = float(fitted.duality_gap)
         self.converged_ = bool(fitted.converged)
         self.interrupted_ = bool(fitted.interrupted)
+        self.C_, self.tol_ = float(fitted.C), float(fitted.tol)
         self.learner_state_ = fitted.learner_state
         return self
 
@@ -233,6 +236,7 @@ class StructuredSVM(BaseEstimator):
                       self.objective_curve_, self.n_iter_, self.duality_gap_,
                       self.converged_, interrupted=self.interrupted_,
                       decoder=self.decoder_, loss=self.loss_, learner=self.learner_,
+                      C=self.C_, tol=self.tol_,
                       learner_state=vars(self).get("learner_state_"))
 
     # ------------------------------------------------------------------ fitted

@@ -77,6 +77,8 @@ class Fitted:
     decoder: Any = None
     loss: Any = None
     learner: Any = None
+    C: float = float("nan")
+    tol: float = float("nan")
     learner_state: Any = field(default=None, repr=False)
 
     def attributes(self):
@@ -173,7 +175,8 @@ def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
                        int(fitted["n_iter_"]), float(fitted["duality_gap_"]),
                        bool(fitted["converged_"]),
                        interrupted=meta.get("interrupted", False) is True,
-                       decoder=decoder, loss=loss, learner=learner)
+                       decoder=decoder, loss=loss, learner=learner,
+                       C=resolution.C_for(fm), tol=resolution.tol_for(fm))
     if not checkpoint:
         return model, state, {}
     try:

@@ -314,8 +314,8 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                       [float(v) for v in attributes["objective_curve_"]],
                       int(attributes["n_iter_"]), float(attributes["duality_gap_"]),
                       bool(attributes["converged_"]), interrupted=interrupted,
-                      decoder=decoder, loss=loss, learner=learner,
-                      learner_state=learner_state)
+                      decoder=decoder, loss=loss, learner=learner, C=problem.C,
+                      tol=tol, learner_state=learner_state)
 
     writer = None
     if checkpoint is not None:
