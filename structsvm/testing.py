@@ -10,12 +10,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from .structures.user._map import StructureLoss, same_output
 from .estimator import StructuredSVM, load
-from .structures.decoders import get_decoder
-from .structures.losses import get_loss
 from .protocols import as_sequence, capability
-from .structures.user.structure import Structure, as_structure
+from .structures import get_decoder, get_loss
+from .structures.user import Structure, StructureLoss, as_structure, same_output
 
 __all__ = ["check_structure"]
 

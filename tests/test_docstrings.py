@@ -81,7 +81,8 @@ def _undocumented_members(cls):
 
 def test_the_walk_finds_the_public_modules():
     assert "structsvm.estimator" in PUBLIC_MODULES
-    assert "structsvm.features" in PUBLIC_MODULES
+    assert "structsvm.structures" in PUBLIC_MODULES
+    assert "structsvm.structures.sequence.features" in PUBLIC_MODULES
     assert not any("._" in m for m in PUBLIC_MODULES)
 
 

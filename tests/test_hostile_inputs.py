@@ -37,9 +37,9 @@ _SERVER = textwrap.dedent("""
     import json, os, resource, sys, time
     import importlib, pkgutil
     import numba, numpy, scipy.sparse, scipy.io
-    import structsvm, structsvm.cli, structsvm.corpora, structsvm.features
+    import structsvm, structsvm.cli, structsvm.corpora, structsvm.structures
     import structsvm.corpora.treebank, structsvm.estimator, structsvm.learners
-    # the kernel modules too (the code imports them where a kernel runs): their
+    # the loop modules too (the code imports them where a loop runs): their
     # numba dispatchers are imports, not the run's memory
     for module in pkgutil.walk_packages(structsvm.__path__, "structsvm."):
         if module.name.endswith("_jit"):

@@ -75,11 +75,11 @@ def test_a_header_member_over_its_own_limit_is_refused(tmp_path, monkeypatch):
 
 def _round_trip(value):
     """``value`` through the header codec and JSON text, as a model file stores it."""
-    from structsvm.io._format import Decoder, Encoder
+    from structsvm.io._format import ValueDecoder, ValueEncoder
 
-    enc = Encoder(allowed={})
+    enc = ValueEncoder(allowed={})
     text = json.dumps(enc(value, "value"))
-    return json.loads(text), Decoder(enc.arrays, {}, decoders=lambda name: name)(
+    return json.loads(text), ValueDecoder(enc.arrays, {}, decoders=lambda name: name)(
         json.loads(text))
 
 

@@ -237,7 +237,7 @@ def test_without_the_redirect_the_check_sees_a_line_mid_bar():
 
 
 def test_warnings_under_a_bar_are_still_recorded(monkeypatch):
-    from structsvm.estimator import _progress
+    from structsvm import _progress
 
     terminal = fake_terminal(monkeypatch)
     with pytest.warns(UserWarning, match="recorded"):
@@ -249,7 +249,7 @@ def test_warnings_under_a_bar_are_still_recorded(monkeypatch):
 
 
 def test_batches_bar_keeps_log_lines_above_it(monkeypatch):
-    from structsvm.estimator import _progress
+    from structsvm import _progress
 
     terminal = fake_terminal(monkeypatch)
     undo = _log_to(sys.stderr)

@@ -6,7 +6,7 @@ from nltk.tag.api import TaggerI
 import structsvm
 from structsvm.corpora import make_hmm_corpus
 from structsvm.structures import SequenceFeatures
-from structsvm.structures.sequence.tagger import StructSVMTagger
+from structsvm.estimator import StructSVMTagger
 
 
 @pytest.fixture(scope="module")

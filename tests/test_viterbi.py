@@ -88,7 +88,7 @@ def test_textbook_hmm_path():
 
 def test_registry_and_empty_sequences():
     dec = get_decoder("viterbi")
-    assert dec.structure == "chain"
+    assert dec.structure == "sequence"
     batch = ChainPotentials(np.zeros((2, 2)), [0, 0, 2], np.zeros((2, 2)), np.zeros(2),
                             np.zeros(2))
     out = dec(batch)

@@ -194,7 +194,6 @@ def has_compiled(key):
 
 def all_compiled(keys):
     """Whether every loop of ``keys`` (``"module:function"``) runs compiled ahead of
-    time: a fit of a learner and a structure whose declared ``compiled_loops`` all
-    do compiles nothing. False for an empty list (nothing was declared)."""
-    keys = list(keys)
-    return bool(keys) and all(has_compiled(k) for k in keys)
+    time (True for none): a fit of a learner and a structure whose declared
+    ``compiled_loops`` all do compiles nothing."""
+    return all(has_compiled(k) for k in keys)

@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _alignment as _cli_alignment
-from ..estimator import _progress
+from .. import _progress
 from ._files import check_regular, check_writable, refuse_overwrite, write_predictions
 
 __all__ = ["main"]

@@ -15,9 +15,9 @@ import numpy as np
 from sklearn.base import clone
 
 from .._version import __version__
-from ..io import (check_writable, read_model_file, refusing_inconsistent,
-                  registered_classes, write_model_file)
-from ..io._format import Decoder, Encoder, ModelFileError, class_key, construct
+from ..io import (ModelFileError, ValueDecoder, ValueEncoder, check_writable, class_key,
+                  construct, read_model_file, refusing_inconsistent, registered_classes,
+                  write_model_file)
 from ..registry import registered
 from ..structures.decoders import get_decoder
 from ..structures.losses import HammingLoss, ZeroOneLoss
@@ -130,7 +130,7 @@ def write(path, estimator, params, fitted, *, checkpoint=None):
     if isinstance(fm, StructureMap):  # the structure's own class, when it can be
         check_savable(fm.user_structure)  # imported back and holds JSON values
         allowed[class_key(type(fm.user_structure))] = type(fm.user_structure)
-    enc = Encoder(allowed)
+    enc = ValueEncoder(allowed)
     header = {
         "estimator": class_key(estimator),
         "params": {k: enc(v, k) for k, v in params.items() if k != "feature_map"},
@@ -164,7 +164,7 @@ def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
     meta, arrays = read_model_file(path, max_bytes=max_bytes)
     with refusing_inconsistent(path):
         allowed = {**allowed_classes(estimator), **trusted}
-        decode = Decoder(arrays, allowed, get_decoder)
+        decode = ValueDecoder(arrays, allowed, get_decoder)
         model, fm, coef, fitted = _decode_model(meta, decode, estimator)
         # the plugins, resolved from the parameters as fit resolves them
         resolution = Resolution(type(model), model.get_params(deep=False))

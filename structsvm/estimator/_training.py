@@ -9,7 +9,7 @@ has one, ``gap``), so no learner needs to know about it:
 
 - :class:`RoundTracker` keeps the best weights seen so far (lowest primal
   objective), logs one line per round (or moves a progress bar when standard error
-  is a terminal, :mod:`structsvm.estimator._progress`), writes checkpoints every ``every`` seconds
+  is a terminal, :mod:`structsvm._progress`), writes checkpoints every ``every`` seconds
   (:mod:`structsvm.estimator._checkpoints`) and stops training after the current round once
   Ctrl-C was pressed;
 - :func:`sigint_stops_after_round` turns the first Ctrl-C into that request (a
@@ -36,7 +36,7 @@ from .. import _compiled
 from .._compiled import warmup
 from ._saved_state import Fitted
 from . import _labels
-from . import _progress
+from .. import _progress
 from ..io import check_writable
 from ..registry import registered
 from ..learners.problem import Problem

@@ -64,11 +64,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ._format import MAX_HEADER_BYTES, META, ModelFileError, class_key, read_archive
+from ._format import (MAX_HEADER_BYTES, META, ModelFileError, ValueDecoder, ValueEncoder,
+                      class_key, construct, read_archive)
+from ._savable import importable, not_json
 
 __all__ = ["ModelFileError", "FORMAT", "VERSION", "MAX_BYTES", "MAX_HEADER_BYTES",
            "register_model_class", "registered_classes", "write_model_file",
-           "read_model_file", "check_writable", "refusing_inconsistent"]
+           "read_model_file", "check_writable", "refusing_inconsistent",
+           "ValueEncoder", "ValueDecoder", "class_key", "construct", "importable",
+           "not_json"]
 
 FORMAT = "structsvm-model"
 #: Format version written. Version 1 files (no checksum of the header itself) are read.

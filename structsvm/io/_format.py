@@ -15,7 +15,7 @@ import numpy as np
 
 from ..protocols import Decoder as _DecoderPlugin
 
-__all__ = ["ModelFileError", "Encoder", "Decoder", "construct", "read_archive",
+__all__ = ["ModelFileError", "ValueEncoder", "ValueDecoder", "construct", "read_archive",
            "class_key", "MAX_HEADER_BYTES", "META"]
 
 META = "__meta__"
@@ -66,7 +66,7 @@ def construct(key, params, allowed, where):
     return cls(**params)
 
 
-class Encoder:
+class ValueEncoder:
     """Python values -> JSON header values; numeric arrays are collected in ``arrays``."""
 
     def __init__(self, allowed):
@@ -143,7 +143,7 @@ class Encoder:
                          "with structsvm.io.register_model_class)")
 
 
-class Decoder:
+class ValueDecoder:
     """JSON header values -> Python values; objects only from the ``allowed`` classes,
     decoders by name through ``decoders`` (a function: name -> decoder)."""
 

@@ -82,6 +82,9 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
     accepts_constraints: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
     _n_groups_one: ClassVar[bool] = True
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",
+                                       "structsvm.learners._sparse_jit:gather_dot",
+                                       "structsvm.learners._sparse_jit:scatter_add")
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1):
         self.solver = solver
@@ -258,9 +261,6 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
 
     name: ClassVar[str] = "one_slack"
     trains_dataset_losses: ClassVar[bool] = True  # oracle_sum: one labelling of all
-    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",
-                                       "structsvm.learners._sparse_jit:gather_dot",
-                                       "structsvm.learners._sparse_jit:scatter_add")
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1, cache_size=10):
         super().__init__(solver=solver, inactive_window=inactive_window,

@@ -70,6 +70,9 @@ class Pegasos(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "pegasos"
+    compiled_loops: ClassVar[tuple] = tuple(
+        "structsvm.learners._sparse_jit:" + f
+        for f in ("gather_dot", "scatter_add", "average_inplace"))
     keeps_state: ClassVar[bool] = True
 
     def __init__(self, batch_size=1, average=True, projection=True, eval_every=1):

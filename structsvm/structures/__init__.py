@@ -40,18 +40,13 @@ from .._lazy import attach
 from ..registry import register
 
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
-    from .multiclass.features import MulticlassFeatures
-    from .multiclass._potentials import MulticlassPotentials
-    from .taxonomy.features import TaxonomyFeatures, TreePotentials
-    from .sequence.features import SequenceFeatures
-    from .sequence._chain import ChainPotentials
-    from .ranking.features import RankingFeatures, RankingPotentials
-    from .grammar.features import GrammarFeatures
-    from .grammar._encoding import GrammarPotentials
-    from .graph.features import GraphFeatures
-    from .graph._encoding import GraphPotentials
-    from .alignment.features import AlignmentFeatures
-    from .alignment._encoding import AlignmentPotentials
+    from .multiclass import MulticlassFeatures, MulticlassPotentials
+    from .taxonomy import TaxonomyFeatures, TreePotentials
+    from .sequence import ChainPotentials, SequenceFeatures
+    from .ranking import RankingFeatures, RankingPotentials
+    from .grammar import GrammarFeatures, GrammarPotentials
+    from .graph import GraphFeatures, GraphPotentials
+    from .alignment import AlignmentFeatures, AlignmentPotentials
     from .losses import BaseLoss, CallableLoss, HammingLoss, ZeroOneLoss, get_loss
     from .decoders import get_decoder
     from .exhaustive import exhaustive

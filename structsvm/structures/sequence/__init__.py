@@ -1,6 +1,6 @@
 """Sequences: a tag per token, with HMM-style label-observation and label-label
 features; decoded by ``viterbi``; Hamming loss (shared); token, sentence and chunk
-scores; an NLTK tagger.
+scores (an NLTK tagger of a fitted model: :class:`structsvm.estimator.StructSVMTagger`).
 """
 from typing import TYPE_CHECKING
 
@@ -13,11 +13,10 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .viterbi import viterbi, viterbi_flat
     from .metrics import (token_accuracy, sentence_accuracy, iob_chunks, chunk_scores,
                           chunk_f1)
-    from .tagger import StructSVMTagger
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "viterbi", "viterbi_flat",
            "token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
-           "chunk_f1", "StructSVMTagger"]
+           "chunk_f1"]
 
 __getattr__, __dir__ = attach(__name__, globals())
 

@@ -14,7 +14,7 @@ _loops = loops("structsvm.structures.sequence._viterbi_jit")
 
 def _check_chain(batch):
     if getattr(type(batch), "structure", None) != "sequence":
-        raise TypeError(f"viterbi decodes chain potentials, got {type(batch).__name__}")
+        raise TypeError(f"viterbi decodes chain potentials (sequences), got {type(batch).__name__}")
     unary = np.ascontiguousarray(batch.unary, dtype=np.float64)
     offsets = np.ascontiguousarray(batch.offsets, dtype=np.int64)
     K = unary.shape[1] if unary.ndim == 2 else -1

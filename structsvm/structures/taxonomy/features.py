@@ -142,10 +142,6 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # the learner, and its parameters, measured to train this structure fastest
     # (docs/learners.md); the first that accepts the fitted problem is used
     default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 2}),)
-    # its compiled loops, in the order its default training path calls them
-    compiled_loops: ClassVar[tuple] = tuple(
-        "structsvm.structures.multiclass._jit:" + f
-        for f in ("class_scores", "attribute_differences", "dense_rows_to_csr"))
 
     def __init__(self, tree=None, sep=None, bias=0.0):
         self.tree = tree

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ...io._savable import importable, not_json
+from ...io import importable, not_json
 from ._map import (STRUCTURE_DECODER, EnumerableStructurePotentials,
                              StructureLoss, StructurePotentials, joint_feature_row,
                              same_output, stack_rows, structure_plugins)

@@ -1,13 +1,14 @@
-"""The kernels compiled ahead of time (structsvm._aot, built by setup.py).
+"""The loops compiled ahead of time (structsvm._compiled._aot, built by setup.py).
 
 The compiled versions are checked against numba's JIT versions of the same source:
-every call a sequence fit, a prediction and a multiclass fit make is replayed through
-the JIT kernel on a copy of its arguments, and the results and the arrays the kernel
+every call a default fit and prediction of each structure make is replayed through
+the JIT loop on a copy of its arguments, and the results and the arrays the loop
 writes must agree bit for bit. The type guard in front of the compiled code is
 checked with arguments of other types, layouts and flags (the compiled code would
 read them as the declared types; the guard must send them to numba instead).
 """
 import copy
+import importlib
 import os
 import subprocess
 import sys
@@ -18,38 +19,66 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm._compiled import warmup as _jit_warmup
-from structsvm._compiled import _table as _kernel_table
-from structsvm import _compiled as _kernels
+from structsvm import _compiled
+from structsvm._compiled import _table
 from structsvm.corpora import make_hmm_corpus
+from structsvm.protocols import capability
+from structsvm.registry import registered
 from structsvm.structures import MulticlassFeatures, SequenceFeatures
 
-EXTENSION = _kernels.compiled()
+EXTENSION = _compiled.extension()
 needs_extension = pytest.mark.skipif(
     EXTENSION is None and os.environ.get("STRUCTSVM_REQUIRE_AOT") != "1",
-    reason="structsvm._aot is not built here (no C compiler at installation, or "
-           "STRUCTSVM_AOT=0): numba compiles every kernel")
+    reason=f"{_table.MODULE} is not built here (no C compiler at installation, or "
+           "STRUCTSVM_AOT=0): numba compiles every loop")
+
+#: the flat Pegasos SVMs' loops: declared, called by no structured learner or map
+FLAT = "structsvm.svm._pegasos_jit:"
 
 
 def test_extension_is_built_where_required():
     """CI installs with a C compiler: the extension must be there and current."""
     if os.environ.get("STRUCTSVM_REQUIRE_AOT") != "1":
         pytest.skip("STRUCTSVM_REQUIRE_AOT is not set")
-    assert EXTENSION is not None, "structsvm._aot missing or built from other source"
-    for key in _kernel_table.KERNELS:
-        assert _kernels.has_compiled(key), key
+    assert EXTENSION is not None, f"{_table.MODULE} missing or built from other source"
+    assert _compiled.signatures()
+    for key in _compiled.signatures():
+        assert _compiled.has_compiled(key), key
+    assert _compiled.all_compiled(_compiled.signatures())
 
 
 def test_declared_result_types_are_numbas():
-    """The table's result types are what numba infers for the declared arguments
+    """The declared result types are what numba infers for the declared arguments
     (pycc compiles with the declared result type: a wrong one would convert)."""
-    import importlib
-    for key in _kernel_table.KERNELS:
-        module, function = _kernel_table.split_key(key)
-        kernel = getattr(importlib.import_module(module), function)
-        sig = _kernel_table.numba_signature(key)
-        kernel.compile(sig.args)
-        assert kernel.overloads[sig.args].signature.return_type == sig.return_type, key
+    for key, types in _compiled.signatures().items():
+        module, function = _table.split_key(key)
+        loop = getattr(importlib.import_module(module), function)
+        sig = _table.numba_signature(types)
+        loop.compile(sig.args)
+        assert loop.overloads[sig.args].signature.return_type == sig.return_type, key
+
+
+def _plugins():
+    """Every registered learner and feature map (``"user"`` included)."""
+    return {f"{kind}:{name}": cls for kind in ("learner", "structure")
+            for name, cls in registered(kind).items()}
+
+
+def test_declared_loops_are_the_fit_paths_loops():
+    """Each learner's and feature map's ``compiled_loops`` names declared loops only
+    (a loop module's ``SIGNATURES``), without repeats; every declared loop is named by
+    some learner or map, but the flat Pegasos SVMs' loops, which no structured fit
+    calls."""
+    declared = set(_compiled.signatures())
+    listed = set()
+    for name, cls in _plugins().items():
+        keys = tuple(capability(cls, "compiled_loops"))
+        assert set(keys) <= declared, (name, set(keys) - declared)
+        assert len(set(keys)) == len(keys), name
+        listed.update(keys)
+    flat = {k for k in declared if k.startswith(FLAT)}
+    assert flat and not listed & flat
+    assert listed | flat == declared, declared - listed - flat
 
 
 def _snapshot(args):
@@ -68,26 +97,26 @@ def _equal(a, b):
 
 @pytest.fixture
 def recorded_calls(monkeypatch):
-    """Every call of a compiled kernel: (key, arguments before, result, arguments
+    """Every call of a compiled loop: (key, arguments before, result, arguments
     after)."""
     calls = []
-    for key in _kernel_table.KERNELS:
-        module, function = _kernel_table.split_key(key)
-        kernel = getattr(_kernels.kernels(module), function)
-        if not isinstance(kernel, _kernels.Kernel):
+    for key in _compiled.signatures():
+        module, function = _table.split_key(key)
+        loop = getattr(_compiled.loops(module), function)
+        if not isinstance(loop, _compiled.CompiledLoop):
             continue
 
-        def record(*args, _key=key, _compiled=kernel.function):
+        def record(*args, _key=key, _function=loop.function):
             before = _snapshot(args)
-            result = _compiled(*args)
+            result = _function(*args)
             calls.append((_key, before, copy.deepcopy(result), _snapshot(args)))
             return result
-        monkeypatch.setattr(kernel, "function", record)
+        monkeypatch.setattr(loop, "function", record)
     return calls
 
 
 def _default_calls():
-    """Small default calls of every structure whose kernels the extension holds."""
+    """Small default calls of every structure whose loops the extension holds."""
     from alignment_pairs import evolved_pairs
     from test_feature_identity_trees_graphs import grammar_corpus, random_graph
 
@@ -139,15 +168,16 @@ def _default_calls():
 @needs_extension
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.filterwarnings("ignore:.*stopped after max_iter")
-def test_compiled_kernels_equal_numbas(recorded_calls):
+def test_compiled_loops_equal_numbas(recorded_calls):
     _default_calls()
     seen = {key for key, *_ in recorded_calls}
-    # every kernel of the table ran compiled: the calls passed exactly the declared
-    # types (a stale table would send them to numba instead)
-    assert seen == set(_kernel_table.KERNELS), set(_kernel_table.KERNELS) - seen
+    # every declared loop ran compiled: the calls passed exactly the declared types
+    # (a stale SIGNATURES entry would send them to numba instead)
+    declared = set(_compiled.signatures())
+    assert seen == declared, declared - seen
     for key, before, result, after in recorded_calls:
-        module, function = _kernel_table.split_key(key)
-        jit = getattr(_kernels.kernels(module), function).jit
+        module, function = _table.split_key(key)
+        jit = getattr(_compiled.loops(module), function).jit
         args = _snapshot(before)
         assert _equal(jit(*args), result), key
         assert all(_equal(a, b) for a, b in zip(args, after)), key
@@ -161,12 +191,18 @@ def _viterbi_args(n_tokens=40, K=4, seed=0):
             np.empty(n_tokens, dtype=np.int64)]
 
 
+def _viterbi_loop():
+    loop = _compiled.loops("structsvm.structures.sequence._viterbi_jit").viterbi_batch
+    assert isinstance(loop, _compiled.CompiledLoop)
+    return loop
+
+
 @needs_extension
 @pytest.mark.parametrize("change", [
     "int32 offsets", "Fortran-ordered unary", "strided unary", "read-only trans",
     "float flag", "int flag", "2-D start", "missing argument", "list offsets"])
 def test_other_argument_types_go_to_numba(change, monkeypatch):
-    kernel = _kernels.kernels("structsvm.structures.sequence._viterbi_jit").viterbi_batch
+    loop = _viterbi_loop()
     args = _viterbi_args()
     if change == "int32 offsets":
         args[1] = args[1].astype(np.int32)
@@ -186,46 +222,50 @@ def test_other_argument_types_go_to_numba(change, monkeypatch):
         args = args[:-1]
     elif change == "list offsets":
         args[1] = args[1].tolist()
-    assert not kernel.accepts(args)
-    monkeypatch.setattr(kernel, "function", lambda *a: pytest.fail("compiled code ran"))
+    assert not loop.accepts(args)
+    monkeypatch.setattr(loop, "function", lambda *a: pytest.fail("compiled code ran"))
     try:
-        expected = kernel.jit(*_snapshot(args))
+        expected = loop.jit(*_snapshot(args))
     except Exception as exc:  # noqa: BLE001 - numba refuses it: so must the call
         with pytest.raises(type(exc)):
-            kernel(*args)
+            loop(*args)
         return
-    assert _equal(kernel(*args), expected)
+    assert _equal(loop(*args), expected)
 
 
 @needs_extension
-def test_exact_types_run_the_compiled_code():
-    kernel = _kernels.kernels("structsvm.structures.sequence._viterbi_jit").viterbi_batch
+def test_exact_types_run_the_compiled_code(monkeypatch):
+    loop = _viterbi_loop()
     args = _viterbi_args()
-    assert kernel.accepts(args)
-    assert kernel.accepts(args[:6] + [np.True_, args[7]])
+    assert loop.accepts(args)
+    assert loop.accepts(args[:6] + [np.True_, args[7]])
+    ran = []
+    compiled = loop.function
+    monkeypatch.setattr(loop, "function", lambda *a: ran.append(1) or compiled(*a))
     path = args[7]
-    kernel(*args)
+    loop(*args)
+    assert ran == [1]
     reference = np.empty_like(path)
-    kernel.jit(*args[:7], reference)
+    loop.jit(*args[:7], reference)
     assert np.array_equal(path, reference)
 
 
 @needs_extension
-def test_compiled_kernels_release_the_gil():
-    """Oracle threads run kernels at once: while one thread is inside a long compiled
+def test_compiled_loops_release_the_gil():
+    """Oracle threads run loops at once: while one thread is inside a long compiled
     call, another Python thread keeps running (a kept GIL would stop it for the
     whole call)."""
-    kernel = _kernels.kernels("structsvm.structures.sequence._viterbi_jit").viterbi_batch
+    loop = _viterbi_loop()
     args = _viterbi_args(n_tokens=400_000, K=30, seed=1)
-    kernel(*args)  # a first call, untimed
+    loop(*args)  # a first call, untimed
     t0 = time.perf_counter()
-    kernel(*args)
+    loop(*args)
     duration = time.perf_counter() - t0
     repeats = max(1, int(np.ceil(0.4 / duration)))
 
     def work():
         for _ in range(repeats):
-            kernel(*args)
+            loop(*args)
     worker = threading.Thread(target=work)
     ticks = []
     worker.start()
@@ -238,45 +278,67 @@ def test_compiled_kernels_release_the_gil():
 
 def test_turned_off_by_the_environment(monkeypatch):
     monkeypatch.setenv("STRUCTSVM_AOT", "0")
-    assert _kernels._load_extension() is False
+    assert _compiled._load_extension() is False
 
 
 @needs_extension
 def test_extension_from_other_source_is_not_used(monkeypatch, caplog):
-    monkeypatch.setattr(_kernel_table, "source_stamp", lambda root: -1)
+    monkeypatch.setattr(_table, "source_stamp", lambda root: -1)
     with caplog.at_level("INFO", logger="structsvm"):
-        assert _kernels._load_extension() is False
-    assert "other kernel source" in caplog.text
+        assert _compiled._load_extension() is False
+    assert "other loop source" in caplog.text
 
 
-def test_source_stamp_follows_the_kernel_source(tmp_path):
+def test_unused_extension_leaves_every_loop_to_numba(monkeypatch):
+    """Without a usable extension no loop counts as compiled, and a loop module's
+    namespace holds numba's dispatchers."""
+    monkeypatch.setattr(_compiled, "_extension", False)
+    monkeypatch.setattr(_compiled, "_namespaces", {})
+    assert _compiled.extension() is None
+    assert not any(_compiled.has_compiled(k) for k in _compiled.signatures())
+    assert not _compiled.all_compiled(_compiled.signatures())
+    loop = _compiled.loops("structsvm.structures.sequence._viterbi_jit").viterbi_batch
+    assert not isinstance(loop, _compiled.CompiledLoop) and hasattr(loop, "py_func")
+
+
+def test_signatures_are_read_from_the_loop_modules(tmp_path):
     root = tmp_path / "pkg"
     (root / "sub").mkdir(parents=True)
-    (root / "_kernel_table.py").write_text("KERNELS = {}\n")
+    (root / "sub" / "_a_jit.py").write_text(
+        "import numba\nSIGNATURES = {\"f\": (\"f8:1 i8\", \"f8\")}\n")
+    (root / "sub" / "_b_jit.py").write_text("x = 1\n")  # declares none
+    (root / "sub" / "other.py").write_text("SIGNATURES = {\"g\": (\"f8\", \"f8\")}\n")
+    assert _table.signatures(str(root)) == {"pkg.sub._a_jit:f": ("f8:1 i8", "f8")}
+    assert _table.export_name("pkg.sub._a_jit:f") == "pkg_sub__a_jit__f"
+
+
+def test_source_stamp_follows_the_loop_source(tmp_path, monkeypatch):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
     (root / "sub" / "_a_jit.py").write_text("x = 1\n")
     (root / "sub" / "other.py").write_text("y = 1\n")
-    first = _kernel_table.source_stamp(str(root))
-    (root / "sub" / "other.py").write_text("y = 2\n")  # not a kernel module
-    assert _kernel_table.source_stamp(str(root)) == first
+    first = _table.source_stamp(str(root))
+    (root / "sub" / "other.py").write_text("y = 2\n")  # not a loop module
+    assert _table.source_stamp(str(root)) == first
     (root / "sub" / "_a_jit.py").write_text("x = 2\n")
-    assert _kernel_table.source_stamp(str(root)) != first
+    assert _table.source_stamp(str(root)) != first
     assert 0 <= first < 2**63
-
-
-def test_plans_name_kernels_of_the_table():
-    for name, keys in _jit_warmup.PLANS.items():
-        for key in keys:
-            assert key in _kernel_table.KERNELS, (name, key)
+    # the table's own source (how the signatures are read) counts too
+    second = _table.source_stamp(str(root))
+    copy_ = tmp_path / "_table.py"
+    copy_.write_bytes(open(_table.__file__, "rb").read() + b"\n# edited\n")
+    monkeypatch.setattr(_table, "__file__", str(copy_))
+    assert _table.source_stamp(str(root)) != second
 
 
 @needs_extension
 def test_default_fits_compile_nothing(tmp_path):
-    """With the extension, a default sequence fit and predict compile no kernel
+    """With the extension, a default sequence fit and predict compile no loop
     (numba's cache stays empty) and a multiclass fit does not import numba."""
     code = (
         "import sys, numpy as np, structsvm\n"
         "from structsvm.corpora import make_hmm_corpus\n"
-        "from structsvm.features import MulticlassFeatures, SequenceFeatures\n"
+        "from structsvm.structures import MulticlassFeatures, SequenceFeatures\n"
         "rng = np.random.default_rng(0)\n"
         "X = rng.normal(size=(100, 8)); y = np.argmax(X[:, :3], axis=1)\n"
         "structsvm.fit(X, y, feature_map=MulticlassFeatures(), decoder='argmax')\n"
@@ -292,16 +354,10 @@ def test_default_fits_compile_nothing(tmp_path):
     assert not list(tmp_path.rglob("*.nbi")), sorted(p.name for p in tmp_path.rglob("*"))
 
 
-def test_fit_paths_name_kernels_of_the_table():
-    listed = {k for keys in (*_kernel_table.LEARNER_KERNELS.values(),
-                             *_kernel_table.STRUCTURE_KERNELS.values()) for k in keys}
-    flat = {k for k in _kernel_table.KERNELS if k.startswith("structsvm.svm.")}
-    assert listed | flat == set(_kernel_table.KERNELS) and not listed & flat
-
-
 @needs_extension
 def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
     from structsvm.estimator import _training
+    from structsvm.learners import DualCD
     X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)
     saved = list(_training._COMPILE_NOTED)
     _training._COMPILE_NOTED.clear()
@@ -310,15 +366,24 @@ def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
             structsvm.fit(X, Y, feature_map=SequenceFeatures(), max_iter=2, tol=0.5,
                           verbose=1)
         assert "training dual_cd" in caplog.text and "compiles" not in caplog.text
-        assert not _kernels.path_compiled("perceptron", "chain")
-        assert not _kernels.path_compiled("dual_cd", "user")
+        assert _compiled.all_compiled(capability(DualCD, "compiled_loops"))
+        assert _compiled.all_compiled(capability(SequenceFeatures, "compiled_loops"))
+        # a learner or a structure that declares no loops may compile some: the log
+        # announces it (all_compiled of nothing is False)
+        plugins = _plugins()
+        assert not capability(plugins["learner:perceptron"], "compiled_loops")
+        assert not capability(plugins["structure:user"], "compiled_loops")
+        assert not _compiled.all_compiled(
+            capability(plugins["learner:perceptron"], "compiled_loops"))
+        assert not _compiled.all_compiled(
+            capability(plugins["structure:user"], "compiled_loops"))
     finally:
         _training._COMPILE_NOTED[:] = saved
 
 
 def test_log_says_when_the_extension_is_not_in_use(monkeypatch, caplog):
     from structsvm.estimator import _training
-    monkeypatch.setattr(_kernels, "_extension", False)
+    monkeypatch.setattr(_compiled, "_extension", False)
     monkeypatch.setattr(_training, "_COMPILE_NOTED", [])
     X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)
     with caplog.at_level("INFO", logger="structsvm"):

@@ -54,8 +54,8 @@ class StructSVMTagger(TaggerI):
         features, min_count : see :class:`~structsvm.structures.sequence.features.SequenceFeatures`.
         **params : passed to :class:`~structsvm.StructuredSVM` (C, learner, ...).
         """
-        from ... import fit
-        from .features import SequenceFeatures
+        from ._estimator import fit
+        from ..structures.sequence import SequenceFeatures
 
         X, Y = [], []
         for i, sent in enumerate(tagged_sents):
@@ -94,6 +94,6 @@ class StructSVMTagger(TaggerI):
     @classmethod
     def load(cls, path):
         """A tagger from a model file written by :meth:`save` or ``model.save``."""
-        from ...estimator import load
+        from ._estimator import load
 
         return cls(load(path))
