@@ -17,8 +17,8 @@ compiled code hides a mutant.
 
 Usage (from the repository root)::
 
-    python dev/mutation.py list [--module structsvm/io.py]
-    python dev/mutation.py run [--module structsvm/io.py] [--results FILE]
+    python dev/mutation.py list [--module structsvm/io/__init__.py]
+    python dev/mutation.py run [--module structsvm/io/__init__.py] [--results FILE]
     python dev/mutation.py run --survivors [--module ...]
     python dev/mutation.py report [--docs]
 
@@ -89,9 +89,9 @@ TARGETS = {
     "structsvm/learners/pegasos.py": ([LEARN + "'pegasos or agree'", WARM,
                                        QP_MATRIX + "'pegasos-sequence-hamming-margin'"], 4),
     "structsvm/learners/perceptron.py": ([LEARN + "'perceptron or agree'", WARM], 4),
-    "structsvm/inference/__init__.py": ([DECODERS, "tests/test_viterbi.py"], 2),
-    "structsvm/registry.py": (["tests/test_viterbi.py", DECODERS,
-                                          "tests/test_loss_augmented_decoder.py"], 2),
+    "structsvm/structures/decoders.py": ([DECODERS, "tests/test_viterbi.py"], 2),
+    "structsvm/registry.py": (["tests/test_plugin_contract.py", DECODERS,
+                               "tests/test_loss_augmented_decoder.py"], 4),
     "structsvm/structures/grammar/_cky_jit.py": (["tests/test_cky.py"], 4),
     "structsvm/structures/graph/_max_product_jit.py": (["tests/test_max_product.py",
                                                  "tests/test_lp_decoder.py"], 3),
@@ -111,7 +111,7 @@ TARGETS = {
     "structsvm/structures/sequence/viterbi.py": (["tests/test_viterbi.py", DECODERS,
                                         "tests/test_loss_augmented_decoder.py -k "
                                         "'not registered_decoder_trains'"], 4),
-    "structsvm/io.py": (["tests/test_io_hostile.py", "tests/test_save_load_all_maps.py",
+    "structsvm/io/__init__.py": (["tests/test_io_hostile.py", "tests/test_save_load_all_maps.py",
                          "tests/test_estimator.py -k save_load"], 12),
     "structsvm/io/_format.py": (["tests/test_io_hostile.py",
                                     "tests/test_save_load_all_maps.py"], 10),
@@ -160,7 +160,7 @@ CURATED: list[tuple[str, str, str, str]] = [
      "members the header does not list are inflated"),
     ("structsvm/io/_format.py", "if not nbytes + 10 <= info.file_size <= nbytes + 4096:",
      "if False:", "a member's declared size is not checked against the header"),
-    ("structsvm/io.py",
+    ("structsvm/io/__init__.py",
      "meta, files = read_archive(path, max_bytes, lambda h: _check_header(path, h))",
      "meta, files = read_archive(path, MAX_BYTES, lambda h: _check_header(path, h))",
      "load(max_bytes=) is ignored"),
