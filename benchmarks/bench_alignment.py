@@ -102,7 +102,7 @@ def run(n_train=300, n_test=200, seed=0, repeats=5, C=None):
     print(f"structsvm default call [{learner}]: {fit_sec:.1f} s, {model.n_iter_} "
           "iterations", flush=True)
 
-    model.predict(Xte[:2])  # compiled kernels loaded before timing
+    model.predict(Xte[:2])  # compiled loops loaded before timing
     times = {"structsvm": [], "biopython": []}
     preds = {}
     for _ in range(repeats):  # alternately, in this process

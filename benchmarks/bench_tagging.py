@@ -33,7 +33,7 @@ import structsvm
 from structsvm.corpora import load_treebank
 from structsvm.structures import SequenceFeatures
 from structsvm.structures.sequence import token_accuracy
-from structsvm.structures.sequence.tagger import StructSVMTagger
+from structsvm.estimator import StructSVMTagger
 
 
 def word_features(sent, i):

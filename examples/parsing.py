@@ -20,7 +20,7 @@ import structsvm
 from structsvm.corpora.treebank import load_treebank_trees
 from structsvm.structures import GrammarFeatures
 from structsvm.structures.grammar import bracket_scores
-from structsvm.structures.sequence.tagger import StructSVMTagger
+from structsvm.estimator import StructSVMTagger
 
 
 def main(argv=None):

@@ -298,7 +298,8 @@ class Decoder:
     over y of Δ(y_i, y) + score_i(y) for every example (margin rescaling), e.g. for a
     loss that does not decompose over the parts of the potentials; it returns the
     list of outputs, or None where it cannot for that loss. The oracle asks it first,
-    then the potentials' ``augment`` (a decomposable loss), then enumeration.
+    then the potentials' ``augment`` (a loss whose decomposition the batch adds), then
+    enumeration.
     """
 
     name: str

@@ -34,6 +34,8 @@ needs_extension = pytest.mark.skipif(
 
 #: the flat Pegasos SVMs' loops: declared, called by no structured learner or map
 FLAT = "structsvm.svm._pegasos_jit:"
+#: a numba loop that no module declares (no compiled version)
+UNDECLARED = "structsvm.structures.sequence._viterbi_jit:row_maxima"
 
 
 def test_extension_is_built_where_required():
@@ -73,8 +75,10 @@ def test_declared_loops_are_the_fit_paths_loops():
     listed = set()
     for name, cls in _plugins().items():
         keys = tuple(capability(cls, "compiled_loops"))
-        assert set(keys) <= declared, (name, set(keys) - declared)
         assert len(set(keys)) == len(keys), name
+        assert set(keys) <= declared, (
+            f"{name}: compiled_loops names loops that no loop module declares in its "
+            f"SIGNATURES", sorted(set(keys) - declared))
         listed.update(keys)
     flat = {k for k in declared if k.startswith(FLAT)}
     assert flat and not listed & flat
@@ -366,19 +370,34 @@ def test_log_says_nothing_compiles_on_a_compiled_path(caplog):
             structsvm.fit(X, Y, feature_map=SequenceFeatures(), max_iter=2, tol=0.5,
                           verbose=1)
         assert "training dual_cd" in caplog.text and "compiles" not in caplog.text
-        assert _compiled.all_compiled(capability(DualCD, "compiled_loops"))
-        assert _compiled.all_compiled(capability(SequenceFeatures, "compiled_loops"))
-        # a learner or a structure that declares no loops may compile some: the log
-        # announces it (all_compiled of nothing is False)
-        plugins = _plugins()
-        assert not capability(plugins["learner:perceptron"], "compiled_loops")
-        assert not capability(plugins["structure:user"], "compiled_loops")
-        assert not _compiled.all_compiled(
-            capability(plugins["learner:perceptron"], "compiled_loops"))
-        assert not _compiled.all_compiled(
-            capability(plugins["structure:user"], "compiled_loops"))
     finally:
         _training._COMPILE_NOTED[:] = saved
+    assert _compiled.all_compiled(capability(DualCD, "compiled_loops"))
+    assert _compiled.all_compiled(capability(SequenceFeatures, "compiled_loops"))
+    # a learner or map that declares no loops has none to compile (the perceptron,
+    # a user's own structure); one declaring a loop without a compiled version has
+    assert not capability(registered("learner")["perceptron"], "compiled_loops")
+    assert not capability(registered("structure")["user"], "compiled_loops")
+    assert _compiled.all_compiled(())
+    assert UNDECLARED not in _compiled.signatures()
+    assert not _compiled.all_compiled((*DualCD.compiled_loops, UNDECLARED))
+
+
+@needs_extension
+def test_log_says_when_a_declared_loop_is_not_compiled(monkeypatch, caplog):
+    """A fit whose learner declares a loop the extension does not hold announces the
+    compilation (though the extension is in use)."""
+    from structsvm.estimator import _training
+    from structsvm.learners import DualCD
+    monkeypatch.setattr(DualCD, "compiled_loops", (*DualCD.compiled_loops, UNDECLARED))
+    monkeypatch.setattr(_training, "_COMPILE_NOTED", [])
+    X, Y = make_hmm_corpus(20, n_states=3, n_words=30, random_state=0)
+    with caplog.at_level("INFO", logger="structsvm"):
+        structsvm.fit(X, Y, feature_map=SequenceFeatures(), max_iter=2, tol=0.5,
+                      verbose=1)
+    assert "training dual_cd" in caplog.text
+    assert "the first round compiles" in caplog.text
+    assert "not in use" not in caplog.text
 
 
 def test_log_says_when_the_extension_is_not_in_use(monkeypatch, caplog):

@@ -53,8 +53,8 @@ def test_slack_rescaling_on_chains_is_refused(deadline):
                                      "perceptron"])
 def test_callable_loss_on_chains_is_refused(deadline, learner):
     X, Y = _tagged()
-    with pytest.raises(EnumerationError, match="does not decompose.*Use a decomposable "
-                                               "loss \\(e.g. 'hamming'\\)"):
+    with pytest.raises(EnumerationError, match="does not decompose.*Use a loss its "
+                                               "potentials add \\(e.g. 'hamming'\\)"):
         structsvm.fit(X, Y, feature_map=SequenceFeatures(), loss=_loss, learner=learner)
 
 

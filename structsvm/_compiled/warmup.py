@@ -223,7 +223,7 @@ def wait(loop):
     if _helper is None:
         return
     py_func = getattr(loop, "py_func", None)
-    if py_func is None:  # compiled ahead of time (a structsvm._compiled.Kernel)
+    if py_func is None:  # compiled ahead of time (a structsvm._compiled.CompiledLoop)
         return
     key = _key(py_func.__module__, py_func.__name__)
     with _lock:  # oracle threads may arrive together

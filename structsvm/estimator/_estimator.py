@@ -46,12 +46,13 @@ class StructuredSVM(BaseEstimator):
         "dual_cd", "multiclass_cd", "one_slack", "n_slack", "frank_wolfe", "pegasos"
         or "perceptron", or a configured learner (e.g.
         ``OneSlackCuttingPlane(solver="osqp")``; grid-searchable as
-        ``learner__solver``). None picks the learner for the feature map's structure
-        (:data:`structsvm.learners.DEFAULT_LEARNERS`: "one_slack" for rankings and
-        for a :class:`structsvm.Structure`, "dual_cd" for the others; plain one-hot ``MulticlassFeatures`` problems get
-        "multiclass_cd", :data:`structsvm.learners.SPECIALISED_DEFAULTS`; see
-        docs/defaults.md, and docs/learners.md for the measurements), or
-        "one_slack" when ``constraints`` are given (they need the cutting plane);
+        ``learner__solver``). None picks the feature map's default: the first of its
+        ``default_learners`` that accepts the fitted problem
+        (:func:`structsvm.learners.default_learner`: "one_slack" for rankings and
+        for a :class:`structsvm.Structure`, "dual_cd" for the others, "multiclass_cd"
+        for plain one-hot ``MulticlassFeatures`` problems; see docs/defaults.md, and
+        docs/learners.md for the measurements), or "one_slack" when ``constraints``
+        are given or the loss spans the whole data set (they need the cutting plane);
         ``learner_`` names the one that ran. Any object with a ``name`` and a
         ``solve`` method (:class:`structsvm.protocols.Learner`) is accepted.
     C : float, default=None
@@ -426,13 +427,12 @@ def read_checkpoint_info(path, *, trusted=(), max_bytes=MAX_BYTES):
 def allowed_classes():
     """Every class a model file may name, by "module:Class".
 
-    Derived from the registries at call time, so new plugins are allowed without
-    editing structsvm: the estimator; every feature map exported by
-    :mod:`structsvm.features` (a class with ``structure`` and ``fit``); every learner
-    in :data:`structsvm.learners.LEARNERS`; every loss class in
-    :data:`structsvm.registry.LOSSES` or exported by :mod:`structsvm.losses`; each of
-    these also under the name of the package that exports it; and the classes
-    registered with :func:`structsvm.io.register_model_class`.
+    Derived from the registries at call time (:mod:`structsvm.registry`), so new
+    plugins are allowed without editing structsvm: the estimator; the feature map of
+    every registered structure; every registered learner and loss class; each of
+    these also under the name of the package that exports it; the names model files
+    written before a class moved give it; and the classes registered with
+    :func:`structsvm.io.register_model_class`.
 
     Returns
     -------
@@ -441,7 +441,7 @@ def allowed_classes():
     Examples
     --------
     >>> allowed = allowed_classes()
-    >>> allowed["structsvm.losses:HammingLoss"].__name__    # the package's name
+    >>> allowed["structsvm.structures:HammingLoss"].__name__    # the package's name
     'HammingLoss'
     >>> "structsvm.cli:main" in allowed
     False

@@ -12,9 +12,8 @@ A model file is data, never code:
   ``allow_pickle=False``; object arrays are refused);
 - the header may name only classes on an explicit allow-list
   (:func:`structsvm.estimator.allowed_classes`): structsvm's estimator, the feature
-  maps exported by :mod:`structsvm.features`, the learners of
-  :data:`structsvm.learners.LEARNERS`, the losses of :data:`structsvm.registry.LOSSES`,
-  classes registered with :func:`register_model_class`, and the classes the caller
+  maps, learners and losses registered in :mod:`structsvm.registry`, classes
+  registered with :func:`register_model_class`, and the classes the caller
   passes as ``structsvm.load(path, trusted=[...])`` (a user's structure, matched by
   module and qualified name; never imported by a name read from the file). No
   function is ever called; an allowed class is instantiated with keyword arguments that must be among
@@ -93,9 +92,9 @@ _REGISTERED: dict[str, type] = {}
 def register_model_class(cls, *aliases):
     """Allow model files to name ``cls`` (and the other names ``aliases``, "module:Class").
 
-    Feature maps exported by :mod:`structsvm.features`, learners in ``LEARNERS`` and
-    losses in ``LOSSES`` are allowed already; use this for a plugin that lives
-    elsewhere. Its constructor must only store its parameters (the scikit-learn
+    The feature maps, learners and losses registered in :mod:`structsvm.registry`
+    are allowed already; use this for a plugin that is not registered, or for the
+    names its files used before it moved (``aliases``). Its constructor must only store its parameters (the scikit-learn
     contract): :func:`structsvm.load` calls it with the parameters read from the file.
 
     Parameters

@@ -138,7 +138,7 @@ class Problem:
                 return  # the decoder may decode loss-augmented itself (else enumeration)
             why = f"loss {plugin_name(self.loss)!r}, " \
                   "which does not decompose over the decoder's parts,"
-            alt = f"Use a decomposable loss (e.g. {fm.default_loss!r})."
+            alt = f"Use a loss its potentials add (e.g. {fm.default_loss!r})."
         elif isinstance(self.decoder, Decoder) and self.decoder.structure == "any":
             why = f"decoder={self.decoder.name!r}"
             alt = f"Use decoder={fm.default_decoder!r}."
@@ -248,7 +248,7 @@ class Problem:
         if self.rescaling == "slack":
             return Y, batch, slack_rescaled_argmax(batch, Y, loss)
         # the decoder's own loss-augmented decoding first, then the potentials'
-        # augment (a decomposable loss), then enumeration
+        # augment (a loss whose decomposition the batch adds), then enumeration
         y_hat = self.decoder.loss_augmented(batch, Y, loss)
         if y_hat is None:
             y_hat = self.decoder(batch.augment(Y, loss)) if self._batch_adds_loss() \
@@ -584,11 +584,12 @@ class JoinedOutputs(LazyOutputs):
 
 # --------------------------------------------------------------------------- enumeration
 def enumerated_argmax(batch, Y, loss, slack):
-    """Loss-augmented argmax by enumeration (non-decomposable losses, slack rescaling)."""
+    """Loss-augmented argmax by enumeration (losses the potentials do not add, slack
+    rescaling)."""
     check_enumerable(batch, "slack rescaling" if slack else
                      f"loss {plugin_name(loss)!r}, which does "
                      "not decompose over the decoder's parts,",
-                     "Use rescaling='margin'." if slack else "Use a decomposable loss.")
+                     "Use rescaling='margin'." if slack else "Use a loss the potentials add.")
     out = []
     for i, y_true in enumerate(Y):
         pot = batch[i]
@@ -605,5 +606,6 @@ def enumerated_argmax(batch, Y, loss, slack):
 
 
 def slack_rescaled_argmax(batch, Y, loss):
-    """Slack rescaling is not decomposable: exact only over enumerable output spaces."""
+    """Slack rescaling decomposes over nothing: exact only over enumerable output
+    spaces."""
     return enumerated_argmax(batch, Y, loss, slack=True)
