@@ -77,7 +77,7 @@ TARGETS = {
     "structsvm/learners/_qp.py": (["tests/test_qp.py", QP_MATRIX + "'slack and C0.1 and "
                                    "not pegasos and not dual_cd and not frank'"], 4),
     "structsvm/learners/_smo_jit.py": (["tests/test_qp.py"], 3),
-    "structsvm/learners/_sparse_jit.py": (["tests/test_sparse_kernels.py",
+    "structsvm/learners/_sparse_jit.py": (["tests/test_sparse_loops.py",
                                            LEARN + "'not pegasos_gets and not frank'"], 3),
     "structsvm/learners/cutting_plane.py": (
         [LEARN + "'not pegasos and not frank'", WARM,

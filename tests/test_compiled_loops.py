@@ -165,6 +165,9 @@ def _default_calls():
     structsvm.fit(Xn, Yn, feature_map=GraphFeatures(), max_iter=2).predict(Xn[:2])
     Xa, Ya = evolved_pairs(12, random_state=0)
     structsvm.fit(Xa, Ya, feature_map=AlignmentFeatures(), max_iter=2).predict(Xa[:2])
+    # the structured Pegasos learner (the sparse sums, the running average)
+    structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1,
+                  learner="pegasos", max_iter=2, random_state=0)
     # the flat Pegasos SVM
     PegasosClassifier(max_iter=3, random_state=0).fit(Xm, ym == 0)
 

@@ -190,7 +190,7 @@ def test_cache_is_bounded_by_stored_entries():
     assert len(cache.psi) == 1
 
 
-def test_cache_kernels_equal_their_numpy_references():
+def test_cache_loops_equal_their_numpy_references():
     from structsvm.learners._cache_jit import best_cached_rows, gather_rows
 
     rng = np.random.default_rng(3)

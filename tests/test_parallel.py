@@ -312,7 +312,7 @@ def test_one_seed_per_chunk(backend):
     ("structsvm.structures.ranking._jit", "aggregate_kernel"),
     ("structsvm.learners._sparse_jit", "gather_dot"),
 ])
-def test_oracle_kernels_release_the_gil(module, name):
+def test_oracle_loops_release_the_gil(module, name):
     import importlib
 
     kernel = getattr(importlib.import_module(module), name)

@@ -96,7 +96,7 @@ def stacked_cache(rng, n, answers, cols):
 
 @pytest.mark.parametrize("slack", [False, True])
 @pytest.mark.parametrize("seed", range(3))
-def test_cache_sums_in_numpy_equal_the_kernels(seed, slack):
+def test_cache_sums_in_numpy_equal_the_loops(seed, slack):
     rng = np.random.default_rng(seed)
     n = 9
     indptr, indices, data, loss = stacked_cache(rng, n, 7, 30)

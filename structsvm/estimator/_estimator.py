@@ -95,7 +95,7 @@ class StructuredSVM(BaseEstimator):
         perceptron's step counters and averages). Learners that cannot continue
         (frank_wolfe) refuse with a ValueError.
     verbose : int, default=0
-        0 fits silently. > 0 says when the first round compiles kernels and shows
+        0 fits silently. > 0 says when the first round compiles loops and shows
         each round (round, objective, duality gap where the learner has one, time):
         as a progress bar when standard error is a terminal (not with ``CI`` set or
         ``TERM=dumb``), otherwise as one line per round logged to the "structsvm"

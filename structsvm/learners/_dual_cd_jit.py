@@ -1,4 +1,4 @@
-"""Numba kernels of the dual coordinate-descent learner (no validation here).
+"""Compiled loops of the dual coordinate-descent learner (no validation here).
 
 State (see :mod:`structsvm.learners.dual_cd`): a pool of sparse rows (sorted unique
 column indices ``p_ind[p_start[r]:p_start[r] + p_len[r]]``, values ``p_dat[...]``) and,
@@ -16,7 +16,7 @@ the exact maximiser of the dual along that direction; then g_s −= t (G_s,up �
 G_s,down). Repeated until g_up − g_down ≤ eps; w then moves once, by
 Σ_s (α_s − α_s⁰) ψ_s over the slots whose α changed.
 
-Plain-Python references of these kernels are in ``tests/test_dual_cd.py``.
+Plain-Python references of these loops are in ``tests/test_dual_cd.py``.
 """
 import numba
 import numpy as np

@@ -19,7 +19,7 @@ class RowPool:
     n_features : int
         Width of the rows.
     wait : callable, optional
-        Called with a kernel before each call of it: the learner passes
+        Called with a loop before each call of it: the learner passes
         ``structsvm._compiled.warmup.wait`` (the compile helper of its fit).
     """
 

@@ -1,4 +1,4 @@
-"""Numba kernels of the sequential dual method for multiclass SVMs (no validation here).
+"""Compiled loops of the sequential dual method for multiclass SVMs (no validation here).
 
 Layout (see :mod:`structsvm.learners.multiclass_cd`):
 
@@ -23,7 +23,7 @@ G_k = Δ_ik + s_k and B_k = G_k − q β_ik:
 found by sorting D_k = B_k + q C_k in decreasing order: θ = (Σ_{r<R} D_(r) − q C) / R
 for the largest prefix R whose members all exceed θ.
 
-Plain-Python references of these kernels are in ``tests/test_multiclass_cd.py``.
+Plain-Python references of these loops are in ``tests/test_multiclass_cd.py``.
 """
 import numba
 import numpy as np

@@ -2,7 +2,7 @@
 
 The oracle of a training round is a map over chunks of examples. :class:`ChunkPool`
 runs that map on whatever joblib backend is active — threads by default (the numba
-kernels release the GIL), loky processes, a Dask cluster or Ray through
+loops release the GIL), loky processes, a Dask cluster or Ray through
 ``joblib.parallel_config(backend=...)`` — and keeps the pool open from one round to
 the next (joblib's managed ``Parallel`` context), instead of starting one per call.
 

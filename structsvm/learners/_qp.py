@@ -269,7 +269,7 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
     compiled : bool, default=True
         False: with "SMO" or "AUTO", a one-group QP is first solved by the active-set
         method in numpy (:func:`._active_set.active_set_single`), so that a small
-        problem needs no numba kernel.
+        problem needs no compiled loop.
 
     Returns
     -------

@@ -1,4 +1,4 @@
-"""SMO for the working-set dual (numba kernel; no validation here).
+"""SMO for the working-set dual (compiled loop; no validation here).
 
 Problem (per group g a box Σ_{c∈g} α_c ≤ C, written with a slack s_g ≥ 0 so that
 Σ_{c∈g} α_c + s_g = C):

@@ -1,4 +1,4 @@
-"""Numba kernels for the learners: sparse-row · dense dot and scatter-add (their
+"""Compiled loops for the learners: sparse-row · dense dot and scatter-add (their
 size-dispatching callers are in :mod:`._sparse`).
 
 No validation here (callers pass sorted, unique CSR row indices). Plain numpy

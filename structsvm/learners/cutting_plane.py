@@ -130,7 +130,7 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
         ws, saved_cache, fp = self._start(problem, state)
         if cache is not None and saved_cache is not None and saved_cache.size == cache.size:
             cache.psi, cache.loss = saved_cache.psi, saved_cache.loss
-        # a small problem in numpy from start to end, a larger one with the kernels
+        # a small problem in numpy from start to end, a larger one with the loops
         ws.compiled = compiled_for(problem, 1 if cache is None else cache.size)
         if cache is not None:
             cache.compiled = ws.compiled

@@ -67,7 +67,7 @@ from ..protocols import LearnerBase, LearnerResult
 from ._cache import problem_fingerprint
 from ._dual_cd_pool import RowPool
 
-# the kernels (_dual_cd_jit) are imported where they run: importing the learners
+# the loops (_dual_cd_jit) are imported where they run: importing the learners
 # imports no numba
 
 __all__ = ["DualCD"]

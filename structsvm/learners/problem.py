@@ -228,7 +228,7 @@ class Problem:
 
     def _check_idx(self, idx):
         """Example indices as intp in [0, n) (negatives count from the end, as in
-        numpy); an IndexError names the first one out of range (compiled kernels
+        numpy); an IndexError names the first one out of range (compiled loops
         behind the oracle do not check bounds)."""
         idx = np.asarray(idx, dtype=np.intp).reshape(-1)
         n = self.n_samples

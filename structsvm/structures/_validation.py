@@ -1,6 +1,6 @@
 """Input checks shared by several feature maps (not tied to one structure).
 
-Public boundaries validate; compiled kernels don't.
+Public boundaries validate; compiled loops don't.
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ from .kernels import gamma_to_sigma, median_sigma, pairwise_kernel
 from ._pegasos_utils import check_params, check_xy, kernel_to_support, pegasos_order
 from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 
-# the kernels (compiled at installation where they can be)
+# the compiled loops (compiled at installation where they can be)
 _jit = loops("structsvm.svm._pegasos_jit")
 
 __all__ = ["KernelPegasosClassifier"]

@@ -35,7 +35,7 @@ from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 from ._pegasos_solver import _PegasosBase
 from ._pegasos_utils import check_xy, max_row_norm, pegasos_order
 
-# the kernels (compiled at installation where they can be)
+# the compiled loops (compiled at installation where they can be)
 _jit = loops("structsvm.svm._pegasos_jit")
 
 __all__ = ["PegasosClassifier", "PegasosRegressor", "pegasos_order"]

@@ -1,4 +1,4 @@
-"""Numba kernel of pairwise alignment with affine gaps (Gotoh's three-state program).
+"""Compiled loop of pairwise alignment with affine gaps (Gotoh's three-state program).
 
 Private module: no validation here (the public wrappers in
 :mod:`structsvm.structures.alignment.needleman_wunsch` check shapes, dtypes and finiteness).

@@ -7,7 +7,7 @@ import numpy as np
 from ..._compiled import loops
 from ...protocols import Decoder
 
-# the kernels, imported (with numba) when a decode first runs
+# the loops, imported (with numba) when a decode first runs
 _alignment_jit = loops("structsvm.structures.alignment._jit")
 
 __all__ = ["needleman_wunsch", "smith_waterman", "NEEDLEMAN_WUNSCH", "SMITH_WATERMAN"]

@@ -7,7 +7,7 @@ from .outputs import EncodedTree
 from ..._compiled import loops
 from ...protocols import Decoder
 
-# the kernels, imported (with numba) when a decode first runs
+# the loops, imported (with numba) when a decode first runs
 _cky_jit = loops("structsvm.structures.grammar._cky_jit")
 
 __all__ = ["cky", "cky_exact", "DEFAULT_BEAM", "CKY", "CKY_EXACT"]

@@ -1,4 +1,4 @@
-"""Numba kernels of max-product (max-sum) message passing on pairwise graphs, with a
+"""Compiled loops of max-product (max-sum) message passing on pairwise graphs, with a
 plain Python reference.
 
 Private module: no validation here (the public wrapper in

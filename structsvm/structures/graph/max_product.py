@@ -6,7 +6,7 @@ import numpy as np
 from ..._compiled import loops
 from ...protocols import Decoder
 
-# the kernels, imported (with numba) when a decode first runs
+# the loops, imported (with numba) when a decode first runs
 _max_product_jit = loops("structsvm.structures.graph._max_product_jit")
 
 __all__ = ["max_product", "max_product_flat", "GraphLabelings", "check_graph_batch",

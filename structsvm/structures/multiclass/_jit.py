@@ -1,4 +1,4 @@
-"""Numba kernels of the multiclass map: class scores and δΦ rows (private).
+"""Compiled loops of the multiclass map: class scores and δΦ rows (private).
 
 No validation here: :class:`structsvm.structures.multiclass.features.MulticlassFeatures` checks shapes and
 hands over a CSR matrix with sorted, unique column indices per row. The references

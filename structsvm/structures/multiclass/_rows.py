@@ -2,7 +2,7 @@
 canonical CSR, the oracle's δΦ rows, and the class scores of sparse inputs.
 
 :class:`structsvm.structures.multiclass.features.MulticlassFeatures` checks its arguments and calls these;
-the kernels (:mod:`._multiclass_jit`) check nothing.
+the loops (:mod:`._multiclass_jit`) check nothing.
 """
 from __future__ import annotations
 

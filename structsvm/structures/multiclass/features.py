@@ -155,7 +155,7 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """φ(x) for every sample: CSR if any input is sparse, else a dense array.
 
         A CSR result has sorted, unique column indices per row (a canonical copy is
-        made when the input's are not), as the compiled kernels expect.
+        made when the input's are not), as the compiled loops expect.
         """
         Xm = inputs_with_bias(X, self.n_input_features_, self.bias)
         if sp.issparse(Xm) and not Xm.has_canonical_format:

@@ -1,4 +1,4 @@
-"""Numba kernel of the aggregated ranking oracle, with a numpy reference.
+"""Compiled loop of the aggregated ranking oracle, with a numpy reference.
 
 One pass over all queries of a training set (Joachims 2006, "Training linear SVMs
 in linear time"). For query q with document scores s, margin m_q (the loss of one

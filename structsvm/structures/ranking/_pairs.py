@@ -14,13 +14,13 @@ __all__ = ["FlatTargets"]
 
 
 class FlatTargets:
-    """Query-constant arrays of a list of Preferences, flattened for the oracle kernel.
+    """Query-constant arrays of a list of Preferences, flattened for the oracle loop.
 
     Built once per training set (see :meth:`RankingFeatures.aggregate_violation`):
     dense grade ranks 1..R per graded query (``ranks``, ``max_rank``), the documents
     of each graded query by increasing grade (``perm``, query-local) with the number
     of documents of lower grade (``lower``), the query-local explicit pairs
-    (``pair_a``, ``pair_b`` delimited by ``pair_off``), ``n_pairs`` and the kernel's
+    (``pair_a``, ``pair_b`` delimited by ``pair_off``), ``n_pairs`` and the loop's
     ``method`` per query (:mod:`structsvm.structures.ranking._jit`). ``matches(Ye)`` tells
     whether it was built from exactly these (identical) Preferences objects, which it
     keeps alive.

@@ -1,4 +1,4 @@
-"""Numba kernel counting margin-violated preference pairs, with a numpy reference.
+"""Compiled loop counting margin-violated preference pairs, with a numpy reference.
 
 For one query with document scores ``s``, grades ``r`` and margin ``m``, a pair
 (a, b) with r_a > r_b is *violated* when s_a < s_b + m. With t = s + m,

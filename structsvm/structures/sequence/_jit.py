@@ -1,4 +1,4 @@
-"""Numba kernels of the sequence map: aggregated feature differences, unaries (private).
+"""Compiled loops of the sequence map: aggregated feature differences, unaries (private).
 
 No validation here: :meth:`SequenceFeatures.joint_feature_difference_sum` and
 :func:`structsvm.structures.sequence._oracle.aggregate_chain_violation` check their inputs. The

@@ -92,7 +92,7 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
             or decoder.func is not VITERBI.func):
         return None
     idx = np.asarray(idx, dtype=np.int64).reshape(-1)
-    if idx.size and (idx.min() < 0 or idx.max() >= len(Xe)):  # the kernel trusts idx
+    if idx.size and (idx.min() < 0 or idx.max() >= len(Xe)):  # the loop trusts idx
         bad = idx[(idx < 0) | (idx >= len(Xe))][0]
         raise IndexError(f"sentence index {bad} out of range for {len(Xe)} sentences")
     lengths = Xe.offsets[idx + 1] - Xe.offsets[idx]

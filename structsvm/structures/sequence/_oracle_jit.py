@@ -1,4 +1,4 @@
-"""Numba kernel of the sequence map's fused oracle (private, no validation here).
+"""Compiled loop of the sequence map's fused oracle (private, no validation here).
 
 One compiled call, holding no GIL, does for a chunk of sentences what the generic
 oracle of :class:`~structsvm.learners.problem.Problem` does in several numpy/scipy steps:

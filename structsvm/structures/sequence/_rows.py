@@ -16,7 +16,7 @@ from ..._compiled import loops
 __all__ = ["weight_blocks", "feature_rows", "difference_rows", "difference_sum",
            "dense_difference_sum", "sparse_difference_sum", "column_names"]
 
-# the kernels (_sequence_jit), imported with numba when first called
+# the loops (_sequence_jit), imported with numba when first called
 _jit = loops("structsvm.structures.sequence._jit")
 
 

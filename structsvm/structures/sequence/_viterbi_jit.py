@@ -1,12 +1,12 @@
-"""Numba kernels of first-order chain decoding, with plain numpy references.
+"""Compiled loops of first-order chain decoding, with plain numpy references.
 
 Private module: no validation here (the public wrapper in
 :mod:`structsvm.structures.sequence.viterbi` checks shapes, dtypes and finiteness). Every
-kernel has a reference implementation in numpy/Python that the tests compare it
+loop has a reference implementation in numpy/Python that the tests compare it
 against.
 
 A batch of sentences is stored as one ``(n_tokens, n_states)`` array of unary scores
-plus ``offsets`` (sentence i owns rows ``offsets[i]:offsets[i + 1]``), so one kernel
+plus ``offsets`` (sentence i owns rows ``offsets[i]:offsets[i + 1]``), so one loop
 call decodes a whole batch.
 
 Scores (sentence of T tokens, states y_0 .. y_{T-1})::

@@ -1,4 +1,4 @@
-"""Numba kernels of the learners against their plain numpy equivalents."""
+"""The learners' compiled loops against their plain numpy equivalents."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -9,7 +9,7 @@ from structsvm.structures import HammingLoss
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_kernels_equal_numpy(seed):
+def test_loops_equal_numpy(seed):
     rng = np.random.default_rng(seed)
     M = sp.random(7, 50, density=0.2, random_state=seed, format="csr")
     v = rng.normal(size=50)
