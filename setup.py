@@ -71,6 +71,21 @@ def _release_gil(compiler_module):
     compiler_module.Flags = NoGilFlags
 
 
+def _own_flags(compiler_module):
+    """numba.pycc compiles every exported loop with one shared Flags object, which
+    numba's inlining of an ``inline="always"`` function changes (it turns SSA off):
+    every loop compiled after such a one would be compiled differently from numba's
+    JIT version (and one was wrong). Each loop gets a copy of the flags instead."""
+    compile_extra = compiler_module.compile_extra
+
+    def compile_with_own_flags(typingctx, targetctx, func, args, return_type, flags,
+                               locals, **kwargs):
+        return compile_extra(typingctx, targetctx, func, args, return_type, flags.copy(),
+                             locals, **kwargs)
+
+    compiler_module.compile_extra = compile_with_own_flags
+
+
 def aot_extensions():
     """The extension module ``structsvm._compiled._aot`` (a list of one), or an empty
     list when
@@ -85,6 +100,7 @@ def aot_extensions():
 
         table = _loop_table()
         _release_gil(pycc_compiler)
+        _own_flags(pycc_compiler)
         cc = CC(table.MODULE.rsplit(".", 1)[1], source_module=table)
         cc.target_cpu = os.environ.get("STRUCTSVM_AOT_CPU", "host")
         for key, types_ in table.signatures(PACKAGE).items():

@@ -17,6 +17,7 @@ import numpy as np
 SIGNATURES = {
     "gather_dot": ("i4:1 f8:1 f8:1", "f8"),
     "scatter_add": ("f8:1 i4:1 f8:1 f8", "void"),
+    "average_inplace": ("f8:1 f8:1 f8", "void"),
 }
 
 

@@ -256,9 +256,7 @@ def steps(dual, loss, order, t_offset, y, C, epsilon, fit_intercept, radius, b_b
     n = y.shape[0]
     nC = n * C
     a, vnorm2, b, S, count, b_sum = sc[0], sc[1], sc[2], sc[3], int(sc[4]), sc[5]
-    # an int64 variable: compiled at installation together with other modules, numba
-    # would type it as the literal of STATUS_OK and refuse the later STATUS_OVERFLOW
-    status = np.int64(STATUS_OK)
+    status = STATUS_OK
     for step in range(order.shape[0]):
         t = t_offset + step + 1
         i = order[step]
@@ -275,7 +273,7 @@ def steps(dual, loss, order, t_offset, y, C, epsilon, fit_intercept, radius, b_b
         if big or (not implicit and c != 0.0 and logc + math.log(eta) > _LOG_BIG):
             # exact step in the log domain: w' = P(shrink w + e^L sgn(c) x)
             if radius == np.inf:
-                status = np.int64(STATUS_OVERFLOW)
+                status = STATUS_OVERFLOW
                 break
             L = logc + math.log(eta)
             sgn = 1.0 if c > 0.0 else -1.0
