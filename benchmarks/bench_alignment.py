@@ -79,8 +79,8 @@ def tune_peer(X, Y, scores):
 def run(n_train=300, n_test=200, seed=0, repeats=5, C=None):
     import structsvm
     from structsvm.corpora import simulate_alignment_pairs
-    from structsvm.features import AlignmentFeatures
-    from structsvm.metrics import alignment_scores
+    from structsvm.structures import AlignmentFeatures
+    from structsvm.structures.alignment import alignment_scores
 
     X, Y = simulate_alignment_pairs(n_train + n_test, random_state=seed)
     Xtr, Ytr, Xte, Yte = X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
@@ -102,7 +102,7 @@ def run(n_train=300, n_test=200, seed=0, repeats=5, C=None):
     print(f"structsvm default call [{learner}]: {fit_sec:.1f} s, {model.n_iter_} "
           "iterations", flush=True)
 
-    model.predict(Xte[:2])  # compiled kernels loaded before timing
+    model.predict(Xte[:2])  # compiled loops loaded before timing
     times = {"structsvm": [], "biopython": []}
     preds = {}
     for _ in range(repeats):  # alternately, in this process

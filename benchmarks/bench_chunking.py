@@ -5,7 +5,7 @@ chunk types; the observations are the words and the given POS tags
 (``SequenceFeatures(features="chunk")``, the standard CoNLL-2000 set: words and POS
 tags at t-2..t+2, word bigrams at t-1..t+1, POS bigrams and trigrams in the window,
 word|POS, suffixes, shape), the same strings for both systems. F1 is conlleval's
-(``structsvm.metrics.chunk_scores``). Systems run one after the other in this run
+(``structsvm.structures.sequence.chunk_scores``). Systems run one after the other in this run
 (``--isolate``: each in a fresh Python process, so its time includes numba's start-up
 and the peak-memory column is its own).
 
@@ -31,9 +31,9 @@ import numpy as np
 
 import structsvm
 from structsvm.corpora import load_conll2000
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 from structsvm.learners.pegasos import Pegasos
-from structsvm.metrics import chunk_scores, token_accuracy
+from structsvm.structures.sequence import chunk_scores, token_accuracy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
 from _runner import run_one, run_systems  # noqa: E402

@@ -2,17 +2,17 @@
 
 Every measurement runs in a fresh Python process. A repeat makes an empty numba cache
 folder (``NUMBA_CACHE_DIR``), runs each job once against it ("first": whatever is
-not compiled yet compiles) and then once more ("second": the kernels load from the
-cache the first run wrote). The kernels of the default paths are compiled at
-installation (``structsvm._aot``, see setup.py) where a C compiler was available; the
-``_jit`` jobs turn that off (``STRUCTSVM_AOT=0``) to show what numba's JIT costs
-without it:
+not compiled yet compiles) and then once more ("second": the loops load from the
+cache the first run wrote). The numba loops of the default paths are compiled at
+installation (``structsvm._compiled._aot``, see setup.py) where a C compiler was
+available; the ``_jit`` jobs turn that off (``STRUCTSVM_AOT=0``) to show what numba's
+JIT costs without it:
 
 - ``main``: the main job, ``python examples/pos_tagging.py`` (treebank, 3,000
   training sentences, 914 test sentences), whole process wall time;
-- ``main_jit``: the same with ``STRUCTSVM_AOT=0``: numba compiles the kernels, a
+- ``main_jit``: the same with ``STRUCTSVM_AOT=0``: numba compiles the loops, a
   helper process compiling some of them beside the fit;
-- ``main_no_helper``: also with ``STRUCTSVM_JIT_WARMUP=0`` (kernels compiled in
+- ``main_no_helper``: also with ``STRUCTSVM_JIT_WARMUP=0`` (loops compiled in
   the fitting process only, one after the other, as they are first called);
 - ``digits``: ``structsvm.fit`` on scikit-learn's digits (X / 16,
   ``train_test_split(random_state=0)``, C = 0.1, the default multiclass call) and
@@ -29,13 +29,14 @@ without it:
 - ``tagging``: ``structsvm.load`` of a model trained beforehand on the main job's
   data, then one ``predict`` of the 914 test sentences;
 - ``import``: ``python -c "import structsvm"``;
-- ``kernels``: where a first run's compile time goes without the extension. In one
-  fresh process with an empty cache and ``STRUCTSVM_AOT=0``, after numba's own set-up (its first compile of a trivial function,
-  timed apart), a small slice of the main job (``--kernel-sentences`` training
-  sentences, three passes, then one ``predict``) and a digits fit compile the kernels
-  the full jobs compile (the types do not depend on the data's size); the CPU time
-  of each kernel's compilation, the kernels it calls included, is recorded with
-  numba's event API (``numba.core.event``, ``"numba:compile"``).
+- ``loops``: where a first run's compile time goes without the extension. In one
+  fresh process with an empty cache and ``STRUCTSVM_AOT=0``, after numba's own set-up
+  (its first compile of a trivial function, timed apart), a small slice of the main
+  job (``--loop-sentences`` training sentences, three passes, then one ``predict``)
+  and a digits fit compile the loops the full jobs compile (the types do not depend
+  on the data's size); the CPU time of each loop's compilation, the loops it calls
+  included, is recorded with numba's event API (``numba.core.event``,
+  ``"numba:compile"``), per loop called from Python (``"module:function"``).
 
 The table gives the median over ``--repeats`` of each figure. ``--main-args``
 passes arguments to the main job (the tests use a tiny slice).
@@ -44,7 +45,7 @@ Usage::
 
     NLTK_DATA=.../nltk_data python benchmarks/bench_first_call.py [--repeats 3]
         [--jobs main main_jit main_no_helper digits digits_jit own tagging import
-        kernels] [--markdown]
+        loops] [--markdown]
 """
 import argparse
 import json
@@ -59,9 +60,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ("main", "main_jit", "main_no_helper", "digits", "digits_jit", "own", "tagging",
-        "import", "kernels")
-# the jobs run without the kernels compiled at installation (structsvm._aot): what
-# numba's JIT costs where the extension could not be built
+        "import", "loops")
+# the jobs run without the loops compiled at installation (structsvm._compiled._aot):
+# what numba's JIT costs where the extension could not be built
 NO_AOT = {"STRUCTSVM_AOT": "0"}
 
 DIGITS = """
@@ -71,7 +72,7 @@ import structsvm
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 from sklearn.svm import LinearSVC
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 X, y = load_digits(return_X_y=True)
 Xtr, Xte, ytr, yte = train_test_split(X / 16.0, y, random_state=0)
 t0 = time.perf_counter()
@@ -108,7 +109,7 @@ TRAIN = """
 import sys
 import structsvm
 from structsvm.corpora import load_treebank
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 X, Y, _, _ = load_treebank()
 n = int(sys.argv[2])
 X, Y = (X[:n], Y[:n]) if n else (X, Y)
@@ -132,7 +133,7 @@ print(json.dumps({"tag": t2 - t1, "tokens": n, "acc": ok / n}))
 """
 
 
-KERNELS = """
+LOOPS = """
 import json, sys, time
 import numba
 import numpy as np
@@ -147,9 +148,9 @@ class Compiles(event.Listener):
 
     def on_end(self, ev):
         t0 = stack.pop()
-        if not stack:  # a kernel called from Python (its callees included)
+        if not stack:  # a loop called from Python (its callees included)
             f = ev.data["dispatcher"].py_func
-            key = f.__module__.rsplit(".", 1)[-1] + "." + f.__name__
+            key = f.__module__ + ":" + f.__name__
             times[key] = times.get(key, 0.0) + time.process_time() - t0
 
 
@@ -158,7 +159,7 @@ numba.njit(lambda a: a.sum() + np.empty(1)[0] * 0)(np.ones(2))
 setup = time.process_time() - t0
 event.register("numba:compile", Compiles())
 import structsvm
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 n = int(sys.argv[1])
 if n:  # 0: the digits fit only
     from structsvm.corpora import load_treebank
@@ -187,7 +188,7 @@ def _run(cmd, cache, extra_env=None):
     return wall, (json.loads(last) if last.startswith("{") else {})
 
 
-def one_repeat(jobs, main_args, model_path, kernel_sentences=30):
+def one_repeat(jobs, main_args, model_path, loop_sentences=30):
     """One figure per job and run for one empty cache folder each."""
     py = sys.executable
     row = {}
@@ -216,13 +217,13 @@ def one_repeat(jobs, main_args, model_path, kernel_sentences=30):
                 elif job == "import":
                     wall, _ = _run([py, "-c", "import structsvm"], cache)
                     row[f"import.{run}"] = wall
-                elif job == "kernels" and run == "first":
-                    _, res = _run([py, "-c", KERNELS, str(kernel_sentences)], cache,
+                elif job == "loops" and run == "first":
+                    _, res = _run([py, "-c", LOOPS, str(loop_sentences)], cache,
                                   {**NO_AOT, "STRUCTSVM_JIT_WARMUP": "0"})
-                    row["kernels.setup"] = res["setup"]
+                    row["loops.setup"] = res["setup"]
                     for part in ("main", "digits"):
                         for name, cpu in res[part].items():
-                            row[f"kernels.{part}.{name}"] = cpu
+                            row[f"loops.{part}.{name}"] = cpu
     return row
 
 
@@ -246,7 +247,7 @@ def summarise(rows):
 def markdown(med):
     lines = ["| job | first run (empty cache) | second run | first / second |",
              "| --- | --- | --- | --- |"]
-    names = {"main": "main job, whole process", "main_jit": "main job, kernels "
+    names = {"main": "main job, whole process", "main_jit": "main job, loops "
              "compiled by numba (`STRUCTSVM_AOT=0`)", "main_no_helper":
              "main job, numba, helper off", "own": "own structure `fit` (the guide's "
              "multi-label example)", "tagging": "load + first `predict` (914 "
@@ -269,13 +270,13 @@ def markdown(med):
             lines.append(f"| estimator import before that `fit` (`structsvm.fit`) | "
                          f"{med[job + '.import.first']:.3f} s | "
                          f"{med[job + '.import.second']:.3f} s | |")
-    if "kernels.setup" in med:
-        lines += ["", "| job | kernel (with the kernels it calls) | compile, CPU s |",
+    if "loops.setup" in med:
+        lines += ["", "| job | loop (with the loops it calls) | compile, CPU s |",
                   "| --- | --- | --- |",
                   f"| any | numba's set-up (first compile in a process) | "
-                  f"{med['kernels.setup']:.2f} |"]
+                  f"{med['loops.setup']:.2f} |"]
         for part, label in (("main", "main job"), ("digits", "digits fit")):
-            names = [k for k in med if k.startswith(f"kernels.{part}.")]
+            names = [k for k in med if k.startswith(f"loops.{part}.")]
             if not names:
                 continue
             for k in sorted(names, key=lambda k: -med[k]):
@@ -292,17 +293,17 @@ def main(argv=None):
                     "(examples/pos_tagging.py), e.g. \"--n-train 30 --max-iter 2\"")
     ap.add_argument("--tag-train", type=int, default=0, help="training sentences of "
                     "the tagging job's model (0: all 3,000)")
-    ap.add_argument("--kernel-sentences", type=int, default=30, help="training "
-                    "sentences of the kernels job's main-job slice (0: the digits "
+    ap.add_argument("--loop-sentences", type=int, default=30, help="training "
+                    "sentences of the loops job's main-job slice (0: the digits "
                     "fit only)")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
     main_args = shlex.split(args.main_args)
     rows = []
-    aot = subprocess.run([sys.executable, "-c", "from structsvm import _kernels; "
-                          "print(_kernels.compiled() is not None)"],
+    aot = subprocess.run([sys.executable, "-c", "from structsvm import _compiled; "
+                          "print(_compiled.extension() is not None)"],
                          capture_output=True, text=True, check=True).stdout.strip()
-    print(f"kernels compiled at installation (structsvm._aot) in use: {aot}")
+    print(f"loops compiled at installation (structsvm._compiled._aot) in use: {aot}")
     with tempfile.TemporaryDirectory(prefix="bench-first-call-") as tmp:
         model_path = str(Path(tmp) / "pos.npz")
         if "tagging" in args.jobs:
@@ -310,7 +311,7 @@ def main(argv=None):
                  Path(tmp) / "train-cache")
         for _ in range(args.repeats):
             rows.append(one_repeat(args.jobs, main_args, model_path,
-                                   args.kernel_sentences))
+                                   args.loop_sentences))
             print({k: round(v, 3) for k, v in rows[-1].items()}, flush=True)
     med = summarise(rows)
     print("medians:", {k: round(v, 3) for k, v in med.items()})

@@ -87,8 +87,8 @@ def _crfsuite(ex, n_docs):
     """CRFsuite (L-BFGS, default c1=0, c2=1) on the same token feature strings."""
     import sklearn_crfsuite
 
-    from structsvm.features import SequenceFeatures
-    from structsvm.metrics import chunk_scores
+    from structsvm.structures import SequenceFeatures
+    from structsvm.structures.sequence import chunk_scores
 
     Xtr, Ytr, dtr = ex.load("train")
     Xte, Yte, _ = ex.load("testb")

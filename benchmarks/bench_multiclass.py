@@ -35,11 +35,11 @@ import time
 import numpy as np
 
 import structsvm
-from structsvm.features import MulticlassFeatures
-from structsvm.inference import get_decoder
+from structsvm.structures import MulticlassFeatures
+from structsvm.structures import get_decoder
 from structsvm.learners import DualCD
-from structsvm.losses import get_loss
-from structsvm.problem import Problem
+from structsvm.structures import get_loss
+from structsvm.learners.problem import Problem
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
 from _runner import run_one, run_systems  # noqa: E402

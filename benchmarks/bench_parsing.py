@@ -17,7 +17,7 @@ function tags removed. Both systems get the gold part-of-speech tags:
 
 NLTK's parser is slow, so it parses the first ``--nltk-n`` test sentences (all by
 default); structsvm's F1 is reported on the same sentences and on all of them.
-Labelled-bracket F1 from ``structsvm.metrics.bracket_scores`` (evalb-style; the
+Labelled-bracket F1 from ``structsvm.structures.grammar.bracket_scores`` (evalb-style; the
 root bracket is not counted). Everything runs in this one process, one after the
 other.
 
@@ -35,8 +35,8 @@ from nltk.parse import ViterbiParser
 
 import structsvm
 from structsvm.corpora.treebank import load_treebank_trees
-from structsvm.features import GrammarFeatures
-from structsvm.metrics import bracket_scores
+from structsvm.structures import GrammarFeatures
+from structsvm.structures.grammar import bracket_scores
 
 
 def run_structsvm(X_tr, Y_tr, X_te, Y_te, **params):
@@ -128,12 +128,12 @@ def main(argv=None):
     g = model.feature_map_.grammar_
     f_all = bracket_scores(Y_te, pred)
     print(f"structsvm {model.learner_.name}: train {train:.1f}s ({model.n_iter_} rounds, "
-          f"C={model._C(model.feature_map_)}, {g.n_symbols} symbols, {g.n_rules} rules, "
+          f"C={model.C_}, {g.n_symbols} symbols, {g.n_rules} rules, "
           f"{model.feature_map_.n_features_} features); test F1 {f_all.f1:.4f} "
           f"(P {f_all.precision:.4f} R {f_all.recall:.4f}); "
           f"{len(X_te) / parse:.1f} sentences/s")
     if args.compare_exact:
-        from structsvm.inference import get_decoder
+        from structsvm.structures import get_decoder
 
         model.decoder_ = get_decoder("cky_exact")
         t0 = time.perf_counter()

@@ -30,9 +30,9 @@ import numpy as np
 
 import structsvm
 from structsvm.corpora import load_treebank
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 from structsvm.learners.pegasos import Pegasos
-from structsvm.metrics import token_accuracy
+from structsvm.structures.sequence import token_accuracy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
 from _runner import run_one, run_systems  # noqa: E402

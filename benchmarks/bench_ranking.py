@@ -37,8 +37,8 @@ from sklearn.svm import LinearSVC
 
 import structsvm
 from structsvm.corpora import load_mq2008
-from structsvm.features import RankingFeatures
-from structsvm.metrics import mean_average_precision, ndcg_at_k
+from structsvm.structures import RankingFeatures
+from structsvm.structures.ranking import mean_average_precision, ndcg_at_k
 
 
 def pair_differences(X, Y):

@@ -86,8 +86,8 @@ def run_child(spec):
 
     import structsvm
     from structsvm.corpora import load_conll2000
-    from structsvm.features import SequenceFeatures
-    from structsvm.problem import Problem
+    from structsvm.structures import SequenceFeatures
+    from structsvm.learners.problem import Problem
 
     clock = {"t": 0.0, "calls": 0, "depth": 0}
 

@@ -31,9 +31,9 @@ import numpy as np
 
 import structsvm
 from structsvm.corpora import load_treebank
-from structsvm.features import SequenceFeatures
-from structsvm.metrics import token_accuracy
-from structsvm.tagger import StructSVMTagger
+from structsvm.structures import SequenceFeatures
+from structsvm.structures.sequence import token_accuracy
+from structsvm.estimator import StructSVMTagger
 
 
 def word_features(sent, i):

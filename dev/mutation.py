@@ -17,8 +17,8 @@ compiled code hides a mutant.
 
 Usage (from the repository root)::
 
-    python dev/mutation.py list [--module structsvm/io.py]
-    python dev/mutation.py run [--module structsvm/io.py] [--results FILE]
+    python dev/mutation.py list [--module structsvm/io/__init__.py]
+    python dev/mutation.py run [--module structsvm/io/__init__.py] [--results FILE]
     python dev/mutation.py run --survivors [--module ...]
     python dev/mutation.py report [--docs]
 
@@ -77,7 +77,7 @@ TARGETS = {
     "structsvm/learners/_qp.py": (["tests/test_qp.py", QP_MATRIX + "'slack and C0.1 and "
                                    "not pegasos and not dual_cd and not frank'"], 4),
     "structsvm/learners/_smo_jit.py": (["tests/test_qp.py"], 3),
-    "structsvm/learners/_sparse_jit.py": (["tests/test_sparse_kernels.py",
+    "structsvm/learners/_sparse_jit.py": (["tests/test_sparse_loops.py",
                                            LEARN + "'not pegasos_gets and not frank'"], 3),
     "structsvm/learners/cutting_plane.py": (
         [LEARN + "'not pegasos and not frank'", WARM,
@@ -89,33 +89,33 @@ TARGETS = {
     "structsvm/learners/pegasos.py": ([LEARN + "'pegasos or agree'", WARM,
                                        QP_MATRIX + "'pegasos-sequence-hamming-margin'"], 4),
     "structsvm/learners/perceptron.py": ([LEARN + "'perceptron or agree'", WARM], 4),
-    "structsvm/inference/__init__.py": ([DECODERS, "tests/test_viterbi.py"], 2),
-    "structsvm/inference/_registry.py": (["tests/test_viterbi.py", DECODERS,
-                                          "tests/test_loss_augmented_decoder.py"], 2),
-    "structsvm/inference/_cky_jit.py": (["tests/test_cky.py"], 4),
-    "structsvm/inference/_max_product_jit.py": (["tests/test_max_product.py",
+    "structsvm/structures/decoders.py": ([DECODERS, "tests/test_viterbi.py"], 2),
+    "structsvm/registry.py": (["tests/test_plugin_contract.py", DECODERS,
+                               "tests/test_loss_augmented_decoder.py"], 4),
+    "structsvm/structures/grammar/_cky_jit.py": (["tests/test_cky.py"], 4),
+    "structsvm/structures/graph/_max_product_jit.py": (["tests/test_max_product.py",
                                                  "tests/test_lp_decoder.py"], 3),
-    "structsvm/inference/_sort_jit.py": ([DECODERS, "tests/test_ranking.py",
+    "structsvm/structures/ranking/_sort_jit.py": ([DECODERS, "tests/test_ranking.py",
                                           "tests/test_rank_oracle.py"], 3),
-    "structsvm/inference/_viterbi_jit.py": (["tests/test_viterbi.py", DECODERS,
+    "structsvm/structures/sequence/_viterbi_jit.py": (["tests/test_viterbi.py", DECODERS,
                                              "tests/test_chain_oracle.py"], 4),
-    "structsvm/inference/argmax.py": ([DECODERS, "tests/test_multiclass.py"], 6),
-    "structsvm/inference/cky.py": (["tests/test_cky.py"], 4),
-    "structsvm/inference/exhaustive.py": ([DECODERS, "tests/test_enumerable.py"], 3),
-    "structsvm/inference/lp.py": (["tests/test_lp_decoder.py"], 3),
-    "structsvm/inference/max_product.py": (["tests/test_max_product.py",
+    "structsvm/structures/multiclass/argmax.py": ([DECODERS, "tests/test_multiclass.py"], 6),
+    "structsvm/structures/grammar/cky.py": (["tests/test_cky.py"], 4),
+    "structsvm/structures/exhaustive.py": ([DECODERS, "tests/test_enumerable.py"], 3),
+    "structsvm/structures/graph/lp.py": (["tests/test_lp_decoder.py"], 3),
+    "structsvm/structures/graph/max_product.py": (["tests/test_max_product.py",
                                             "tests/test_lp_decoder.py"], 3),
-    "structsvm/inference/sort.py": ([DECODERS, "tests/test_ranking.py",
+    "structsvm/structures/ranking/sort.py": ([DECODERS, "tests/test_ranking.py",
                                      "tests/test_rank_oracle.py"], 3),
-    "structsvm/inference/tree.py": ([DECODERS, "tests/test_taxonomy.py"], 3),
-    "structsvm/inference/viterbi.py": (["tests/test_viterbi.py", DECODERS,
+    "structsvm/structures/taxonomy/decoder.py": ([DECODERS, "tests/test_taxonomy.py"], 3),
+    "structsvm/structures/sequence/viterbi.py": (["tests/test_viterbi.py", DECODERS,
                                         "tests/test_loss_augmented_decoder.py -k "
                                         "'not registered_decoder_trains'"], 4),
-    "structsvm/io.py": (["tests/test_io_hostile.py", "tests/test_save_load_all_maps.py",
+    "structsvm/io/__init__.py": (["tests/test_io_hostile.py", "tests/test_save_load_all_maps.py",
                          "tests/test_estimator.py -k save_load"], 12),
-    "structsvm/_model_format.py": (["tests/test_io_hostile.py",
+    "structsvm/io/_format.py": (["tests/test_io_hostile.py",
                                     "tests/test_save_load_all_maps.py"], 10),
-    "structsvm/_parallel.py": (["tests/test_oracle.py", "tests/test_parallel.py -k "
+    "structsvm/learners/_parallel.py": (["tests/test_oracle.py", "tests/test_parallel.py -k "
                                 "'not bench_scaling_smoke'",
                                 LEARN + "parallel"], 8),
 }
@@ -141,36 +141,36 @@ CURATED: list[tuple[str, str, str, str]] = [
     ("structsvm/learners/_dual_cd_jit.py", "            slot[i, s] = nr\n", "",
      "compaction keeps the old row numbers"),
     # CKY beam pruning and its guard
-    ("structsvm/inference/cky.py", "0 if exact else int(beam), out, node_off, best)",
+    ("structsvm/structures/grammar/cky.py", "0 if exact else int(beam), out, node_off, best)",
      "0, out, node_off, best)", "the beam is ignored (always exact)"),
-    ("structsvm/inference/cky.py", "if cands is not None and not exact:",
+    ("structsvm/structures/grammar/cky.py", "if cands is not None and not exact:",
      "if False:", "pruned loss-augmented search may report a negative violation"),
     # the model-file reader's guards
-    ("structsvm/_model_format.py", "if len(infos) > _MAX_MEMBERS:", "if False:",
+    ("structsvm/io/_format.py", "if len(infos) > _MAX_MEMBERS:", "if False:",
      "no member-count limit"),
-    ("structsvm/_model_format.py", "if total > max_bytes + 4096 * len(infos):",
+    ("structsvm/io/_format.py", "if total > max_bytes + 4096 * len(infos):",
      "if False:", "no total-size limit"),
-    ("structsvm/_model_format.py", "if len(set(names)) != len(names):", "if False:",
+    ("structsvm/io/_format.py", "if len(set(names)) != len(names):", "if False:",
      "duplicate members accepted"),
-    ("structsvm/_model_format.py", 'or "\\0" in name or ".." in name):', "):",
+    ("structsvm/io/_format.py", 'or "\\0" in name or ".." in name):', "):",
      "odd member names accepted"),
-    ("structsvm/_model_format.py", "elif version in ((2, 0), (3, 0)):", "elif True:",
+    ("structsvm/io/_format.py", "elif version in ((2, 0), (3, 0)):", "elif True:",
      "any .npy version accepted"),
-    ("structsvm/_model_format.py", "if extra or missing:", "if missing:",
+    ("structsvm/io/_format.py", "if extra or missing:", "if missing:",
      "members the header does not list are inflated"),
-    ("structsvm/_model_format.py", "if not nbytes + 10 <= info.file_size <= nbytes + 4096:",
+    ("structsvm/io/_format.py", "if not nbytes + 10 <= info.file_size <= nbytes + 4096:",
      "if False:", "a member's declared size is not checked against the header"),
-    ("structsvm/io.py",
+    ("structsvm/io/__init__.py",
      "meta, files = read_archive(path, max_bytes, lambda h: _check_header(path, h))",
      "meta, files = read_archive(path, MAX_BYTES, lambda h: _check_header(path, h))",
      "load(max_bytes=) is ignored"),
     # the parallel oracle's data paths
-    ("structsvm/_parallel.py", "handle = _Handle(self.token, self._payload())",
+    ("structsvm/learners/_parallel.py", "handle = _Handle(self.token, self._payload())",
      "handle = _Handle(self.token)", "the priming tasks ship no data"),
-    ("structsvm/_parallel.py",
+    ("structsvm/learners/_parallel.py",
      "payload = None if not any(not m.weights for m in missing) else self._payload()",
      "payload = None", "workers without the data never get it"),
-    ("structsvm/_parallel.py", "for attempt in range(3):", "for attempt in range(0):",
+    ("structsvm/learners/_parallel.py", "for attempt in range(3):", "for attempt in range(0):",
      "every chunk computed in the training process"),
 ]
 

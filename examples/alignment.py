@@ -27,9 +27,9 @@ import numpy as np
 
 import structsvm
 from structsvm.corpora import read_alignment_pairs, simulate_alignment_pairs
-from structsvm.features import AlignmentFeatures
-from structsvm.inference.needleman_wunsch import needleman_wunsch
-from structsvm.metrics import alignment_scores
+from structsvm.structures import AlignmentFeatures
+from structsvm.structures.alignment.needleman_wunsch import needleman_wunsch
+from structsvm.structures.alignment import alignment_scores
 
 #: Gap costs tried for a fixed substitution matrix, in units of its scores.
 GAP_GRID = {"open": (-2.0, -4.0, -7.0, -10.0, -13.0), "extend": (-0.5, -1.0, -2.0)}

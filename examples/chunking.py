@@ -24,9 +24,9 @@ import time
 
 import structsvm
 from structsvm.corpora import load_conll2000
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 from structsvm.learners.pegasos import Pegasos
-from structsvm.metrics import chunk_scores, token_accuracy
+from structsvm.structures.sequence import chunk_scores, token_accuracy
 
 
 def main(argv=None):

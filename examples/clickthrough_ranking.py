@@ -28,8 +28,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
 from structsvm.corpora.clicks import click_preferences, make_ranking_problem, simulate_clicks
-from structsvm.features import RankingFeatures
-from structsvm.metrics import ndcg_at_k
+from structsvm.structures import RankingFeatures
+from structsvm.structures.ranking import ndcg_at_k
 
 
 def load(synthetic, random_state=0):

@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.svm import LinearSVC
 
 import structsvm
-from structsvm.features import GraphFeatures
+from structsvm.structures import GraphFeatures
 
 
 def planted_partition(n_graphs, seed=0, *, n_blocks=3, sizes=(60, 70), p_in=0.06,
@@ -104,14 +104,14 @@ def certificate(model, X, Y):
     dict with ``primal_lp`` (P_LP(w)), ``dual`` (D), ``gap`` (P_LP − D, relative to
     P_LP) and ``integral`` (fraction of graphs whose LP was integral).
     """
-    from structsvm.inference.lp import lp
+    from structsvm.structures.graph.lp import lp
 
     fm, w = model.feature_map_, model.coef_
     Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
     batch = fm.batch_potentials(Xe, w)
     res = lp(batch.augment(Ye, model.loss_))
     slack = np.maximum(0.0, res.bound - batch.score(Ye))
-    primal = 0.5 * float(w @ w) + model._C(fm) * float(slack.sum())
+    primal = 0.5 * float(w @ w) + model.C_ * float(slack.sum())
     dual = model.objective_ - model.duality_gap_
     return dict(primal_lp=primal, dual=dual, gap=(primal - dual) / primal,
                 integral=res.exact_fraction)

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from structsvm.estimator import StructuredSVM
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 from structsvm.learners import OneSlackCuttingPlane
 
 
@@ -57,7 +57,7 @@ def run(X, Y, fm, cache_size, params, test=None):
     state = model.learner_state_
     acc = float("nan")
     if test is not None:
-        from structsvm.metrics import token_accuracy
+        from structsvm.structures.sequence import token_accuracy
 
         acc = token_accuracy(test[1], model.predict(test[0]))
     return dict(oracle=model.n_iter_, cached=state["n_cached_rounds"], qp=state["n_qp"],

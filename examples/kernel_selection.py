@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from structsvm.corpora.synthetic import make_two_spirals
-from structsvm.kernels import median_sigma
+from structsvm.svm.kernels import median_sigma
 from structsvm.svm import KernelPegasosClassifier
 from structsvm.model_selection import cluster_sigma, grid_search, line_search, subset_search
 

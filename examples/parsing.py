@@ -18,9 +18,9 @@ import time
 
 import structsvm
 from structsvm.corpora.treebank import load_treebank_trees
-from structsvm.features import GrammarFeatures
-from structsvm.metrics import bracket_scores
-from structsvm.tagger import StructSVMTagger
+from structsvm.structures import GrammarFeatures
+from structsvm.structures.grammar import bracket_scores
+from structsvm.estimator import StructSVMTagger
 
 
 def main(argv=None):

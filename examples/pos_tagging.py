@@ -19,9 +19,9 @@ import time
 
 import structsvm
 from structsvm.corpora import DataNotFoundError, load_treebank, make_hmm_corpus
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 from structsvm.learners.pegasos import Pegasos
-from structsvm.metrics import sentence_accuracy, token_accuracy
+from structsvm.structures.sequence import sentence_accuracy, token_accuracy
 
 
 def load_data(n_train, n_test, path):

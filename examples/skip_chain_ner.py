@@ -10,7 +10,7 @@ document; the graph then has cycles and max-product runs loopy. Both models use 
 same node features, the CoNLL token features of ``SequenceFeatures(features="chunk")``
 (word, lower case, POS tag, suffixes, shape, ±2 window), and separate weights for
 chain (directed) and skip (undirected) label pairs. Entity precision / recall / F1
-are conlleval's (``structsvm.metrics.chunk_scores``).
+are conlleval's (``structsvm.structures.sequence.chunk_scores``).
 
 Run::
 
@@ -33,8 +33,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.features import GraphFeatures, SequenceFeatures
-from structsvm.metrics import chunk_scores
+from structsvm.structures import GraphFeatures, SequenceFeatures
+from structsvm.structures.sequence import chunk_scores
 
 
 # ------------------------------------------------------------------ data

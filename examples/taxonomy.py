@@ -19,8 +19,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 import structsvm
-from structsvm.features import MulticlassFeatures, TaxonomyFeatures
-from structsvm.metrics import tree_distance
+from structsvm.structures import MulticlassFeatures, TaxonomyFeatures
+from structsvm.structures.taxonomy import tree_distance
 
 
 def compare(X_train, Y_train, X_test, Y_test, C, sep=None, tol=1e-2):

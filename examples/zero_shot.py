@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 import structsvm
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 
 
 def make_attribute_data(n_classes=12, n_attributes=10, n_features=30, n_per_class=60,

@@ -1,4 +1,5 @@
-"""structsvm: structural SVMs for sequences, taxonomies, rankings, trees and graphs.
+"""structsvm: structural SVMs for sequences, taxonomies, rankings, trees, graphs and
+alignments.
 
 ``import structsvm`` is light: the estimator, the feature maps, the decoders and the
 libraries they need (scikit-learn, SciPy, numba, NLTK) are imported the first time a
@@ -15,13 +16,12 @@ from ._version import __version__
 
 if TYPE_CHECKING:  # what the names below resolve to (static tools read these)
     from .estimator import StructuredSVM, fit, load
-    from .structure import Structure
+    from .structures.user.structure import Structure
 
 __all__ = ["StructuredSVM", "Structure", "fit", "load", "__version__"]
 
-_SUBPACKAGES = ("cli", "corpora", "estimator", "features", "inference", "io", "kernels",
-                "learners", "limits", "losses", "metrics", "model_selection", "outputs",
-                "plotting", "problem", "protocols", "structure", "svm", "tagger",
+_SUBPACKAGES = ("cli", "corpora", "estimator", "io", "learners", "limits",
+                "model_selection", "plotting", "protocols", "registry", "structures", "svm",
                 "testing")
 
 __getattr__, __dir__ = attach(__name__, globals(), submodules=_SUBPACKAGES)

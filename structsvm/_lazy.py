@@ -29,7 +29,7 @@ def attach(package, namespace, submodules=(), on_load=None):
         exported name; a name read once is stored in ``namespace``, so later reads
         cost what a plain attribute costs.
     submodules : iterable of str
-        Submodules reachable as attributes (``structsvm.metrics`` after
+        Submodules reachable as attributes (``structsvm.structures`` after
         ``import structsvm``), besides those the ``TYPE_CHECKING`` block imports from.
     on_load : dict of str to callable, optional
         Exported names whose value a function computes (a registry filled by

@@ -5,7 +5,7 @@ Data flows one way: inputs and outputs are *encoded* once by the fitted
 :class:`FeatureMap`; the map turns a weight vector into *potentials* (factor scores);
 a *decoder* maximises over structures; a :class:`Loss` augments the potentials so
 that loss-augmented decoding is the same decoder on other scores. Around that loop,
-:meth:`structsvm.problem.Problem.oracle` finds the most violated constraint of every
+:meth:`structsvm.learners.problem.Problem.oracle` finds the most violated constraint of every
 example and is the only thing learners ask of the model.
 
 Required members are the methods and attributes of the protocol classes below.
@@ -16,27 +16,20 @@ has the default listed in :data:`FEATURE_MAP_CAPABILITIES` and
 :class:`LearnerBase` carry those defaults; the core reads a capability with
 :func:`capability`, so a plugin that only satisfies the protocol (without the base
 class) works too. A decoder's optional capability is its ``augmented`` function
-(:class:`Decoder`). Plugins are registered by name with
-:func:`structsvm.features.register_feature_map`,
-:func:`structsvm.inference.register_decoder`, :func:`structsvm.losses.register_loss`
-and :func:`structsvm.learners.register_learner`.
+(:class:`Decoder`); a loss declares how it decomposes (:data:`DECOMPOSITIONS`), and
+what consumes it asks that, never its class. Plugins of every kind are registered by
+name with :func:`structsvm.registry.register`.
 
-This module sits at the bottom of the package: it imports nothing from structsvm but
-its private parts, which import nothing at all from structsvm (the capabilities and
-their defaults, ``_capabilities``; the learner's contract, ``_learner_protocol``; the
-input checks, ``_samples``). Every name is exported here.
+This module sits at the bottom of the package: it imports nothing from structsvm.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import (TYPE_CHECKING, Any, Callable, ClassVar, Optional, Protocol,
+                    runtime_checkable)
 
 import numpy as np
-
-from ._capabilities import (FEATURE_MAP_CAPABILITIES, LEARNER_CAPABILITIES, ClassBlocks,
-                            FeatureMapBase, LearnerBase, capability, plugin_name)
-from ._learner_protocol import Learner, LearnerResult
-from ._samples import SparseRows, as_sequence
 
 if TYPE_CHECKING:  # annotations only (SciPy is imported where a call needs it)
     import scipy.sparse as sp
@@ -47,6 +40,7 @@ __all__ = [
     "LEARNER_CAPABILITIES", "capability", "plugin_name", "as_decoder",
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
+    "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -91,8 +85,11 @@ class PotentialsBatch(Protocol):
     """Potentials of a batch of examples (what decoders consume).
 
     ``batch[i]`` is the :class:`Potentials` of example i; ``augment(Y, loss)``
-    returns the batch with every example's scores plus Δ(y_i, ·) decomposed over the
-    decoder's parts (only for ``loss.decomposable`` losses).
+    returns the batch with every example's scores plus Δ(y_i, ·), for the losses
+    whose ``decomposition`` is among the batch class's ``augments``
+    (:data:`POTENTIALS_CAPABILITIES`: ``("position",)`` unless declared; a batch of
+    class labels, which can add any loss from a table over its classes, declares
+    ``("position", "whole")``).
 
     ``enumerable`` says whether outputs can be enumerated at all; a batch that sets
     it provides ``output_space_sizes()``, the number of outputs of each example
@@ -118,10 +115,13 @@ class PotentialsBatch(Protocol):
 class FeatureMap(Protocol):
     """Joint feature map Φ(x, y).
 
-    Class attribute ``structure`` names the output structure ("multiclass", "chain",
-    "tree", "ranking", ...); a decoder is accepted only for its own structure.
-    ``default_decoder``, ``default_loss``, ``default_C`` and ``default_tol`` are what
-    the estimator uses when the user gives none. A map is a scikit-learn estimator
+    Class attribute ``structure`` names the structure ("multiclass", "sequence",
+    "taxonomy", "ranking", ...: the name it is registered under, and its folder's);
+    a decoder is accepted only for its own structure. ``default_decoder``,
+    ``default_loss``, ``default_C``, ``default_tol`` and ``default_learners`` are what
+    the estimator uses when the user gives none: ``default_learners`` is a sequence of
+    ``(learner name, parameters)``, the first one that accepts the fitted problem
+    (its ``refusal`` is None) is chosen. A map is a scikit-learn estimator
     (``get_params``/``set_params``): ``fit`` clones it.
 
     The public pair works on raw (user) data:
@@ -154,7 +154,11 @@ class FeatureMap(Protocol):
       multiclass dual method solves on; ``Xe`` may be None (only the loss table);
     - ``example_costs(Xe)``: the relative decoding cost of every example (e.g.
       sentence lengths), so parallel chunks get equal work;
-    - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass.
+    - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass;
+    - ``compiled_loops``: the compiled loops (``"module:function"``) the map's
+      default training path calls, in the order it calls them (they are compiled in
+      a helper process while the fit starts, and a fit whose loops were all
+      compiled at installation says nothing about compiling).
     """
 
     structure: ClassVar[str]
@@ -162,6 +166,7 @@ class FeatureMap(Protocol):
     default_loss: ClassVar[str]
     default_C: ClassVar[float]
     default_tol: ClassVar[float]
+    default_learners: ClassVar[tuple]
     n_features_: int
 
     def fit(self, X, Y) -> "FeatureMap":
@@ -195,20 +200,59 @@ class FeatureMap(Protocol):
         """Become fitted from a ``fitted_state()``; return self."""
 
 
+#: How a loss decomposes: its ``decomposition``, the one thing a decoder, a map's
+#: potentials or the oracle ask of a loss to know how to maximise Δ + score.
+DECOMPOSITIONS = {
+    "whole": "a function of whole outputs: loss-augmented decoding enumerates the "
+             "outputs of each example (small output spaces only), unless the decoder "
+             "maximises it itself",
+    "position": "a sum over positions (the tokens of a sequence, the nodes of a graph, "
+                "the one part of a class label): part_losses(y, n_states) gives the "
+                "table added to the potentials",
+    "span": "a sum over the labelled spans (anchored chart cells) of the predicted "
+            "parse tree",
+    "cell": "a sum over the match cells of the true alignment",
+    "pair": "a sum over the preference pairs of a ranking",
+    "own": "what the structure's own loss-augmented argmax maximises (the loss of a "
+           "structsvm.Structure)",
+    "dataset": "a function of the labelling of the whole data set (F1, precision at "
+               "k, ROC area): most_violated(batch, Y) labels all examples at once, and "
+               "only the 1-slack oracle asks for it",
+}
+
+
 @runtime_checkable
 class Loss(Protocol):
-    """Task loss Δ(y, ŷ) on encoded outputs.
+    r"""Task loss Δ(y, ŷ) on encoded outputs.
 
-    ``decomposable`` says whether Δ is a sum over the decoder's parts; then
-    ``part_losses(y_true, n_states)`` returns an array of shape ``(n_parts,
-    n_states)`` (``(n_states,)`` for a single part) with the loss of predicting each
-    state at each part, and loss-augmented decoding is the plain decoder on
-    augmented potentials. ``max_loss(y)`` is the largest loss any prediction can
-    have for ``y`` (used by ``score`` = 1 − Σ loss / Σ max_loss).
+    ``decomposition`` (a key of :data:`DECOMPOSITIONS`) says how Δ splits, and so how
+    loss-augmented decoding is done:
+
+    - ``"position"``: Δ(y, ŷ) = Σ_t δ_t(ŷ_t); ``part_losses(y_true, n_states)``
+      returns the array of shape ``(n_parts, n_states)`` (``(n_states,)`` for a single
+      part) of δ_t(k), and loss-augmented decoding is the plain decoder on potentials
+      plus that table;
+    - ``"span"``, ``"cell"``, ``"pair"``: Δ counts the wrong parts of that kind
+      (``counts_wrong_parts``), each costing ``part_cost(y_true)``; the structure's
+      potentials add the cost to every part and take it off the true ones;
+    - ``"whole"``: loss-augmented decoding enumerates outputs (or the decoder's own
+      ``augmented`` maximises it);
+    - ``"dataset"``: Δ(Ȳ, Ŷ) is a function of the labellings of all n examples at
+      once (Joachims 2005): ``most_violated(batch, Y)`` returns
+      argmax_Ŷ Δ(Y, Ŷ) + Σ_i score_i(ŷ_i) for the batch of all examples' potentials,
+      ``loss(Y, Ŷ)`` takes whole labellings, and the objective has one slack,
+      ½‖w‖² + C ξ (the 1-slack cutting plane's ``oracle_sum``).
+
+    ``counts_wrong_parts`` declares Δ(y, ŷ) = part_cost(y) × (number of parts of ŷ
+    that are wrong, or of y that are missed): Hamming, spans, alignment cells,
+    swapped pairs; maps then take a vectorised path (``part_costs(Y)``: every
+    example's cost). ``max_loss(y)`` is the largest loss any prediction can have for
+    ``y`` (``score`` = 1 − Σ loss / Σ max_loss).
     """
 
     name: str
-    decomposable: ClassVar[bool]
+    decomposition: ClassVar[str]
+    counts_wrong_parts: ClassVar[bool]
 
     def __call__(self, y_true, y_pred) -> float: ...
 
@@ -217,6 +261,26 @@ class Loss(Protocol):
 
     def max_loss(self, y_true) -> float:
         """The largest loss any prediction can have for ``y_true``."""
+
+
+def check_decomposition(loss, allowed, where):
+    """Refuse, with a TypeError naming both, a loss whose ``decomposition`` is not
+    among ``allowed`` (what ``where``, a structure's potentials, can add).
+
+    Examples
+    --------
+    >>> class Spans:
+    ...     name, decomposition = "spans", "span"
+    >>> check_decomposition(Spans(), ("position",), "a sequence batch")
+    Traceback (most recent call last):
+    ...
+    TypeError: a sequence batch adds losses that decompose over position, but loss 'spans' decomposes over span
+    """
+    got = type(loss).decomposition
+    if got not in allowed:
+        raise TypeError(f"{where} adds losses that decompose over "
+                        f"{' or '.join(allowed)}, but loss {plugin_name(loss)!r} "
+                        f"decomposes over {got}")
 
 
 @dataclass(frozen=True)
@@ -234,7 +298,8 @@ class Decoder:
     over y of Δ(y_i, y) + score_i(y) for every example (margin rescaling), e.g. for a
     loss that does not decompose over the parts of the potentials; it returns the
     list of outputs, or None where it cannot for that loss. The oracle asks it first,
-    then the potentials' ``augment`` (a decomposable loss), then enumeration.
+    then the potentials' ``augment`` (a loss whose decomposition the batch adds), then
+    enumeration.
     """
 
     name: str
@@ -294,7 +359,7 @@ def check_enumerable(batch, why, alternative, limit=None):
     Examples
     --------
     >>> class Chains:
-    ...     structure, enumerable = "chain", True
+    ...     structure, enumerable = "sequence", True
     ...     def output_space_sizes(self):
     ...         return [3 ** 4, 3 ** 40]
     >>> check_enumerable(Chains(), "the exhaustive decoder",
@@ -318,3 +383,276 @@ def check_enumerable(batch, why, alternative, limit=None):
                 f"{why} enumerates every output of an example, but sample {i} has "
                 f"{_size_text(int(n))} outputs (more than MAX_ENUMERATED_OUTPUTS = "
                 f"{limit}). {alternative}")
+
+
+# --------------------------------------------------------------------------- capabilities
+#: Optional capabilities of a feature map and their defaults (see :class:`FeatureMap`).
+FEATURE_MAP_CAPABILITIES = {
+    "has_feature_differences": False,  # joint_feature_differences(Xe, Ye, Ye_hat, idx)
+    "has_difference_sum": False,   # joint_feature_difference_sum(Xe, Ye, Ye_hat, idx, weights)
+    "has_aggregate_oracle": False,  # aggregate_violation(Xe, Ye, w, loss[, idx])
+    "has_chunked_aggregate": False,  # aggregate_violation accepts idx (chunks)
+    "has_fused_oracle": False,     # fused_oracle(Xe, Ye, w, loss, decoder, idx, augment)
+    "has_class_blocks": False,     # class_blocks(Xe, loss) -> ClassBlocks or None
+    "example_costs": None,         # example_costs(Xe): relative decoding cost per example
+    "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
+    "default_learners": (("dual_cd", {}),),  # (name, params): the first that accepts
+    "compiled_loops": (),          # "module:function" of the default path, in order
+}
+
+#: Optional capabilities of a learner and their defaults (see :class:`Learner`).
+LEARNER_CAPABILITIES = {
+    "certifies_gap": False,        # reports a certified duality gap (tol is a gap)
+    "resumable": False,            # continues from a checkpoint to the same optimum
+    "accepts_constraints": False,  # solve(..., constraints=) honours constraints on w
+    "supports_warm_start": True,   # continues from a previous fit (False: refuses)
+    "keeps_state": False,          # solve(..., state=) takes a previous or saved state
+    "refusal": None,               # refusal(feature_map, decoder, loss, rescaling)
+    "trains_dataset_losses": False,  # asks the oracle for the whole labelling at once
+    "compiled_loops": (),          # "module:function" its training calls, in order
+}
+
+#: Optional capabilities of a batch of potentials and their defaults (see
+#: :class:`PotentialsBatch`).
+POTENTIALS_CAPABILITIES = {
+    "augments": ("position",),     # the loss decompositions augment(Y, loss) adds
+}
+
+_CAPABILITIES = {**FEATURE_MAP_CAPABILITIES, **LEARNER_CAPABILITIES,
+                 **POTENTIALS_CAPABILITIES}
+
+
+def capability(plugin, name):
+    """The optional capability ``name`` of a plugin: what it declares, or the default.
+
+    Parameters
+    ----------
+    plugin : object
+        A feature map or learner (instance or class).
+    name : str
+        A key of :data:`FEATURE_MAP_CAPABILITIES` or :data:`LEARNER_CAPABILITIES`.
+
+    Returns
+    -------
+    object
+        The declared value (for a method: the bound method), else the default.
+
+    Raises
+    ------
+    KeyError
+        ``name`` is no declared capability.
+
+    Examples
+    --------
+    >>> class MyLearner:
+    ...     name, resumable = "mine", True
+    >>> capability(MyLearner(), "resumable"), capability(MyLearner(), "certifies_gap")
+    (True, False)
+    """
+    return getattr(plugin, name, _CAPABILITIES[name])
+
+
+def plugin_name(plugin):
+    """A plugin's ``name``, or its class name when it has none (for messages)."""
+    return getattr(plugin, "name", None) or type(plugin).__name__
+
+
+class FeatureMapBase:
+    """Defaults of the optional capabilities of a feature map
+    (:data:`FEATURE_MAP_CAPABILITIES`); a map overrides the ones it has."""
+
+    has_feature_differences: ClassVar[bool] = False
+    has_difference_sum: ClassVar[bool] = False
+    has_aggregate_oracle: ClassVar[bool] = False
+    has_chunked_aggregate: ClassVar[bool] = False
+    has_fused_oracle: ClassVar[bool] = False
+    has_class_blocks: ClassVar[bool] = False
+    example_costs: ClassVar[Optional[Callable]] = None
+    fit_encode: ClassVar[Optional[Callable]] = None
+    default_learners: ClassVar[tuple] = (("dual_cd", {}),)
+    compiled_loops: ClassVar[tuple] = ()
+
+
+class LearnerBase:
+    """Defaults of the optional capabilities of a learner (:data:`LEARNER_CAPABILITIES`);
+    a learner overrides the ones it has."""
+
+    certifies_gap: ClassVar[bool] = False
+    resumable: ClassVar[bool] = False
+    accepts_constraints: ClassVar[bool] = False
+    supports_warm_start: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = False
+    refusal: ClassVar[Optional[Callable]] = None
+    trains_dataset_losses: ClassVar[bool] = False
+    compiled_loops: ClassVar[tuple] = ()
+
+
+@dataclass(frozen=True)
+class ClassBlocks:
+    """A multiclass problem whose Φ(x, k) = x ⊗ e_k (one-hot class blocks), as a map
+    with ``has_class_blocks`` describes it to a learner that solves such problems.
+
+    Attributes
+    ----------
+    inputs : ndarray or sparse matrix of shape (n_samples, n_inputs), or None
+        The rows x_i (None when no encoded inputs were asked for); w is class-major,
+        ``w[k * n_inputs + j]``, and the encoded outputs are class indices 0..K-1.
+    loss_table : ndarray of shape (n_classes, n_classes)
+        Δ(c, k) for every pair of classes.
+    """
+
+    inputs: Any
+    loss_table: np.ndarray
+
+
+# --------------------------------------------------------------------------- learners
+@runtime_checkable
+class Learner(Protocol):
+    """An optimiser of the structural-SVM objective over a :class:`Problem`.
+
+    ``solve(problem, w0, *, max_iter, tol, random_state, callback)`` returns a
+    :class:`LearnerResult` (the learner keeps no state on ``self``); ``name`` is the
+    name it is registered and reported under. The estimator clones a learner
+    (``get_params`` where it has one, a deep copy otherwise).
+
+    ``callback(info)``, where given, is called once per round or epoch with a dict:
+    ``round``, ``w``, ``objective``, ``time`` and, where the learner has them,
+    ``gap``, ``n_constraints``, ``mistakes`` and ``state`` (a function of no
+    arguments returning the learner's state at that round, as numbers, strings and
+    arrays, which a checkpoint stores). The callback may raise to stop training.
+
+    Optional capabilities (:data:`LEARNER_CAPABILITIES`, defaults in
+    :class:`LearnerBase`), each a class attribute:
+
+    - ``certifies_gap``: ``tol`` is a relative duality gap, the result's
+      ``duality_gap`` certifies it (a ConvergenceWarning when ``max_iter`` stops it);
+    - ``resumable``: a run continued from a checkpoint reaches the same optimum (from
+      the saved ``state`` when the learner gives one in its callback, else from the
+      saved weights);
+    - ``accepts_constraints``: ``solve(..., constraints=f)`` honours constraints on w;
+    - ``supports_warm_start``: False refuses ``warm_start=True``;
+    - ``keeps_state``: ``solve(..., state=...)`` takes ``extra["state"]`` of a
+      previous result (warm start) or a checkpoint's state (resume);
+    - ``refusal(feature_map, decoder, loss, rescaling)``: a static method saying why
+      the learner cannot solve such a problem (None when it can), for learners that
+      solve only some problems;
+    - ``trains_dataset_losses``: the learner asks the oracle for the most violated
+      labelling of the whole data set (``Problem.oracle_sum``), so it trains losses
+      whose ``decomposition`` is ``"dataset"``;
+    - ``compiled_loops``: as a feature map's, for the learner's own loops.
+    """
+
+    name: ClassVar[str]
+
+    def solve(self, problem, w0, *, max_iter, tol, random_state, callback=None):
+        """Minimise ½‖w‖² + C Σ ξ_i from ``w0``; return a :class:`LearnerResult`."""
+
+
+@dataclass
+class LearnerResult:
+    """What a learner returns: the model and its certificate.
+
+    Attributes
+    ----------
+    w : ndarray of shape (n_features,)
+        Returned weights.
+    objective : float
+        Primal objective ½‖w‖² + C Σ ξ_i at ``w`` (computed with exact decoding).
+    objective_curve : list of float
+        Primal objective per round (or per evaluation for stochastic learners).
+    n_iter : int
+        Rounds (cutting plane) or epochs (stochastic learners) run.
+    duality_gap : float
+        Primal minus dual objective at the end (``nan`` when the learner has no dual).
+    converged : bool
+    extra : dict
+        Learner-specific diagnostics (working-set size, ...).
+    """
+
+    w: np.ndarray
+    objective: float
+    objective_curve: list
+    n_iter: int
+    duality_gap: float = float("nan")
+    converged: bool = False
+    extra: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- samples and outputs
+def as_sequence(X, name):
+    """Turn X into a list-like of samples, with a clear error for non-sequences."""
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of samples, got a string")
+    import scipy.sparse as sp  # here, not at import: importing the contract stays light
+
+    if sp.issparse(X):
+        return SparseRows(X)
+    if isinstance(X, np.ndarray):
+        return list(X) if X.ndim > 0 else _raise(TypeError(
+            f"{name} must be a sequence of samples, got a 0-d array"))
+    if not isinstance(X, Sequence):
+        try:
+            return list(X)
+        except TypeError:
+            raise TypeError(f"{name} must be a sequence of samples, got "
+                            f"{type(X).__name__}") from None
+    return X
+
+
+def _raise(exc):
+    raise exc
+
+
+class SparseRows(Sequence):
+    """The rows of a sparse matrix as a sequence, without splitting the matrix.
+
+    ``rows[i]`` is ``matrix[i]`` (a one-row sparse matrix), a slice is again a
+    :class:`SparseRows`; maps that take a matrix read ``rows.matrix`` in one piece.
+
+    Parameters
+    ----------
+    matrix : sparse matrix or array of shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> rows = SparseRows(sp.identity(3, format="csr"))
+    >>> len(rows), rows[1].toarray().tolist()
+    (3, [[0.0, 1.0, 0.0]])
+    """
+
+    __slots__ = ("matrix",)
+
+    def __init__(self, matrix):
+        self.matrix = matrix
+
+    def __len__(self):
+        return self.matrix.shape[0]
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return SparseRows(self.matrix[i])
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"row {i} out of range for {len(self)} samples")
+        return self.matrix[i]
+
+
+class LazyOutputs(Sequence):
+    """A read-only sequence of encoded outputs whose items are built on access.
+
+    Subclasses give ``__len__`` and ``_item(i)`` (0 <= i < len); this class adds
+    negative indices, slices (a list) and the IndexError past the end, so an
+    oracle's answers index like the list of outputs without building one object per
+    example up front.
+    """
+
+    def _item(self, i):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._item(k) for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"output {i} out of range for {n} outputs")
+        return self._item(i % n)

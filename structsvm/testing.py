@@ -10,12 +10,10 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from ._structure_map import StructureLoss, same_output
 from .estimator import StructuredSVM, load
-from .inference import get_decoder
-from .losses import get_loss
-from .protocols import as_sequence
-from .structure import Structure, as_structure
+from .protocols import as_sequence, capability
+from .structures import get_decoder, get_loss
+from .structures.user import Structure, StructureLoss, as_structure, same_output
 
 __all__ = ["check_structure"]
 
@@ -61,7 +59,7 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
     --------
     >>> import numpy as np, structsvm
     >>> from structsvm.testing import check_structure
-    >>> from structsvm.features import MulticlassFeatures
+    >>> from structsvm.structures import MulticlassFeatures
     >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 1.0])]
     >>> check_structure(MulticlassFeatures(), X, ["a", "b", "a"])
     """
@@ -134,7 +132,9 @@ def _view(structure, X, Y):
     def encode(x, y):
         return fm.encode_outputs([y], [x])[0]
 
-    return _View(phi, argmax, loss, laa if type(loss).decomposable else None, outputs,
+    batch = type(fm.potentials(X[0], np.zeros(fm.n_features_)))
+    adds = type(loss).decomposition in capability(batch, "augments")
+    return _View(phi, argmax, loss, laa if adds else None, outputs,
                  encode=encode, truth_is_output=False)
 
 

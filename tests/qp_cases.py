@@ -11,9 +11,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
-from structsvm.losses import HammingLoss, SwappedPairsLoss, TreeDistanceLoss
+from structsvm.structures import (MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
+from structsvm.structures import HammingLoss
+from structsvm.structures.ranking import SwappedPairsLoss
+from structsvm.structures.taxonomy import TreeDistanceLoss
 
 from reference_qp import (Constraints, pair_labellings, preference_pairs, random_tree,
                           sequence_outputs, tree_distance, tree_paths)

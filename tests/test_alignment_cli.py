@@ -6,7 +6,7 @@ import structsvm
 from structsvm.cli import main
 from structsvm.corpora import (read_alignment_pairs, simulate_alignment_pairs,
                                write_alignment_pairs)
-from structsvm.metrics import alignment_scores
+from structsvm.structures.alignment import alignment_scores
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def files(tmp_path_factory):
 def test_learn_writes_an_alignment_model(files):
     model = structsvm.load(files["model"])
     assert type(model.feature_map_).structure == "alignment"
-    assert model.feature_map_.get_params() == structsvm.features.AlignmentFeatures() \
+    assert model.feature_map_.get_params() == structsvm.structures.AlignmentFeatures() \
         .get_params()
     assert model.max_iter == 30
 

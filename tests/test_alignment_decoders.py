@@ -6,10 +6,10 @@ import itertools
 import numpy as np
 import pytest
 
-from structsvm.features import AlignmentPotentials
-from structsvm.inference import get_decoder
-from structsvm.inference.needleman_wunsch import needleman_wunsch, smith_waterman
-from structsvm.losses import AlignmentLoss
+from structsvm.structures import AlignmentPotentials
+from structsvm.structures import get_decoder
+from structsvm.structures.alignment.needleman_wunsch import needleman_wunsch, smith_waterman
+from structsvm.structures.alignment import AlignmentLoss
 
 
 def all_alignments(n, m):

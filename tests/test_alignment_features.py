@@ -7,10 +7,10 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.features import AlignmentFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import AlignmentLoss
-from structsvm.metrics import alignment_scores
+from structsvm.structures import AlignmentFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures.alignment import AlignmentLoss
+from structsvm.structures.alignment import alignment_scores
 from structsvm.testing import check_structure
 
 from alignment_pairs import evolved_pairs
@@ -160,8 +160,8 @@ def test_save_load_round_trip_predicts_the_same(tmp_path):
 
 def test_two_jobs_fit_the_same_model_as_one(monkeypatch):
     X, Y = evolved_pairs(64, random_state=6, length=(10, 20))
-    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 8)
-    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)
+    monkeypatch.setattr("structsvm.learners.problem.MIN_CHUNK", 8)
+    monkeypatch.setattr("structsvm.learners.problem.MIN_REMOTE", 0)
     params = dict(C=1.0, max_iter=8, random_state=0)
     one = _fit(X, Y, n_jobs=1, **params)
     two = _fit(X, Y, n_jobs=2, **params)

@@ -3,20 +3,21 @@ against the loss of one pair, errors."""
 import numpy as np
 import pytest
 
-from structsvm.losses import AlignmentLoss, get_loss
-from structsvm.metrics import alignment_scores
+from structsvm.structures.alignment import AlignmentLoss
+from structsvm.structures import get_loss
+from structsvm.structures.alignment import alignment_scores
 
 
 def test_known_answers():
     loss = get_loss("alignment")
-    assert isinstance(loss, AlignmentLoss) and loss.decomposable
+    assert isinstance(loss, AlignmentLoss) and loss.decomposition == "cell"
     y = [(0, 0), (1, 1), (2, 2), (3, 4)]
     assert loss(y, y) == 0.0
     assert loss(y, []) == 1.0
     assert loss(y, [(0, 0), (1, 2), (3, 4)]) == 0.5          # 2 of 4 gold pairs found
     assert loss([], [(0, 0)]) == 0.0                          # nothing to miss
     assert loss.max_loss(y) == 1.0 and loss.max_loss(np.zeros((0, 2))) == 0.0
-    assert loss.augment_costs(y) == 0.25
+    assert loss.part_cost(y) == 0.25
 
 
 def test_batch_equals_one_by_one():

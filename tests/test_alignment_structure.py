@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from structsvm.features import AlignmentFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import AlignmentLoss
+from structsvm.structures import AlignmentFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures.alignment import AlignmentLoss
 from structsvm.testing import check_structure
 
 from alignment_pairs import evolved_pairs

@@ -28,7 +28,7 @@ def test_bench_chunking_small_slice(need_data, capsys):
     """The default call on 150 CoNLL-2000 sentences, scored on the whole test set:
     the F1 it prints is conlleval's, consistent with the chunk counts beside it."""
     from structsvm.corpora import load_conll2000
-    from structsvm.metrics import iob_chunks
+    from structsvm.structures.sequence import iob_chunks
 
     need_data(load_conll2000)
     rows = load("bench_chunking").main(["--systems", "default", "--max-train", "150"])
@@ -78,26 +78,26 @@ def test_bench_first_call_small(capsys):
     assert med["import.ratio"] == med["import.first"] / med["import.second"]
     assert "| `import structsvm` |" in out and "| digits `fit` |" in out
     assert f"{med['digits.first']:.3f} s" in out
-    assert "structsvm._aot) in use: " in out
+    assert "(structsvm._compiled._aot) in use: " in out
     # a small own structure trains without numba, in the first run as in the second
     assert med["own.first"] > 0 and med["own.second"] > 0
     assert med["own.first_numba"] == med["own.second_numba"] == 0.0
     assert "| own structure `fit`" in out
 
 
-def test_bench_first_call_kernels(capsys):
+def test_bench_first_call_loops(capsys):
     """The compile-time table: in a fresh process with an empty cache, the digits fit
-    compiles multiclass_cd's one kernel (its sweep; the certification runs in numpy),
+    compiles multiclass_cd's one loop (its sweep; the certification runs in numpy),
     each row a positive CPU time and the total their sum. (The main-job slice of the
-    same job compiles the sequence kernels: ~20 s of CPU, run by the benchmark, not
+    same job compiles the sequence loops: ~20 s of CPU, run by the benchmark, not
     here.)"""
-    med = load("bench_first_call").main(["--repeats", "1", "--jobs", "kernels",
-                                         "--kernel-sentences", "0", "--markdown"])
+    med = load("bench_first_call").main(["--repeats", "1", "--jobs", "loops",
+                                         "--loop-sentences", "0", "--markdown"])
     out = capsys.readouterr().out
-    assert not any(k.startswith("kernels.main.") for k in med)
+    assert not any(k.startswith("loops.main.") for k in med)
     digits = {k.split(".", 2)[2]: v for k, v in med.items()
-              if k.startswith("kernels.digits.")}
-    assert set(digits) == {"_multiclass_cd_jit.sweep"}
-    assert med["kernels.setup"] > 0 and all(v > 0 for v in digits.values())
+              if k.startswith("loops.digits.")}
+    assert set(digits) == {"structsvm.learners._multiclass_cd_jit:sweep"}
+    assert med["loops.setup"] > 0 and all(v > 0 for v in digits.values())
     assert f"| digits fit | all | {sum(digits.values()):.2f} |" in out
     assert "| main job |" not in out

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.features import SequenceFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import HammingLoss, ZeroOneLoss
-from structsvm.problem import Problem
+from structsvm.structures import SequenceFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures import HammingLoss, ZeroOneLoss
+from structsvm.learners.problem import Problem
 
 WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "fast", "."]
 
@@ -91,11 +91,23 @@ def test_fused_oracle_declines_other_losses_and_decoders():
     Xe, Ye = fm.encode_inputs(X), fm.encode_outputs(Y)
     w = np.zeros(fm.n_features_)
 
-    class MyHamming(HammingLoss):  # a subclass may change the loss: generic path
-        pass
+    class DoubleHamming(HammingLoss):  # counts wrong tokens, at another cost
+        def part_cost(self, y_true):
+            return 2.0
 
-    assert fm.fused_oracle(Xe, Ye, w, MyHamming(), get_decoder("viterbi"), [0]) is None
-    assert fm.fused_oracle(Xe, Ye, w, ZeroOneLoss(), get_decoder("viterbi"), [0]) is None
+        def part_costs(self, Y_true):
+            return np.full(len(Y_true), 2.0)
+
+    class Tables(HammingLoss):  # declares no count of wrong parts: its tables
+        counts_wrong_parts = False
+
+    viterbi = get_decoder("viterbi")
+    assert fm.fused_oracle(Xe, Ye, w, HammingLoss(), viterbi, [0]) is not None
+    assert fm.fused_oracle(Xe, Ye, w, HammingLoss(normalize=True), viterbi,
+                           [0]) is not None
+    assert fm.fused_oracle(Xe, Ye, w, DoubleHamming(), viterbi, [0]) is None
+    assert fm.fused_oracle(Xe, Ye, w, Tables(), viterbi, [0]) is None
+    assert fm.fused_oracle(Xe, Ye, w, ZeroOneLoss(), viterbi, [0]) is None
     assert fm.fused_oracle(Xe, Ye, w, HammingLoss(), get_decoder("exhaustive"),
                            [0]) is None
 

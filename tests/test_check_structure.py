@@ -6,10 +6,14 @@ import pytest
 from nltk import Tree
 
 import structsvm
-import structsvm.features as features
-from structsvm.features import (AlignmentFeatures, GraphFeatures, GrammarFeatures,
-                                MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
+from structsvm.registry import registered
+from structsvm.structures import (AlignmentFeatures,
+    GraphFeatures,
+    GrammarFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 from structsvm.testing import check_structure
 from structure_examples import MultiLabel, multilabel_data
 
@@ -73,11 +77,10 @@ MAPS = {"MulticlassFeatures": _multiclass, "MulticlassFeatures-attributes": _att
         "GraphFeatures": _graph, "AlignmentFeatures": _alignment}
 
 
-def test_every_exported_map_is_checked():
-    exported = {name for name in features.__all__
-                if isinstance(getattr(features, name), type)
-                and "fit" in dir(getattr(features, name))}
-    assert exported <= {name.split("-")[0] for name in MAPS}, exported
+def test_every_registered_map_is_checked():
+    maps = {cls.__name__ for name, cls in registered("structure").items()
+            if name != "user"}   # a user's Structure: test_a_user_structure_passes
+    assert maps <= {name.split("-")[0] for name in MAPS}, maps
 
 
 @pytest.mark.parametrize("name", list(MAPS))
@@ -140,7 +143,7 @@ def test_a_structure_in_main_fails_the_save_check(monkeypatch):
 
 
 def test_plain_functions_are_checked_too():
-    from structsvm.structure import FunctionStructure
+    from structsvm.structures.user.structure import FunctionStructure
 
     X, Y = multilabel_data(n=12)
     s = MultiLabel(n_labels=3)

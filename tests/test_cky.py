@@ -3,12 +3,12 @@ loss-augmented; the compiled kernel against the Python reference; pruning; error
 import numpy as np
 import pytest
 
-from structsvm.features import GrammarPotentials
-from structsvm.features.grammar import Grammar
-from structsvm.inference import get_decoder
-from structsvm.inference._cky_jit import cky_reference
-from structsvm.inference.cky import cky
-from structsvm.losses import SpanLoss
+from structsvm.structures import GrammarPotentials
+from structsvm.structures.grammar.features import Grammar
+from structsvm.structures import get_decoder
+from structsvm.structures.grammar._cky_jit import cky_reference
+from structsvm.structures.grammar.cky import cky
+from structsvm.structures.grammar import SpanLoss
 
 
 def random_problem(rng, n_words, n_sym=4, density=0.5):

@@ -9,10 +9,10 @@ trees of a loss-augmented batch) replace a found tree that scores lower.
 import numpy as np
 import pytest
 
-from structsvm.features import GrammarPotentials
-from structsvm.features.grammar import Grammar
-from structsvm.inference.cky import cky
-from structsvm.losses import SpanLoss
+from structsvm.structures import GrammarPotentials
+from structsvm.structures.grammar.features import Grammar
+from structsvm.structures.grammar.cky import cky
+from structsvm.structures.grammar import SpanLoss
 
 from test_cky import random_problem
 

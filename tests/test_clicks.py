@@ -5,8 +5,8 @@ import pytest
 import structsvm
 from structsvm.corpora.clicks import (click_preferences, make_ranking_problem,
                               preferences_from_clicks, simulate_clicks)
-from structsvm.features import RankingFeatures
-from structsvm.metrics import ndcg_at_k
+from structsvm.structures import RankingFeatures
+from structsvm.structures.ranking import ndcg_at_k
 
 
 def test_rules_on_a_hand_made_session():

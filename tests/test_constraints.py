@@ -13,8 +13,12 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import (GrammarFeatures, GraphFeatures, MulticlassFeatures,
-                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
+from structsvm.structures import (GrammarFeatures,
+    GraphFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 from structsvm.learners import NSlackCuttingPlane, OneSlackCuttingPlane
 
 

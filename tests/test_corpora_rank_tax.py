@@ -5,7 +5,7 @@ import scipy.sparse as sp
 
 from structsvm.corpora import (load_mini_newsgroups, load_mq2008, load_qc,
                                load_svm_rank_example3, read_svm_rank, write_svm_rank)
-from structsvm.features.taxonomy import build_tree
+from structsvm.structures.taxonomy.features import build_tree
 
 
 def test_svm_rank_round_trip(tmp_path):

@@ -12,12 +12,12 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.features import MulticlassFeatures, RankingFeatures, SequenceFeatures
-from structsvm.inference import get_decoder
+from structsvm.structures import MulticlassFeatures, RankingFeatures, SequenceFeatures
+from structsvm.structures import get_decoder
 from structsvm.learners import OneSlackCuttingPlane
 from structsvm.learners._cache import OutputCache
-from structsvm.losses import get_loss
-from structsvm.problem import Problem
+from structsvm.structures import get_loss
+from structsvm.learners.problem import Problem
 
 from reference_qp import full_primal_qp
 
@@ -190,7 +190,7 @@ def test_cache_is_bounded_by_stored_entries():
     assert len(cache.psi) == 1
 
 
-def test_cache_kernels_equal_their_numpy_references():
+def test_cache_loops_equal_their_numpy_references():
     from structsvm.learners._cache_jit import best_cached_rows, gather_rows
 
     rng = np.random.default_rng(3)

@@ -15,15 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structsvm.features.taxonomy import build_tree
-from structsvm.features.multiclass import MulticlassPotentials
-from structsvm.features.ranking import RankingPotentials
-from structsvm.features.sequence import ChainPotentials
-from structsvm.features.taxonomy import TreePotentials
-from structsvm.inference import get_decoder
-from structsvm.losses import (BaseLoss, HammingLoss, SwappedPairsLoss, TreeDistanceLoss,
-                              ZeroOneLoss)
-from structsvm.outputs import Preferences
+from structsvm.structures.taxonomy.features import build_tree
+from structsvm.structures.multiclass.features import MulticlassPotentials
+from structsvm.structures.ranking.features import RankingPotentials
+from structsvm.structures.sequence.features import ChainPotentials
+from structsvm.structures.taxonomy.features import TreePotentials
+from structsvm.structures import get_decoder
+from structsvm.structures import BaseLoss, HammingLoss, ZeroOneLoss
+from structsvm.structures.ranking import SwappedPairsLoss
+from structsvm.structures.taxonomy import TreeDistanceLoss
+from structsvm.structures.ranking.outputs import Preferences
 
 from reference_qp import random_tree, tree_paths
 
@@ -44,7 +45,7 @@ class CostTableLoss(BaseLoss):
     a function (so the decoders see a loss that is neither zero-one nor Hamming)."""
 
     name = "cost_table"
-    decomposable = True
+    decomposition = "position"
 
     def __init__(self, cost):
         self.cost = cost  # callable (true state, predicted state) -> cost

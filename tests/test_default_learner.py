@@ -4,10 +4,10 @@ import pytest
 from sklearn.base import clone
 
 import structsvm
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
-from structsvm.learners import (DEFAULT_LEARNERS, LEARNERS, SPECIALISED_DEFAULTS,
-                                default_learner)
+from structsvm.learners import default_learner
+from structsvm.registry import registered
+from structsvm.structures import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
+                                  TaxonomyFeatures)
 
 
 def _multiclass():
@@ -36,29 +36,42 @@ def _ranking():
     return X, Y, RankingFeatures()
 
 
-CASES = {"multiclass": (_multiclass, "dual_cd"), "tree": (_taxonomy, "dual_cd"),
-         "chain": (_sequence, "dual_cd"), "ranking": (_ranking, "one_slack")}
+# structure: (data, the learner before the map is fitted, the one that trains)
+CASES = {"multiclass": (_multiclass, "dual_cd", "multiclass_cd"),
+         "taxonomy": (_taxonomy, "dual_cd", "dual_cd"),
+         "sequence": (_sequence, "dual_cd", "dual_cd"),
+         "ranking": (_ranking, "one_slack", "one_slack")}
 
 
 @pytest.mark.parametrize("structure", sorted(CASES))
 def test_default_resolves_to_the_documented_learner(structure):
-    make, expected = CASES[structure]
+    make, unfitted, trains = CASES[structure]
     X, Y, fm = make()
     assert type(fm).structure == structure
-    assert default_learner(structure) == expected == DEFAULT_LEARNERS[structure]
+    assert default_learner(fm).name == unfitted == fm.default_learners[-1][0]
     model = structsvm.fit(X, Y, feature_map=fm)
     # a plain one-hot multiclass problem gets the specialised learner
-    assert model.learner_.name == SPECIALISED_DEFAULTS.get(structure, expected)
+    assert model.learner_.name == trains == fm.default_learners[0][0]
     assert model.get_params()["learner"] is None
     assert clone(model).get_params()["learner"] is None
 
 
-def test_unknown_structure_gets_the_generic_default():
-    assert default_learner("some_future_structure") == DEFAULT_LEARNERS[None] == "dual_cd"
+def test_the_default_learner_keeps_its_configured_parameters():
+    """The parameters measured per structure come with the learner."""
+    assert default_learner(SequenceFeatures()).get_params()["n_batches"] == 16
+    assert default_learner(TaxonomyFeatures({"a": ["b", "c"]})).get_params()[
+        "n_batches"] == 2
+
+
+def test_a_map_without_declared_learners_gets_the_generic_default():
+    class Mine:  # satisfies no more of the contract than this function reads
+        structure = "mine"
+
+    assert default_learner(Mine()).name == "dual_cd"
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("name", sorted(LEARNERS))
+@pytest.mark.parametrize("name", sorted(registered("learner")))
 def test_every_learner_stays_selectable_by_name(name):
     X, Y, fm = _multiclass()
     model = structsvm.fit(X, Y, feature_map=fm, learner=name, max_iter=5, random_state=0)
@@ -92,9 +105,10 @@ def test_the_guide_lists_every_learner_and_marks_exactly_the_defaults():
     rows = re.findall(r'^\| `"(\w+)"`( \(default[^|]*)?\s*\|', guide.read_text(),
                       flags=re.MULTILINE)
     names = [name for name, _ in rows]
-    assert sorted(names) == sorted(LEARNERS), names
+    assert sorted(names) == sorted(registered("learner")), names
     marked = {name for name, default in rows if default}
-    assert marked == set(DEFAULT_LEARNERS.values()) | set(SPECIALISED_DEFAULTS.values())
+    assert marked == {name for cls in registered("structure").values()
+                      for name, _ in cls.default_learners}
 
 
 def test_the_guide_names_every_registered_decoder_and_loss():
@@ -102,12 +116,9 @@ def test_the_guide_names_every_registered_decoder_and_loss():
     by name (it once stopped at the first wave's)."""
     import pathlib
 
-    from structsvm.inference import DECODERS, get_decoder
-    from structsvm.losses import LOSSES
-
-    get_decoder("viterbi")  # loads the built-in decoders
+    decoders, losses = registered("decoder"), registered("loss")
     guide = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text()
     row = {line.split("|")[1].strip(): line for line in guide.splitlines()
            if line.startswith("| decoder |") or line.startswith("| loss |")}
-    assert all(f'"{name}"' in row["decoder"] for name in DECODERS), sorted(DECODERS)
-    assert all(f'"{name}"' in row["loss"] for name in LOSSES), sorted(LOSSES)
+    assert all(f'"{name}"' in row["decoder"] for name in decoders), sorted(decoders)
+    assert all(f'"{name}"' in row["loss"] for name in losses), sorted(losses)

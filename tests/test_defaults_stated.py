@@ -1,7 +1,7 @@
 """Defaults have one source: the code. docs/defaults.md is generated from it, and no
 page or docstring restates a default that disagrees with it.
 
-The generated page (:func:`structsvm._defaults.defaults_markdown`, filled into
+The generated page (:func:`structsvm.estimator._defaults.defaults_markdown`, filled into
 docs/defaults.md by the mkdocs hook docs/hooks/defaults.py) must name every feature
 map, learner, decoder and loss with the values the estimator uses.
 """
@@ -18,11 +18,18 @@ from pathlib import Path
 import pytest
 
 import structsvm
-from structsvm import _defaults
-from structsvm.features import (GrammarFeatures, GraphFeatures, MulticlassFeatures,
-                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
-from structsvm.learners import (DEFAULT_LEARNERS, DEFAULT_PARAMS, LEARNERS,
-                                SPECIALISED_DEFAULTS, make_default_learner)
+from structsvm.estimator import _defaults
+from structsvm.structures import (GrammarFeatures,
+    GraphFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
+from structsvm.learners import default_learner
+from structsvm.protocols import FEATURE_MAP_CAPABILITIES
+from structsvm.registry import registered
+
+LEARNERS = registered("learner")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS_PAGE = ROOT / "docs" / "defaults.md"
@@ -53,8 +60,12 @@ def test_every_feature_map_is_found():
     found = set(_defaults.feature_maps())
     assert {MulticlassFeatures, SequenceFeatures, TaxonomyFeatures, RankingFeatures,
             GrammarFeatures, GraphFeatures} <= found
-    for cls in found:
-        assert cls.__name__ in structsvm.features.__all__
+    for cls in found:  # exported by its structure's folder (and the built-in maps
+        # by structsvm.structures too)
+        folder = importlib.import_module(cls.__module__.rsplit(".", 1)[0])
+        assert cls.__name__ in folder.__all__
+        if cls.structure != "user":
+            assert cls.__name__ in structsvm.structures.__all__
 
 
 def test_page_names_every_map_learner_decoder_and_loss(page):
@@ -65,7 +76,7 @@ def test_page_names_every_map_learner_decoder_and_loss(page):
         assert cells[1] == f"`{cls.__name__}`"
     for name in _defaults.decoder_names():
         _table_row(page, f"`{name}`")
-    for name in structsvm.losses.LOSSES:
+    for name in registered("loss"):
         _table_row(page, f"`{name}`")
     for name in inspect.signature(structsvm.StructuredSVM).parameters:
         _table_row(page, f"`{name}`")
@@ -80,11 +91,11 @@ def test_per_structure_row_reads_the_class_attributes(page, cls):
     assert cells[3] == f"`{cls.default_loss}`"
     assert float(cells[5].strip("`")) == cls.default_C
     assert float(cells[6].strip("`")) == cls.default_tol
-    name = DEFAULT_LEARNERS.get(cls.structure, DEFAULT_LEARNERS[None])
-    assert f"`{name}`" in cells[4]
-    for key, value in DEFAULT_PARAMS.get(cls.structure, {}).items():
-        if LEARNERS[name]().get_params()[key] != value:
-            assert f"{key}={value!r}" in cells[4]
+    for name, params in cls.default_learners:
+        assert f"`{name}`" in cells[4]
+        for key, value in params.items():
+            if LEARNERS[name]().get_params()[key] != value:
+                assert f"{key}={value!r}" in cells[4]
 
 
 def test_sequence_tol_in_the_table_is_the_maps(page):
@@ -95,11 +106,14 @@ def test_sequence_tol_in_the_table_is_the_maps(page):
 def test_structure_rows_match_what_the_estimator_runs(rows):
     for cls in _defaults.feature_maps():
         r = rows[cls.__name__]
-        learner = make_default_learner(cls.structure)
-        assert learner.name == r["learner"]
+        assert [name for name, _, _ in r["learners"]] == \
+            [name for name, _ in cls.default_learners]
+        learner = default_learner(cls)
+        params = {name: params for name, params, _ in r["learners"]}
+        assert learner.name in params
         own = type(learner)().get_params()
         for key, value in learner.get_params().items():
-            assert r["learner_params"].get(key, own[key]) == value
+            assert params[learner.name].get(key, own[key]) == value
 
 
 def test_learner_max_iter_defaults_are_read_from_the_code():
@@ -173,22 +187,22 @@ NOT_OURS = re.compile(r"(?:\b(?:old|previous|former|its|their|was the|were the|u
 
 # structures, by the words pages use for them (the longest alternatives first)
 STRUCT_WORDS = [
-    ("parse", r"parse[ -]trees?|parsing|parsers?|grammars?|GrammarFeatures|`parse`"),
+    ("grammar", r"parse[ -]trees?|parsing|parsers?|grammars?|GrammarFeatures|`parse`"),
     ("graph", r"skip-chain|graphs?|GraphFeatures|collective classification"),
-    ("tree", r"taxonom(?:y|ies)|TaxonomyFeatures|`tree`|trees"),
+    ("taxonomy", r"taxonom(?:y|ies)|TaxonomyFeatures|`tree`|trees"),
     ("ranking", r"rankings?|RankingFeatures|ranking SVM"),
-    ("chain", r"sequences?|chains?|SequenceFeatures|taggers?|tagging"),
+    ("sequence", r"sequences?|chains?|SequenceFeatures|taggers?|tagging"),
     ("multiclass", r"multiclass|multi-class|classes|classification|MulticlassFeatures|"
                    r"Crammer-Singer"),
     (None, r"any other structure"),
 ]
 # the structure a page is about, when a sentence names none
 PAGE_STRUCTURE = {
-    "docs/sequences.md": "chain", "docs/tutorials/pos_tagging.md": "chain",
-    "docs/tutorials/chunking.md": "chain", "docs/benchmarks_sequences.md": "chain",
-    "docs/parsing.md": "parse", "docs/tutorials/parsing.md": "parse",
+    "docs/sequences.md": "sequence", "docs/tutorials/pos_tagging.md": "sequence",
+    "docs/tutorials/chunking.md": "sequence", "docs/benchmarks_sequences.md": "sequence",
+    "docs/parsing.md": "grammar", "docs/tutorials/parsing.md": "grammar",
     "docs/graphs.md": "graph", "docs/tutorials/collective.md": "graph",
-    "docs/tutorials/skip_chain_ner.md": "graph", "docs/tutorials/taxonomy.md": "tree",
+    "docs/tutorials/skip_chain_ner.md": "graph", "docs/tutorials/taxonomy.md": "taxonomy",
     "docs/tutorials/zero_shot.md": "multiclass", "docs/benchmarks_ranking.md": "ranking",
     "docs/tutorials/clickthrough_ranking.md": "ranking",
 }
@@ -377,8 +391,9 @@ def _py_units(path):
     tree = ast.parse(source)
     modname = ".".join(path.relative_to(ROOT).with_suffix("").parts)
     modname = modname.removesuffix(".__init__")
-    try:
-        module = importlib.import_module(modname)
+    try:  # a __main__ module runs when imported: read it without its classes
+        module = None if modname.endswith(".__main__") else \
+            importlib.import_module(modname)
     except Exception:  # noqa: BLE001 - a module that cannot import has no context
         module = None
     classes = []  # (first line, last line, class object)
@@ -537,10 +552,11 @@ def _expected_number(attr, subject):
 
 
 def _allowed_learners(structure):
-    out = {DEFAULT_LEARNERS.get(structure, DEFAULT_LEARNERS[None])}
-    if structure in SPECIALISED_DEFAULTS:
-        out.add(SPECIALISED_DEFAULTS[structure])
-    return out
+    """The learners learner=None may pick for a structure (every one of its maps'
+    ``default_learners``); a structure not named gets the generic default."""
+    if structure is None or structure not in MAPS:
+        return {name for name, _ in FEATURE_MAP_CAPABILITIES["default_learners"]}
+    return {name for cls in MAPS[structure] for name, _ in cls.default_learners}
 
 
 def _structs(text):
@@ -775,7 +791,8 @@ def _param_checks(unit, off, sentence, defaults_at, findings):
                 n for n, i in LEARNER_INFO.items() if param in i["params"]]
             expected = [LEARNER_INFO[n]["params"][param] for n in names
                         if param in LEARNER_INFO[n]["params"]]
-            expected += [p[param] for p in DEFAULT_PARAMS.values() if param in p]
+            expected += [p[param] for cls in _defaults.feature_maps()
+                         for _, p in cls.default_learners if param in p]
             if not expected or any(_same(_value(text), e) for e in expected):
                 continue
             findings.append(_finding(

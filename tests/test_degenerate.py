@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import SequenceFeatures, TaxonomyFeatures
+from structsvm.structures import SequenceFeatures, TaxonomyFeatures
 
 X3 = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
 S3 = [["the", "dog"], ["a", "cat", "runs"], ["dogs"]]

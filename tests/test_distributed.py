@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import structsvm
-import structsvm.problem as problem_module
-from structsvm.features import SequenceFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import get_loss
-from structsvm.problem import Problem
+import structsvm.learners.problem as problem_module
+from structsvm.structures import SequenceFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures import get_loss
+from structsvm.learners.problem import Problem
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn.exceptions.ConvergenceWarning",

@@ -138,7 +138,7 @@ def test_docstrings_and_comments_speak_to_users(path):
 
 
 def test_generated_defaults_page_speaks_to_users():
-    from structsvm._defaults import defaults_markdown
+    from structsvm.estimator._defaults import defaults_markdown
 
     text = defaults_markdown()
     findings = findings_in(text, lambda pos: f"defaults_markdown():{pos}")

@@ -81,7 +81,8 @@ def _undocumented_members(cls):
 
 def test_the_walk_finds_the_public_modules():
     assert "structsvm.estimator" in PUBLIC_MODULES
-    assert "structsvm.features" in PUBLIC_MODULES
+    assert "structsvm.structures" in PUBLIC_MODULES
+    assert "structsvm.structures.sequence.features" in PUBLIC_MODULES
     assert not any("._" in m for m in PUBLIC_MODULES)
 
 
@@ -100,12 +101,12 @@ def test_public_names_have_docstrings(modname):
 
 def test_n_jobs_thresholds_stated_are_the_problems():
     """Where docstrings say which oracle calls run in parallel, they name the
-    thresholds of structsvm.problem (a call of fewer than 2 MIN_CHUNK examples is
+    thresholds of structsvm.learners.problem (a call of fewer than 2 MIN_CHUNK examples is
     one chunk; problems under MIN_REMOTE examples open no pool)."""
     import re
 
     from structsvm.learners import FrankWolfe, Pegasos, Perceptron
-    from structsvm.problem import MIN_CHUNK, MIN_REMOTE
+    from structsvm.learners.problem import MIN_CHUNK, MIN_REMOTE
 
     for obj in (structsvm.StructuredSVM, Pegasos, FrankWolfe, Perceptron):
         doc = " ".join(inspect.getdoc(obj).split())

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.features import MulticlassFeatures, SequenceFeatures, TaxonomyFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures, TaxonomyFeatures
 from structsvm.learners import DualCD
 from structsvm.learners import _dual_cd_jit as jit
 

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import (ChainPotentials, MulticlassFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
-from structsvm.inference import get_decoder
+from structsvm.structures import (ChainPotentials,
+    MulticlassFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
+from structsvm.structures import get_decoder
 from structsvm.protocols import (MAX_ENUMERATED_OUTPUTS, EnumerationError,
                                  StructureMismatchError, check_enumerable)
 
@@ -51,8 +53,8 @@ def test_slack_rescaling_on_chains_is_refused(deadline):
                                      "perceptron"])
 def test_callable_loss_on_chains_is_refused(deadline, learner):
     X, Y = _tagged()
-    with pytest.raises(EnumerationError, match="does not decompose.*Use a decomposable "
-                                               "loss \\(e.g. 'hamming'\\)"):
+    with pytest.raises(EnumerationError, match="does not decompose.*Use a loss its "
+                                               "potentials add \\(e.g. 'hamming'\\)"):
         structsvm.fit(X, Y, feature_map=SequenceFeatures(), loss=_loss, learner=learner)
 
 
@@ -70,7 +72,7 @@ def test_exhaustive_decoder_on_chains_is_refused_in_fit_and_predict(deadline):
 
 
 def test_exhaustive_on_rankings_names_sort(deadline):
-    from structsvm.features import RankingPotentials
+    from structsvm.structures import RankingPotentials
 
     batch = RankingPotentials(np.arange(4.0), [0, 4])
     with pytest.raises(EnumerationError, match="cannot enumerate its outputs.*'sort'"):

@@ -9,7 +9,7 @@ from sklearn.svm import LinearSVC
 import structsvm
 from structsvm import StructuredSVM
 from structsvm.protocols import StructureMismatchError
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 from structsvm.io import ModelFileError
 from structsvm.learners import OneSlackCuttingPlane
 
@@ -220,18 +220,17 @@ def test_unsaveable_parameter_is_named(tmp_path):
         model.save(tmp_path / "m.npz")
 
 
-def test_fit_checkpoints_and_load_assemble_through_set_fitted_state(tmp_path,
-                                                                    monkeypatch):
-    """One method sets the fitted attributes: fit, the checkpoint read on resume and
-    structsvm.load all call it (and it alone writes them, see the next test)."""
+def test_fit_and_load_adopt_the_fitted_state_through_one_method(tmp_path, monkeypatch):
+    """One method sets the fitted attributes: a fit, a resumed fit and structsvm.load
+    each adopt the state once (and it alone writes them, see the next test)."""
     calls = []
-    original = StructuredSVM._set_fitted_state
+    original = StructuredSVM._adopt
 
-    def spy(self, *args, **kwargs):
+    def spy(self, fitted):
         calls.append(type(self).__name__)
-        return original(self, *args, **kwargs)
+        return original(self, fitted)
 
-    monkeypatch.setattr(StructuredSVM, "_set_fitted_state", spy)
+    monkeypatch.setattr(StructuredSVM, "_adopt", spy)
     X, Y = blobs(8)
     ck = tmp_path / "ck.npz"
     model = structsvm.fit(X, Y, checkpoint=ck)
@@ -239,26 +238,28 @@ def test_fit_checkpoints_and_load_assemble_through_set_fitted_state(tmp_path,
     assert model.learner_.name == "multiclass_cd" and len(calls) == 1
     again = structsvm.load(ck)
     assert len(calls) == 2 and again.predict(X) == model.predict(X)
+    assert (again.C_, again.tol_) == (model.C_, model.tol_) == (1.0, 5e-4)
     StructuredSVM().fit(X, Y, resume=ck)
-    assert len(calls) == 4  # the checkpoint read, then the fit
+    assert len(calls) == 3  # the resumed fit: the checkpoint is read as a state
 
 
 def test_fitted_attributes_are_written_in_one_place():
     import ast
     import inspect
 
-    import structsvm._checkpoints
-    import structsvm._saved_state
-    import structsvm._training
-    import structsvm.estimator
+    import structsvm.estimator._checkpoints
+    import structsvm.estimator._estimator
+    import structsvm.estimator._saved_state
+    import structsvm.estimator._training
     import structsvm.io
 
     fitted = {"coef_", "feature_map_", "decoder_", "loss_", "learner_", "objective_",
               "objective_curve_", "n_iter_", "duality_gap_", "converged_",
-              "interrupted_"}
+              "interrupted_", "C_", "tol_", "learner_state_"}
     where = []
-    for mod in (structsvm.estimator, structsvm._training, structsvm._checkpoints,
-                structsvm._saved_state, structsvm.io):
+    for mod in (structsvm.estimator._estimator, structsvm.estimator._training,
+                structsvm.estimator._checkpoints, structsvm.estimator._saved_state,
+                structsvm.io):
         tree = ast.parse(inspect.getsource(mod))
         for func in ast.walk(tree):
             if not isinstance(func, ast.FunctionDef):
@@ -274,7 +275,28 @@ def test_fitted_attributes_are_written_in_one_place():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "setattr":
                 where.append((mod.__name__, "setattr"))
-    assert set(where) == {("structsvm.estimator", "_set_fitted_state")}, where
+    assert set(where) == {("structsvm.estimator._estimator", "_adopt")}, where
+
+
+def test_the_training_run_calls_nothing_private_of_the_estimator():
+    """run_fit reads the parameters from a Resolution and returns a Fitted state: it
+    neither imports the estimator nor reaches for a private member of any object but
+    its own modules."""
+    import ast
+    import inspect
+
+    import structsvm.estimator._training as training
+
+    tree = ast.parse(inspect.getsource(training))
+    modules = {a.asname or a.name.split(".")[-1] for n in ast.walk(tree)
+               if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any(m and "_estimator" in m for m in imported), imported
+    private = {(n.value.id, n.attr) for n in ast.walk(tree)
+               if isinstance(n, ast.Attribute) and n.attr.startswith("_")
+               and not n.attr.startswith("__") and isinstance(n.value, ast.Name)
+               and n.value.id not in modules}
+    assert private == set(), private
 
 
 # ------------------------------------------------------------------ digits vs LinearSVC
@@ -286,9 +308,9 @@ def test_digits_matches_linearsvc_crammer_singer():
     ref = LinearSVC(multi_class="crammer_singer", C=0.1, fit_intercept=False, tol=1e-6,
                     max_iter=100000).fit(Xtr, ytr)
     # liblinear's objective, evaluated with our exact oracle at its weights
-    from structsvm.problem import Problem
-    from structsvm.inference import get_decoder
-    from structsvm.losses import get_loss
+    from structsvm.learners.problem import Problem
+    from structsvm.structures import get_decoder
+    from structsvm.structures import get_loss
 
     fm = model.feature_map_
     problem = Problem(fm.encode_inputs(list(Xtr)), fm.encode_outputs(list(ytr)), fm,

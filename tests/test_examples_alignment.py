@@ -8,7 +8,7 @@ from Bio import Align
 from Bio.Align import substitution_matrices
 
 from structsvm.corpora import simulate_alignment_pairs, write_alignment_pairs
-from structsvm.metrics import alignment_scores
+from structsvm.structures.alignment import alignment_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
+from structsvm.structures import (MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 
 from reference_qp import random_tree, tree_paths
 

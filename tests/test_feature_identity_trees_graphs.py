@@ -24,9 +24,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nltk import Tree
 
-from structsvm.features import GraphFeatures
-from structsvm.features.grammar import GrammarFeatures
-from structsvm.inference.cky import cky
+from structsvm.structures import GraphFeatures
+from structsvm.structures.grammar.features import GrammarFeatures
+from structsvm.structures.grammar.cky import cky
 
 seeds = st.integers(0, 2**32 - 1)
 SETTINGS = settings(max_examples=25, deadline=None)

@@ -6,9 +6,9 @@ import pytest
 from nltk import Tree
 
 import structsvm
-from structsvm.features import GrammarFeatures
-from structsvm.features._grammar_trees import binarize, clean_tree, unbinarize
-from structsvm.metrics import bracket_scores
+from structsvm.structures import GrammarFeatures
+from structsvm.structures.grammar._trees import binarize, clean_tree, unbinarize
+from structsvm.structures.grammar import bracket_scores
 
 LABELS = ["S", "NP", "VP", "PP", "ADJP"]
 TAGS = ["DT", "NN", "VB", "IN", "JJ"]
@@ -65,7 +65,7 @@ def test_score_equals_w_dot_phi_on_random_trees(seed, tagged):
     for x, y, ye in zip(X[:5], Y[:5], Ye[:5]):
         assert w @ fm.joint_feature(x, y) == pytest.approx(fm.potentials(x, w).score(ye))
     # predicted trees: same identity, and the shortcuts agree with Φ(y) − Φ(ŷ)
-    Y_hat = structsvm.inference.get_decoder("cky")(batch)
+    Y_hat = structsvm.structures.get_decoder("cky")(batch)
     np.testing.assert_allclose(fm.joint_features(Xe, Y_hat) @ w, batch.score(Y_hat),
                                rtol=1e-10, atol=1e-9)
     D = (Phi - fm.joint_features(Xe, Y_hat)).toarray()
@@ -110,7 +110,7 @@ def test_learners_train_it(learner):
                           learner=learner, C=1.0, max_iter=60 if learner == "pegasos" else None,
                           random_state=0, tol=1e-3)
     # far better than the untrained model (w = 0 gives one fixed bracketing)
-    zero = structsvm.inference.get_decoder("cky")(
+    zero = structsvm.structures.get_decoder("cky")(
         base.batch_potentials(base.encode_inputs(X), np.zeros(base.n_features_)))
     f_zero = bracket_scores(Y, base.decode_outputs(zero), count_root=True).f1
     f_model = bracket_scores(Y, model.predict(X), count_root=True).f1

@@ -28,7 +28,7 @@ def test_collective_example_runs(capsys):
 
 def test_certificate_bounds_the_objective():
     import structsvm
-    from structsvm.features import GraphFeatures
+    from structsvm.structures import GraphFeatures
 
     ex = _load("examples", "collective")
     X, Y = ex.planted_partition(2, seed=5, sizes=(10, 12))

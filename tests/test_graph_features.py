@@ -10,9 +10,9 @@ from sklearn.base import clone
 
 import structsvm
 from structsvm.protocols import EnumerationError
-from structsvm.features import GraphFeatures
-from structsvm.inference.exhaustive import exhaustive
-from structsvm.inference.max_product import max_product
+from structsvm.structures import GraphFeatures
+from structsvm.structures.exhaustive import exhaustive
+from structsvm.structures.graph.max_product import max_product
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -114,7 +114,7 @@ def test_loss_augmented_oracle_matches_exhaustive():
     X, Y = _random_graphs(rng, 5, types=("edge",))
     X = [(x, {"edge": e["edge"][:1]}) for x, e in X]  # at most one edge: a forest
     fm = GraphFeatures().fit(X, Y)
-    from structsvm.losses import HammingLoss
+    from structsvm.structures import HammingLoss
 
     batch = fm.batch_potentials(fm.encode_inputs(X), rng.normal(size=fm.n_features_))
     aug = batch.augment(fm.encode_outputs(Y), HammingLoss())

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from structsvm import _cli_files
+from structsvm.cli import _files as _cli_files
 from structsvm.cli import main
 
 

@@ -25,7 +25,7 @@ from structsvm.corpora import load_spam, read_conll2002, read_svm_hmm
 from structsvm.corpora.svmlight import read_svm_light, read_svm_rank
 from structsvm.corpora.treebank import (MAX_TREE_DEPTH, _parse_mrg, _read_mrg,
                                         treebank_parsed_sents, treebank_tagged_sents)
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 
 REPO = Path(structsvm.__file__).resolve().parents[1]
 #: growth of a child's peak memory, beyond its imports, allowed on top of a small
@@ -37,9 +37,9 @@ _SERVER = textwrap.dedent("""
     import json, os, resource, sys, time
     import importlib, pkgutil
     import numba, numpy, scipy.sparse, scipy.io
-    import structsvm, structsvm.cli, structsvm.corpora, structsvm.features
+    import structsvm, structsvm.cli, structsvm.corpora, structsvm.structures
     import structsvm.corpora.treebank, structsvm.estimator, structsvm.learners
-    # the kernel modules too (the code imports them where a kernel runs): their
+    # the loop modules too (the code imports them where a loop runs): their
     # numba dispatchers are imports, not the run's memory
     for module in pkgutil.walk_packages(structsvm.__path__, "structsvm."):
         if module.name.endswith("_jit"):

@@ -29,10 +29,13 @@ def _loaded_after(statement):
 
 @pytest.mark.parametrize("statement", [
     "import structsvm",
-    "import structsvm.features",
+    "import structsvm.structures",
+    "import structsvm.structures.sequence, structsvm.structures.ranking",
+    "from structsvm.structures.sequence import token_accuracy, chunk_f1",
+    "from structsvm.structures.ranking import ndcg_at_k",
+    "import structsvm.registry; structsvm.registry.lookup('decoder', 'viterbi')",
     "import structsvm.corpora",
     "import structsvm.svm, structsvm.model_selection",
-    "import structsvm.metrics",
     "from structsvm.corpora import find_data, read_conll",
     "import structsvm; structsvm.__version__; dir(structsvm)",
 ])
@@ -42,8 +45,8 @@ def test_import_loads_no_heavy_library(statement):
 
 def test_the_check_sees_a_heavy_import():
     # the same probe reports what a name's first use imports
-    assert "sklearn" in _loaded_after("from structsvm.features import SequenceFeatures")
-    assert "numba" in _loaded_after("import structsvm.features._sequence_jit")
+    assert "sklearn" in _loaded_after("from structsvm.structures import SequenceFeatures")
+    assert "numba" in _loaded_after("import structsvm.structures.sequence._jit")
     assert "sklearn" in _loaded_after("import structsvm; structsvm.StructuredSVM")
 
 
@@ -51,8 +54,11 @@ def test_every_exported_name_resolves_and_is_listed():
     out = _fresh(
         "import json, importlib\n"
         "res = {}\n"
-        "for pkg in ['structsvm', 'structsvm.features', 'structsvm.corpora',\n"
-        "            'structsvm.svm', 'structsvm.model_selection', 'structsvm.metrics']:\n"
+        "import structsvm.structures\n"
+        "pkgs = ['structsvm', 'structsvm.structures', 'structsvm.corpora', 'structsvm.svm',\n"
+        "        'structsvm.model_selection', 'structsvm.estimator']\n"
+        "pkgs += [f'structsvm.structures.{n}' for n in structsvm.structures.BUILTIN]\n"
+        "for pkg in pkgs:\n"
         "    m = importlib.import_module(pkg)\n"
         "    missing = [n for n in m.__all__ if n not in dir(m)]\n"
         "    bad = [n for n in m.__all__ if getattr(m, n) is None]\n"
@@ -66,44 +72,44 @@ def test_every_exported_name_resolves_and_is_listed():
 def test_names_resolve_to_their_defining_module():
     import structsvm
     from structsvm.estimator import StructuredSVM, fit, load
-    from structsvm.features.ranking import RankingFeatures
-    from structsvm.structure import Structure
+    from structsvm.structures.ranking.features import RankingFeatures
+    from structsvm.structures.user.structure import Structure
 
     assert (structsvm.StructuredSVM, structsvm.fit, structsvm.load) == \
         (StructuredSVM, fit, load)
     assert structsvm.Structure is Structure
-    assert structsvm.features.RankingFeatures is RankingFeatures
-    assert structsvm.metrics.__name__ == "structsvm.metrics"
-    from structsvm.metrics.grammar import bracket_scores
-    from structsvm.metrics.ranking import ndcg_at_k
-    from structsvm.metrics.sequence import token_accuracy
+    assert structsvm.structures.RankingFeatures is RankingFeatures
+    from structsvm.structures.grammar.metrics import bracket_scores
+    from structsvm.structures.ranking.metrics import ndcg_at_k
+    from structsvm.structures.sequence.metrics import token_accuracy
 
-    assert structsvm.metrics.token_accuracy is token_accuracy
-    assert structsvm.metrics.ndcg_at_k is ndcg_at_k
-    assert structsvm.metrics.bracket_scores is bracket_scores
+    assert structsvm.structures.sequence.token_accuracy is token_accuracy
+    assert structsvm.structures.ranking.ndcg_at_k is ndcg_at_k
+    assert structsvm.structures.grammar.bracket_scores is bracket_scores
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         structsvm.not_a_name  # noqa: B018
     with pytest.raises(ImportError):
-        exec("from structsvm.features import NotAMap", {})
+        exec("from structsvm.structures import NotAMap", {})
 
 
 def test_registry_is_filled_before_it_is_first_read():
     out = _fresh(
         "import json\n"
-        "from structsvm.features import FEATURE_MAPS\n"
-        "print(json.dumps(sorted(FEATURE_MAPS)))\n")
+        "from structsvm.registry import registered\n"
+        "print(json.dumps(sorted(registered('structure'))))\n")
     assert out == ["alignment", "grammar", "graph", "multiclass", "ranking", "sequence",
-                   "taxonomy"]
+                   "taxonomy", "user"]
 
 
 def test_a_registered_map_replaces_a_builtin_before_the_first_read():
     out = _fresh(
         "import json\n"
-        "from structsvm import features\n"
-        "from structsvm.features.ranking import RankingFeatures\n"
+        "from structsvm.registry import register, registered\n"
+        "from structsvm.structures.ranking.features import RankingFeatures\n"
         "class Mine(RankingFeatures):\n"
         "    pass\n"
-        "features.register_feature_map('ranking', Mine)\n"
-        "print(json.dumps([features.FEATURE_MAPS['ranking'].__name__,\n"
-        "                  len(features.FEATURE_MAPS)]))\n")
+        "Mine.n = 7\n"
+        "register('structure', 'ranking', Mine)\n"
+        "print(json.dumps([registered('structure')['ranking'].__name__,\n"
+        "                  registered('structure')['ranking'].n]))\n")
     assert out == ["Mine", 7]

@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
 from structsvm.cli import main
-from structsvm.features import SequenceFeatures
+from structsvm.structures import SequenceFeatures
 from structsvm.learners import NSlackCuttingPlane, OneSlackCuttingPlane
 
 REPO = Path(structsvm.__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def ctrl_c_after(monkeypatch):
     """``ctrl_c_after(rounds, times)``: press Ctrl-C ``times`` times right after the
     learner's callback of each round in ``rounds`` -- what a user at the keyboard
     does, at a reproducible moment."""
-    from structsvm import _training
+    from structsvm.estimator import _training
 
     original = _training.RoundTracker.__call__
 
@@ -64,10 +64,10 @@ def test_ctrl_c_stops_after_the_round_and_keeps_the_best_weights(learner, ctrl_c
     assert model.objective_ == min(model.objective_curve_)
     # coef_ is the best round's w: its exact primal objective is objective_
     fm = model.feature_map_
-    from structsvm.problem import Problem
+    from structsvm.learners.problem import Problem
 
     prob = Problem(fm.encode_inputs(X), fm.encode_outputs(Y), fm, model.decoder_,
-                   model.loss_, model._C(fm))
+                   model.loss_, model.C_)
     assert prob.primal_objective(model.coef_) == pytest.approx(model.objective_, rel=1e-9)
     assert len(model.predict(X)) == len(X)
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import structsvm
 from structsvm import io as sio
 from structsvm.estimator import allowed_classes
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 from structsvm.io import ModelFileError
 
 
@@ -89,7 +89,7 @@ def _same_model(a, b, X):
 FUNCTIONS = ["structsvm.cli:main", "structsvm.corpora.svmlight:write_svm_rank",
              "structsvm.corpora:write_svm_rank", "structsvm.io:write_model_file",
              "os:system", "builtins:eval", "structsvm:fit",
-             "structsvm.losses.basic:CallableLoss", "structsvm.problem:Problem"]
+             "structsvm.structures.losses:CallableLoss", "structsvm.learners.problem:Problem"]
 
 
 @pytest.mark.parametrize("target", FUNCTIONS)
@@ -196,25 +196,33 @@ def test_version_1_file_with_package_level_class_paths_loads(saved, tmp_path):
 
 
 def test_allow_list_follows_the_registries(monkeypatch, tmp_path):
-    """A map exported by structsvm.features (e.g. a new GrammarFeatures) is allowed
-    without editing structsvm; an unexported lookalike is not."""
-    import structsvm.features as features
+    """A structure registered by name (e.g. a new built-in's folder) is allowed in
+    model files without editing the list; an unregistered lookalike is not."""
+    from structsvm.registry import register, unregister
 
     class GrammarLikeFeatures(MulticlassFeatures):
-        pass
+        structure = "grammar_like"
 
-    GrammarLikeFeatures.__module__ = "structsvm.features.grammar_like"
-    key = "structsvm.features.grammar_like:test_allow_list_follows_the_registries." \
-          "<locals>.GrammarLikeFeatures"
+    GrammarLikeFeatures.__module__ = "structsvm.structures.grammar_like.features"
+    key = "structsvm.structures.grammar_like.features:" \
+          "test_allow_list_follows_the_registries.<locals>.GrammarLikeFeatures"
     assert key not in allowed_classes()
-    monkeypatch.setattr(features, "GrammarLikeFeatures", GrammarLikeFeatures, raising=False)
-    monkeypatch.setattr(features, "__all__", features.__all__ + ["GrammarLikeFeatures"])
-    assert allowed_classes()[key] is GrammarLikeFeatures
-    X, Y = _blobs(3)
-    model = structsvm.fit(X, Y, feature_map=GrammarLikeFeatures())
-    again = structsvm.load(model.save(tmp_path / "g.npz"))
-    assert type(again.feature_map_) is GrammarLikeFeatures
-    assert again.predict(X) == model.predict(X)
+    register("structure", "grammar_like", GrammarLikeFeatures)
+    try:
+        allowed = allowed_classes()
+        assert allowed[key] is GrammarLikeFeatures
+        # also under the names of the packages that export it
+        name = GrammarLikeFeatures.__qualname__
+        assert allowed[f"structsvm.structures.grammar_like:{name}"] is \
+            allowed[f"structsvm.structures:{name}"] is GrammarLikeFeatures
+        X, Y = _blobs(3)
+        model = structsvm.fit(X, Y, feature_map=GrammarLikeFeatures(), decoder="exhaustive")
+        again = structsvm.load(model.save(tmp_path / "g.npz"))
+        assert type(again.feature_map_) is GrammarLikeFeatures
+        assert again.predict(X) == model.predict(X)
+    finally:
+        unregister("structure", "grammar_like")
+    assert key not in allowed_classes()
 
 
 def test_register_model_class_with_alias():

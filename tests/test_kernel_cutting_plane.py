@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import MulticlassFeatures
-from structsvm.kernels import rbf_kernel, taxonomy_embedding
+from structsvm.structures import MulticlassFeatures
+from structsvm.svm.kernels import rbf_kernel, taxonomy_embedding
 from structsvm.svm import KernelCuttingPlaneSVM
 
 

@@ -6,8 +6,8 @@ import pytest
 from sklearn.metrics import pairwise
 
 from structsvm.corpora.synthetic import make_two_spirals
-from structsvm.features import MulticlassFeatures
-from structsvm.kernels import (joint_kernel, linear_kernel, median_sigma, pairwise_kernel,
+from structsvm.structures import MulticlassFeatures
+from structsvm.svm.kernels import (joint_kernel, linear_kernel, median_sigma, pairwise_kernel,
                                polynomial_kernel, rbf_kernel, sigma_to_gamma,
                                taxonomy_embedding)
 from structsvm.svm import KernelPegasosClassifier, PegasosClassifier

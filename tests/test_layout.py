@@ -21,10 +21,14 @@ import structsvm
 
 PKG_DIR = Path(structsvm.__file__).parent
 
-# module paths that never shipped and are gone (their contents live elsewhere)
+# module paths that are gone (their contents live elsewhere)
 REMOVED = ("structsvm.base", "structsvm.linear", "structsvm.kernel_pegasos",
            "structsvm.learners.kernel_cutting_plane", "structsvm.selection",
-           "structsvm.clicks", "structsvm.tree_losses", "structsvm.rank_losses")
+           "structsvm.clicks", "structsvm.tree_losses", "structsvm.rank_losses",
+           "structsvm.features", "structsvm.inference", "structsvm.losses",
+           "structsvm.metrics", "structsvm.problem", "structsvm.outputs",
+           "structsvm.structure", "structsvm.tagger", "structsvm.kernels",
+           "structsvm._kernels", "structsvm._kernel_table", "structsvm._jit_warmup")
 
 
 def all_modules():
@@ -105,11 +109,12 @@ def find_cycle(graph):
 
 def test_import_graph_parser_sees_known_edges():
     graph = import_graph()
-    assert "structsvm.protocols" in graph["structsvm.problem"]
-    assert "structsvm.losses.basic" in graph["structsvm.losses.tree"]
-    assert "structsvm.inference._registry" in graph["structsvm.inference.viterbi"]
+    assert "structsvm.protocols" in graph["structsvm.learners.problem"]
+    assert "structsvm.structures.losses" in graph["structsvm.structures.taxonomy.losses"]
+    assert "structsvm.protocols" in graph["structsvm.structures.sequence.viterbi"]
     # imports inside functions count
-    assert "structsvm.inference.viterbi" in graph["structsvm.inference"]
+    assert "structsvm.structures.sequence.viterbi" in \
+        graph["structsvm.structures.sequence._oracle"]
     assert "structsvm" in graph["structsvm.cli"]
 
 
@@ -151,31 +156,48 @@ def _in(mods, *prefixes):
                   if any(m == p or m.startswith(p + ".") for p in prefixes))
 
 
-# the plugin contract's private parts: structsvm.protocols imports these alone
-PROTOCOL_PARTS = {"structsvm._capabilities", "structsvm._learner_protocol",
-                  "structsvm._samples"}
+#: The root's modules besides ``__init__``: the contract, the registry, the memory
+#: budget, the conformance check, the plots, and four private helpers.
+ROOT_MODULES = {"protocols", "registry", "limits", "testing", "plotting", "_lazy",
+                "_version", "_progress"}
+MAX_ROOT_MODULES = 8
+
+
+def test_the_root_holds_few_modules():
+    """The shared machinery lives in named subpackages; the root keeps __init__ and
+    at most eight modules (a compiled extension counts as one)."""
+    here = sorted(p.name.split(".")[0] for p in PKG_DIR.iterdir()
+                  if p.is_file() and p.suffix in (".py", ".so", ".pyd")
+                  and p.name != "__init__.py")
+    assert len(here) <= MAX_ROOT_MODULES, here
+    assert set(here) == ROOT_MODULES, set(here) ^ ROOT_MODULES
 
 
 def test_bottom_layers_import_nothing_above_them():
     graph = import_graph()
-    for leaf in ("structsvm.outputs", "structsvm._version", *sorted(PROTOCOL_PARTS)):
-        assert graph[leaf] == set(), leaf
-    assert graph["structsvm.protocols"] <= PROTOCOL_PARTS, graph["structsvm.protocols"]
-    assert all(not d.startswith("structsvm.features") for d in graph["structsvm.problem"])
+    for leaf in ("structsvm._version", "structsvm._lazy", "structsvm._progress",
+                 "structsvm.limits", "structsvm.protocols", "structsvm.corpora._lines"):
+        assert graph[leaf] == set(), (leaf, graph[leaf])
+    assert graph["structsvm.registry"] == {"structsvm.protocols"}
+    # the compiled-loop plumbing knows the contract, nothing else
+    assert reachable(graph, "structsvm._compiled.warmup") <= {
+        "structsvm._compiled", "structsvm._compiled._table", "structsvm.protocols"}
 
 
 # the layers, top down: a module imports (directly or not) only layers below its own
 ABOVE = {
-    "structsvm.learners": ("structsvm.estimator", "structsvm._training",
-                           "structsvm._saved_state", "structsvm.io"),
-    "structsvm.problem": ("structsvm.learners", "structsvm.estimator",
-                          "structsvm._training", "structsvm.io"),
-    "structsvm.features": ("structsvm.problem", "structsvm.learners",
-                           "structsvm.estimator", "structsvm._training", "structsvm.io"),
-    "structsvm.inference": ("structsvm.features", "structsvm.problem",
-                            "structsvm.learners", "structsvm.estimator"),
-    "structsvm.losses": ("structsvm.features", "structsvm.problem", "structsvm.learners",
-                         "structsvm.estimator"),
+    "structsvm.estimator": ("structsvm.cli",),
+    "structsvm.learners": ("structsvm.estimator", "structsvm.cli", "structsvm.testing",
+                           "structsvm.io"),
+    "structsvm.structures": ("structsvm.learners", "structsvm.estimator",
+                             "structsvm.cli", "structsvm.testing", "structsvm.svm",
+                             "structsvm.model_selection"),
+    "structsvm.io": ("structsvm.structures", "structsvm.learners", "structsvm.estimator",
+                     "structsvm.cli"),
+    "structsvm._compiled": ("structsvm.structures", "structsvm.learners",
+                            "structsvm.estimator", "structsvm.cli", "structsvm.registry"),
+    "structsvm.registry": ("structsvm.structures", "structsvm.learners",
+                           "structsvm.estimator", "structsvm.cli"),
 }
 
 
@@ -193,21 +215,37 @@ def test_io_is_a_codec_importing_nothing_above_it():
     classes are allowed and how decoders are found."""
     graph = import_graph()
     deps = reachable(graph, "structsvm.io")
-    assert not _in(deps, "structsvm.estimator", "structsvm._training",
-                   "structsvm._saved_state"), deps
-    assert deps <= {"structsvm._model_format", "structsvm.protocols"} | PROTOCOL_PARTS, deps
-    assert "structsvm" not in deps
+    assert deps <= {"structsvm.io._format", "structsvm.io._savable",
+                    "structsvm.protocols"}, deps
 
 
-@pytest.mark.parametrize("name", [m for m in all_modules()
-                                  if m.startswith("structsvm.inference")])
+def test_structure_folders_import_no_other_structure():
+    """A structure's folder holds what is only its own: it imports the shared pieces
+    (structsvm.structures' own modules) and no other structure's folder."""
+    from structsvm.structures import BUILTIN
+
+    graph = import_graph()
+    for name in BUILTIN:
+        folder = f"structsvm.structures.{name}"
+        others = [f"structsvm.structures.{o}" for o in BUILTIN if o != name]
+        for mod in _in(graph, folder):
+            assert not _in(graph[mod], *others), (mod, _in(graph[mod], *others))
+
+
+def _decoder_modules():
+    from structsvm.registry import registered
+
+    return sorted({d.func.__module__ for d in registered("decoder").values()
+                   if d.func.__module__.startswith("structsvm.")})
+
+
+@pytest.mark.parametrize("name", _decoder_modules())
 def test_decoders_import_no_feature_map(name):
-    src = module_path(name).read_text(encoding="utf-8")
-    deps = {n.module for n in ast.walk(ast.parse(src))
-            if isinstance(n, ast.ImportFrom) and n.module}
-    deps |= {a.name for n in ast.walk(ast.parse(src)) if isinstance(n, ast.Import)
-             for a in n.names}
-    assert not any("features" in d for d in deps), f"{name} imports {deps}"
+    """Decoders are pure functions of potentials: a decoder's module reaches no
+    feature map."""
+    deps = reachable(import_graph(), name)
+    maps = [m for m in deps if m.rsplit(".", 1)[-1] == "features"]
+    assert not maps, f"{name} reaches {maps}"
 
 
 def _run_fresh(code):
@@ -220,7 +258,7 @@ def _run_fresh(code):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_module_imports_in_a_fresh_interpreter_in_random_order(seed):
-    mods = [m for m in all_modules() if m != "structsvm.__main__"]
+    mods = [m for m in all_modules() if not m.endswith(".__main__")]
     random.Random(seed).shuffle(mods)
     code = ("import importlib, warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
             "warnings.filterwarnings('ignore', category=DeprecationWarning, "
@@ -241,18 +279,19 @@ def test_removed_module_paths_do_not_import(old):
 
 
 def test_kernel_estimators_live_only_in_svm():
-    import structsvm.kernels
+    import structsvm.svm.kernels
 
     for name in ("KernelPegasosClassifier", "KernelCuttingPlaneSVM"):
-        assert not hasattr(structsvm.kernels, name)
+        assert not hasattr(structsvm.svm.kernels, name)
 
 
 def test_new_homes_import_cleanly():
     code = ("import warnings\nwarnings.simplefilter('error', DeprecationWarning)\n"
             "warnings.filterwarnings('ignore', category=DeprecationWarning, "
             "module='(?!structsvm)')\n"
-            "import structsvm.svm, structsvm.kernels, structsvm.model_selection, "
-            "structsvm.losses, structsvm.protocols, structsvm.problem\n")
+            "import structsvm.svm, structsvm.svm.kernels, structsvm.model_selection, "
+            "structsvm.structures, structsvm.protocols, structsvm.registry, "
+            "structsvm.learners.problem\n")
     _run_fresh(code)
 
 
@@ -262,8 +301,116 @@ def test_import_does_not_load_nltk():
     start faster); the tree helpers still work once it is loaded."""
     code = ("import sys, structsvm\n"
             "assert 'nltk' not in sys.modules, 'import structsvm loaded nltk'\n"
-            "from structsvm.features.grammar import clean_tree\n"
+            "from structsvm.structures.grammar import clean_tree\n"
             "from nltk import Tree\n"
             "t = clean_tree(Tree('ROOT', [Tree('NP-SBJ', [Tree('DT', ['the'])])]))\n"
             "assert str(t) == '(NP (DT the))', str(t)\n")
     _run_fresh(code)
+
+
+# ------------------------------------------------------------------ a folder per structure
+def _defined_in(obj):
+    """The module that defines a plugin: a class's, a function's, a Decoder's func's."""
+    return getattr(obj, "func", obj).__module__
+
+
+def _builtin_plugins():
+    """(structure, kind, name, module) of every plugin a built-in structure's folder
+    registers, and the modules of the compiled loops its map declares."""
+    import importlib
+
+    from structsvm.protocols import capability
+    from structsvm.registry import _builtin, registered
+    from structsvm.structures import BUILTIN
+
+    registered("structure"), registered("decoder"), registered("loss")  # the built-ins
+    out = []
+    for kind in ("structure", "decoder", "loss"):
+        for name, plugin in _builtin[kind].items():
+            if isinstance(plugin, str):
+                module, _, attr = plugin.partition(":")
+                plugin = getattr(importlib.import_module(module), attr)
+            out.append((kind, name, _defined_in(plugin)))
+    for name in BUILTIN:
+        cls = registered("structure")[name]
+        out += [("loop", key, key.partition(":")[0])
+                for key in capability(cls, "compiled_loops")]
+    return out
+
+
+def test_every_built_in_structure_keeps_its_files_in_its_folder():
+    """A built-in structure's feature map, decoders, losses and compiled loops are
+    defined in its own folder, structsvm/structures/<name>/ (what several share,
+    the zero-one and Hamming losses and the exhaustive decoder, in
+    structsvm/structures/ itself): moving one out fails here."""
+    from structsvm.registry import registered
+    from structsvm.structures import BUILTIN
+
+    shared = {"structsvm.structures.losses", "structsvm.structures.exhaustive"}
+    folder_of = {}
+    for name in BUILTIN:
+        cls = registered("structure")[name]
+        folder_of[name] = f"structsvm.structures.{name}"
+        assert _defined_in(cls).startswith(folder_of[name] + "."), (name, cls)
+        assert cls.structure == name
+    for kind, name, module in _builtin_plugins():
+        if module in shared:
+            continue
+        owner = [s for s, f in folder_of.items() if module.startswith(f + ".")]
+        assert owner, f"{kind} {name!r} is defined in {module}, outside every " \
+                      "structure's folder"
+    for dec_name, decoder in registered("decoder").items():
+        if decoder.structure in folder_of and _defined_in(decoder) not in shared:
+            assert _defined_in(decoder).startswith(folder_of[decoder.structure] + "."), \
+                (dec_name, _defined_in(decoder))
+
+
+def _stray_decoder(batch, exclude=None):  # defined here, outside every folder
+    return []
+
+
+def test_a_structure_leaving_its_folder_is_caught(monkeypatch):
+    """The check above fails for a built-in decoder defined outside its folder."""
+    from structsvm.protocols import Decoder
+    from structsvm.registry import _builtin, _plugins
+
+    stray = Decoder("stray", "sequence", _stray_decoder)
+    monkeypatch.setitem(_builtin["decoder"], "stray", stray)
+    monkeypatch.setitem(_plugins["decoder"], "stray", stray)
+    with pytest.raises(AssertionError, match="outside every structure's folder"):
+        test_every_built_in_structure_keeps_its_files_in_its_folder()
+
+
+def _loss_classes():
+    """Every loss class structsvm defines, with the folder of its module."""
+    from structsvm.registry import registered
+    from structsvm.structures import BaseLoss
+    from structsvm.structures.user import StructureLoss
+
+    classes = set(registered("loss").values()) | {BaseLoss, StructureLoss}
+    classes |= {c for c in BaseLoss.__subclasses__()}
+    return {c.__name__: module_path(c.__module__).parent for c in classes}
+
+
+def test_no_class_check_on_a_loss_outside_its_folder():
+    """Decoders, maps, learners and the estimator ask a loss what it is (its declared
+    decomposition), never its class: an isinstance or issubclass naming a loss
+    class appears only in that loss's own folder."""
+    losses = _loss_classes()
+    found = []
+    for name in all_modules():
+        path = module_path(name)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("isinstance", "issubclass")
+                    and len(node.args) == 2):
+                continue
+            target = node.args[1]
+            names = [e for e in (target.elts if isinstance(target, ast.Tuple)
+                                 else [target])]
+            for e in names:
+                cls = e.attr if isinstance(e, ast.Attribute) else getattr(e, "id", "")
+                if cls in losses and not path.is_relative_to(losses[cls]):
+                    found.append(f"{path.relative_to(PKG_DIR)}:{node.lineno} checks "
+                                 f"{cls}")
+    assert found == [], found

@@ -14,7 +14,7 @@ reports. Checks, for every learner and case:
   ½‖coef_ − w*‖² <= f(coef_) − f* must hold, whatever the learner;
 - a certified duality gap brackets the optimum: objective_ − gap <= f*.
 
-Learners come from the registry ``structsvm.learners.LEARNERS``, so a learner added
+Learners come from the registry (``registered("learner")``), so a learner added
 there is tested here without editing this file.
 """
 import warnings
@@ -24,7 +24,10 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.learners import LEARNERS
+from structsvm.protocols import capability
+from structsvm.registry import registered
+
+LEARNERS = registered("learner")
 from structsvm.protocols import StructureMismatchError
 
 from qp_cases import CASE_BUILDERS, constraints, get_case, reference
@@ -67,12 +70,19 @@ def _refusal(learner, case, rescaling):
     one-hot multiclass problems) does not solve this case, or None."""
     from sklearn.base import clone
 
-    refusal = getattr(LEARNERS[learner], "refusal", None)
+    refusal = capability(LEARNERS[learner], "refusal")
     if refusal is None:
         return None
-    est = structsvm.StructuredSVM(**case.fit_params())
     fm = clone(case.feature_map).fit(case.X, case.Y)
-    return refusal(fm, *est._resolve_plugins(fm), rescaling)
+    return refusal(fm, *_plugins(case, fm), rescaling)
+
+
+def _plugins(case, fm):
+    """(decoder, loss) the estimator resolves for this case's fitted map."""
+    from structsvm.estimator._resolution import Resolution
+
+    est = structsvm.StructuredSVM(**case.fit_params())
+    return Resolution(type(est), est.get_params(deep=False)).plugins(fm)
 
 
 def _check_refused(case, learner, C, rescaling):
@@ -154,12 +164,11 @@ def test_oracle_slacks_equal_enumeration(case_name, rescaling):
     objective and certificate rest on."""
     from sklearn.base import clone
 
-    from structsvm.problem import Problem
+    from structsvm.learners.problem import Problem
 
     case = get_case(case_name)
-    est = structsvm.StructuredSVM(**case.fit_params())
     fm = clone(case.feature_map).fit(case.X, case.Y)
-    decoder, loss = est._resolve_plugins(fm)
+    decoder, loss = _plugins(case, fm)
     problem = Problem(Xe=fm.encode_inputs(case.X), Ye=fm.encode_outputs(case.Y, case.X),
                       feature_map=fm, decoder=decoder, loss=loss, C=0.7,
                       rescaling=rescaling)

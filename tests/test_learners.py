@@ -4,11 +4,11 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.problem import Problem
-from structsvm.features import MulticlassFeatures
-from structsvm.inference import get_decoder
+from structsvm.learners.problem import Problem
+from structsvm.structures import MulticlassFeatures
+from structsvm.structures import get_decoder
 from structsvm.learners import FrankWolfe, NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos
-from structsvm.losses import get_loss
+from structsvm.structures import get_loss
 
 from reference_qp import full_primal_qp
 
@@ -132,7 +132,7 @@ def test_sparse_inputs_give_the_same_model_as_dense():
 
 
 def test_parallel_oracle_equals_serial(monkeypatch):
-    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)  # a pool for 200 examples
+    monkeypatch.setattr("structsvm.learners.problem.MIN_REMOTE", 0)  # a pool for 200 examples
     X, Y, _ = random_multiclass(9, n=200)
     fm = MulticlassFeatures().fit(X, Y)
     args = (fm.encode_inputs(X), fm.encode_outputs(Y), fm, get_decoder("argmax"),

@@ -16,15 +16,18 @@ from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
 from structsvm.estimator import read_checkpoint_info
-from structsvm.features import MulticlassFeatures
-from structsvm.learners import LEARNERS, DualCD
-from structsvm.losses import get_loss
-from structsvm.inference import get_decoder
-from structsvm.problem import Problem
+from structsvm.structures import MulticlassFeatures
+from structsvm.learners import DualCD
+from structsvm.registry import registered
+from structsvm.structures import get_loss
+from structsvm.structures import get_decoder
+from structsvm.learners.problem import Problem
 from structsvm.protocols import capability
 
-RESUMABLE = sorted(n for n, cls in LEARNERS.items() if capability(cls, "resumable"))
-WARM = sorted(n for n, cls in LEARNERS.items() if capability(cls, "supports_warm_start"))
+RESUMABLE = sorted(n for n, cls in registered("learner").items()
+                   if capability(cls, "resumable"))
+WARM = sorted(n for n, cls in registered("learner").items()
+              if capability(cls, "supports_warm_start"))
 
 
 def overlapping(n=80, k=4, d=6, seed=1):
@@ -88,7 +91,7 @@ class RoundSpy:
     round tracker), while active."""
 
     def __init__(self, monkeypatch):
-        from structsvm import _training
+        from structsvm.estimator import _training
 
         self.rounds = []
         original = _training.RoundTracker.__call__

@@ -5,18 +5,17 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import SequenceFeatures
-from structsvm.inference import DECODERS, get_decoder, register_decoder
-from structsvm.losses import BaseLoss
-from structsvm.problem import Problem
+from structsvm.learners.problem import Problem
 from structsvm.protocols import Decoder
+from structsvm.registry import register, unregister
+from structsvm.structures import BaseLoss, SequenceFeatures, get_decoder
 
 
 class SequenceZeroOne(BaseLoss):
     """1 when any token differs: does not decompose over a chain's tokens."""
 
     name = "sequence_zero_one"
-    decomposable = False
+    decomposition = "whole"
 
     def __call__(self, y_true, y_pred):
         return float(not np.array_equal(y_true, y_pred))
@@ -60,7 +59,7 @@ def _problem(decoder, loss):
 
 
 def test_the_oracle_asks_the_decoder_first_and_agrees_with_enumeration():
-    own = Decoder("viterbi_zero_one", "chain", get_decoder("viterbi").func,
+    own = Decoder("viterbi_zero_one", "sequence", get_decoder("viterbi").func,
                   augmented=zero_one_augmented)
     mine = _problem(own, SequenceZeroOne())
     enumerated = _problem(get_decoder("viterbi"), SequenceZeroOne())
@@ -79,18 +78,19 @@ def test_a_decoder_that_declines_falls_back():
     def declines(batch, Y, loss):
         return NotImplemented
 
-    own = Decoder("viterbi_declines", "chain", get_decoder("viterbi").func,
+    own = Decoder("viterbi_declines", "sequence", get_decoder("viterbi").func,
                   augmented=declines)
     w = np.random.default_rng(2).normal(size=_problem(own, SequenceZeroOne()).n_features)
-    for loss in (SequenceZeroOne(), structsvm.losses.get_loss("hamming")):
+    for loss in (SequenceZeroOne(), structsvm.structures.get_loss("hamming")):
         a = _problem(own, loss).oracle(w)
         b = _problem(get_decoder("viterbi"), loss).oracle(w)
         np.testing.assert_allclose(a.slack, b.slack, atol=1e-12)
 
 
 def test_a_registered_decoder_trains_without_enumeration(monkeypatch):
-    register_decoder("viterbi_zero_one", "chain", augmented=zero_one_augmented)(
-        get_decoder("viterbi").func)
+    register("decoder", "viterbi_zero_one",
+             Decoder("viterbi_zero_one", "sequence", get_decoder("viterbi").func,
+                     augmented=zero_one_augmented))
     try:
         # enumeration is refused outright: only the decoder's own decoding can run
         monkeypatch.setattr(structsvm.protocols, "MAX_ENUMERATED_OUTPUTS", 1)
@@ -100,7 +100,7 @@ def test_a_registered_decoder_trains_without_enumeration(monkeypatch):
                               learner="one_slack", C=1.0, tol=1e-3)
         assert model.converged_ and model.score(X, Y) > 0.5
     finally:
-        del DECODERS["viterbi_zero_one"]
+        unregister("decoder", "viterbi_zero_one")
     with pytest.raises(structsvm.protocols.EnumerationError):
         structsvm.fit(X, Y, feature_map=SequenceFeatures(), loss=SequenceZeroOne(),
                       learner="one_slack")

@@ -4,10 +4,10 @@ import itertools
 import numpy as np
 import pytest
 
-from structsvm.features.graph import GraphPotentials
-from structsvm.inference import get_decoder
-from structsvm.inference.lp import lp, lp_relaxation
-from structsvm.losses import HammingLoss
+from structsvm.structures.graph.features import GraphPotentials
+from structsvm.structures import get_decoder
+from structsvm.structures.graph.lp import lp, lp_relaxation
+from structsvm.structures import HammingLoss
 
 from test_max_product import _batch, _brute, _forest, _loopy
 

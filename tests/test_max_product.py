@@ -4,11 +4,11 @@ import itertools
 import numpy as np
 import pytest
 
-from structsvm.features.graph import GraphPotentials
-from structsvm.inference import get_decoder
-from structsvm.inference._max_product_jit import max_product_reference
-from structsvm.inference.max_product import max_product
-from structsvm.losses import HammingLoss
+from structsvm.structures.graph.features import GraphPotentials
+from structsvm.structures import get_decoder
+from structsvm.structures.graph._max_product_jit import max_product_reference
+from structsvm.structures.graph.max_product import max_product
+from structsvm.structures import HammingLoss
 
 
 def _forest(rng, n, keep=0.7):

@@ -2,8 +2,11 @@
 import numpy as np
 import pytest
 
-from structsvm.metrics import (chunk_f1, chunk_scores, iob_chunks, sentence_accuracy,
-                               token_accuracy)
+from structsvm.structures.sequence import (chunk_f1,
+    chunk_scores,
+    iob_chunks,
+    sentence_accuracy,
+    token_accuracy)
 
 
 def test_accuracies_known_answers():

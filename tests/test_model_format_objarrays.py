@@ -12,8 +12,8 @@ from hypothesis import given, settings, strategies as st
 
 import structsvm
 from structsvm import io as sio
-from structsvm._model_format import _MAX_NDIM, MAX_DEPTH, Decoder, Encoder
-from structsvm.features import MulticlassFeatures
+from structsvm.io._format import _MAX_NDIM, MAX_DEPTH, ValueDecoder, ValueEncoder
+from structsvm.structures import MulticlassFeatures
 from structsvm.io import ModelFileError
 
 
@@ -50,13 +50,13 @@ def _same(a, b):
 
 def _round_trip(value):
     """``value`` through the header codec and JSON text, as a model file stores it."""
-    enc = Encoder(allowed={})
+    enc = ValueEncoder(allowed={})
     text = json.dumps(enc(value, "value"))
-    return json.loads(text), Decoder(enc.arrays, {}, decoders=lambda n: n)(json.loads(text))
+    return json.loads(text), ValueDecoder(enc.arrays, {}, decoders=lambda n: n)(json.loads(text))
 
 
 def _decode(header):
-    return Decoder({}, {}, decoders=lambda n: n)(header, "value")
+    return ValueDecoder({}, {}, decoders=lambda n: n)(header, "value")
 
 
 VALUES = {
@@ -330,16 +330,16 @@ def test_an_impossible_object_array_is_refused_with_the_reason(saved, tmp_path, 
 def test_saving_values_nested_too_deep_is_refused_naming_them():
     with pytest.raises(ValueError, match=rf"Cannot save the model: table nests values "
                                          rf"deeper than {MAX_DEPTH} levels"):
-        Encoder(allowed={})(_obj([_deep(5000)], (1,)), "table")
+        ValueEncoder(allowed={})(_obj([_deep(5000)], (1,)), "table")
     loop = []
     loop.append(loop)
     with pytest.raises(ValueError, match="is a list holding itself"):
-        Encoder(allowed={})(loop, "table")
+        ValueEncoder(allowed={})(loop, "table")
     # the deepest nesting allowed is written and read back; one level more is not
     for value in (_deep(MAX_DEPTH), _obj([_deep(MAX_DEPTH - 1)], (1,))):
         _same(_round_trip(value)[1], value)
     with pytest.raises(ValueError, match=f"deeper than {MAX_DEPTH} levels"):
-        Encoder(allowed={})(_deep(MAX_DEPTH + 1), "table")
+        ValueEncoder(allowed={})(_deep(MAX_DEPTH + 1), "table")
     with pytest.raises(ModelFileError, match=f"deeper than {MAX_DEPTH} levels"):
         _decode(_deep(MAX_DEPTH + 1))
 

@@ -4,9 +4,9 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.features import MulticlassFeatures, MulticlassPotentials
-from structsvm.inference import get_decoder
-from structsvm.losses import CallableLoss, HammingLoss, ZeroOneLoss, get_loss
+from structsvm.structures import MulticlassFeatures, MulticlassPotentials
+from structsvm.structures import get_decoder
+from structsvm.structures import CallableLoss, HammingLoss, ZeroOneLoss, get_loss
 
 argmax = get_decoder("argmax")
 exhaustive = get_decoder("exhaustive")

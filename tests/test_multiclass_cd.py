@@ -6,8 +6,8 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.features import MulticlassFeatures, TaxonomyFeatures
-from structsvm.learners import DEFAULT_LEARNERS, MulticlassDualCD, default_learner
+from structsvm.structures import MulticlassFeatures, TaxonomyFeatures
+from structsvm.learners import MulticlassDualCD, default_learner
 from structsvm.learners import _multiclass_cd_jit as jit
 from structsvm.learners.multiclass_cd import primal_terms, weights_from_beta
 
@@ -247,7 +247,7 @@ def test_objective_matches_linearsvc_crammer_singer():
     model = structsvm.fit(X, list(y), C=C, tol=1e-9, max_iter=20000)
     assert model.learner_.name == "multiclass_cd"
     fm = model.feature_map_
-    from structsvm.problem import Problem
+    from structsvm.learners.problem import Problem
 
     p = Problem(fm.encode_inputs(X), fm.encode_outputs(list(y)), fm, model.decoder_,
                 model.loss_, C)
@@ -309,8 +309,10 @@ def test_refuses_constraints():
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_default_picks_it_for_one_hot_maps_only():
     X, Y, _ = problem(14)
-    assert DEFAULT_LEARNERS["multiclass"] == "dual_cd"  # the general default stays
-    assert default_learner("multiclass") == "dual_cd"
+    # the general default stays, for the problems multiclass_cd refuses
+    assert [name for name, _ in MulticlassFeatures.default_learners] == [
+        "multiclass_cd", "dual_cd"]
+    assert default_learner(MulticlassFeatures()).name == "dual_cd"  # map unfitted
     assert structsvm.fit(X, Y).learner_.name == "multiclass_cd"
     assert structsvm.fit(X, Y, decoder="exhaustive").learner_.name == "multiclass_cd"
     assert structsvm.fit(X, Y, loss=distance).learner_.name == "multiclass_cd"
@@ -380,8 +382,8 @@ def test_bias_column_and_a_class_without_examples(sparse):
 def test_refusals_name_every_other_learner():
     """The general learners a refusal names are all the registered learners but this
     one (the learner module names them without importing the registry)."""
-    from structsvm.learners import LEARNERS
     from structsvm.learners.multiclass_cd import _GENERAL
+    from structsvm.registry import registered
 
     assert sorted(cls.name for cls in _GENERAL) == \
-        sorted(n for n in LEARNERS if n != "multiclass_cd")
+        sorted(n for n in registered("learner") if n != "multiclass_cd")

@@ -1,9 +1,9 @@
-"""The multiclass decoder (structsvm.inference.argmax): behaviours the mutation run
+"""The multiclass decoder (structsvm.structures.multiclass.argmax): behaviours the mutation run
 found untested (see docs/testing.md, "Mutation testing")."""
 import numpy as np
 
-from structsvm.features.multiclass import MulticlassPotentials
-from structsvm.inference.argmax import argmax
+from structsvm.structures.multiclass.features import MulticlassPotentials
+from structsvm.structures.multiclass.argmax import argmax
 
 
 def test_exclude_leaves_the_callers_scores_alone():

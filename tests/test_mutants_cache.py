@@ -2,11 +2,11 @@
 behaviours the mutation run found untested (see docs/testing.md, "Mutation testing")."""
 import numpy as np
 
-from structsvm.features import MulticlassFeatures
-from structsvm.inference import get_decoder
+from structsvm.structures import MulticlassFeatures
+from structsvm.structures import get_decoder
 from structsvm.learners._cache import problem_fingerprint
-from structsvm.losses import HammingLoss, ZeroOneLoss
-from structsvm.problem import Problem
+from structsvm.structures import HammingLoss, ZeroOneLoss
+from structsvm.learners.problem import Problem
 
 
 def _problem(X, Y, fm, loss=None, C=1.0, rescaling="margin"):

@@ -15,7 +15,7 @@ def test_register_model_class_refuses_what_is_not_a_class():
     with pytest.raises(TypeError, match="needs a class, got function"):
         sio.register_model_class(lambda: None)
     with pytest.raises(TypeError, match="needs a class, got MulticlassFeatures"):
-        from structsvm.features import MulticlassFeatures
+        from structsvm.structures import MulticlassFeatures
 
         sio.register_model_class(MulticlassFeatures())
     assert sio.registered_classes() == {}

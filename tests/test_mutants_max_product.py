@@ -1,12 +1,12 @@
-"""Max-product's second-best search (structsvm.inference.max_product): behaviours the
+"""Max-product's second-best search (structsvm.structures.graph.max_product): behaviours the
 mutation run found untested (see docs/testing.md, "Mutation testing")."""
 import itertools
 
 import numpy as np
 import pytest
 
-from structsvm.features.graph import GraphPotentials
-from structsvm.inference.max_product import max_product
+from structsvm.structures.graph.features import GraphPotentials
+from structsvm.structures.graph.max_product import max_product
 from test_max_product import _batch, _forest
 
 

@@ -1,4 +1,4 @@
-"""The model-file reader's machinery (structsvm._model_format): behaviours the mutation
+"""The model-file reader's machinery (structsvm.io._format): behaviours the mutation
 run found untested (see docs/testing.md, "Mutation testing")."""
 import io
 import json
@@ -63,7 +63,7 @@ def test_one_member_over_the_limit_is_refused_from_the_zip_directory(saved, tmp_
 def test_a_header_member_over_its_own_limit_is_refused(tmp_path, monkeypatch):
     """The header member has its own limit (MAX_HEADER_BYTES), checked from the zip
     directory like any other member."""
-    from structsvm import _model_format
+    from structsvm.io import _format as _model_format
 
     monkeypatch.setattr(_model_format, "MAX_HEADER_BYTES", 1000)
     blob = np.frombuffer(json.dumps({"pad": "x" * 10_000}).encode(), np.uint8)
@@ -75,11 +75,11 @@ def test_a_header_member_over_its_own_limit_is_refused(tmp_path, monkeypatch):
 
 def _round_trip(value):
     """``value`` through the header codec and JSON text, as a model file stores it."""
-    from structsvm._model_format import Decoder, Encoder
+    from structsvm.io._format import ValueDecoder, ValueEncoder
 
-    enc = Encoder(allowed={})
+    enc = ValueEncoder(allowed={})
     text = json.dumps(enc(value, "value"))
-    return json.loads(text), Decoder(enc.arrays, {}, decoders=lambda name: name)(
+    return json.loads(text), ValueDecoder(enc.arrays, {}, decoders=lambda name: name)(
         json.loads(text))
 
 

@@ -1,11 +1,11 @@
-"""The parallel oracle's pool (structsvm._parallel): behaviours the mutation run found
+"""The parallel oracle's pool (structsvm.learners._parallel): behaviours the mutation run found
 untested (see docs/testing.md, "Mutation testing")."""
 import os
 
 import joblib
 import numpy as np
 
-from structsvm._parallel import ChunkPool
+from structsvm.learners._parallel import ChunkPool
 
 
 class Owner:

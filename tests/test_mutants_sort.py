@@ -1,9 +1,9 @@
-"""The ranking decoder's helpers (structsvm.inference.sort): behaviours the mutation run
+"""The ranking decoder's helpers (structsvm.structures.ranking.sort): behaviours the mutation run
 found untested (see docs/testing.md, "Mutation testing")."""
 import numpy as np
 import pytest
 
-from structsvm.inference.sort import violated_pair_counts
+from structsvm.structures.ranking.sort import violated_pair_counts
 
 
 def _brute(scores, thresholds, grades, offsets):

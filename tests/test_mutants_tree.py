@@ -1,10 +1,10 @@
-"""The taxonomy decoder (structsvm.inference.tree): behaviours the mutation run found
+"""The taxonomy decoder (structsvm.structures.taxonomy.decoder): behaviours the mutation run found
 untested (see docs/testing.md, "Mutation testing")."""
 import numpy as np
 import pytest
 
-from structsvm.features.taxonomy import TreePotentials, build_tree
-from structsvm.inference.tree import tree_decode
+from structsvm.structures.taxonomy.features import TreePotentials, build_tree
+from structsvm.structures.taxonomy.decoder import tree_decode
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])

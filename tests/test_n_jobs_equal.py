@@ -1,6 +1,6 @@
 """``fit(n_jobs=2)`` gives the model of ``n_jobs=1``, for every feature map and learner.
 
-The oracle splits examples into chunks of at least ``structsvm.problem.MIN_CHUNK``
+The oracle splits examples into chunks of at least ``structsvm.learners.problem.MIN_CHUNK``
 examples (128 by default; the chunk boundaries depend on the number of examples only,
 never on n_jobs); the tests lower it to 16 so that the 80 examples here are split and
 the parallel path is really taken (the full-data oracle calls of every learner: the
@@ -14,9 +14,11 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.features import (MulticlassFeatures, RankingFeatures, SequenceFeatures,
-                                TaxonomyFeatures)
-from structsvm.learners import LEARNERS
+from structsvm.structures import (MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
+from structsvm.registry import registered
 
 N = 80  # with MIN_CHUNK = 8: four chunks of 20 examples
 
@@ -66,7 +68,7 @@ PARAMS = {"one_slack": dict(max_iter=15), "n_slack": dict(max_iter=5),
 
 
 def _learners():
-    return sorted(LEARNERS)
+    return sorted(registered("learner"))
 
 
 @pytest.mark.parametrize("learner", _learners())
@@ -102,8 +104,8 @@ def test_two_jobs_fit_the_same_model_as_one(map_name, learner, monkeypatch):
             structsvm.fit(X, Y, feature_map=fm, learner=learner, max_iter=2)
         return
     monkeypatch.setattr(joblib, "Parallel", CountingParallel)
-    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 8)  # N = 80: 4 chunks of 20
-    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)  # processes too
+    monkeypatch.setattr("structsvm.learners.problem.MIN_CHUNK", 8)  # N = 80: 4 chunks of 20
+    monkeypatch.setattr("structsvm.learners.problem.MIN_REMOTE", 0)  # processes too
     params = dict(PARAMS.get(learner, dict(max_iter=5)), C=1.0, tol=1e-6, random_state=0,
                   feature_map=fm, learner=learner)
     with warnings.catch_warnings():

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from structsvm.problem import Problem
-from structsvm.features import MulticlassFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import CallableLoss, get_loss
+from structsvm.learners.problem import Problem
+from structsvm.structures import MulticlassFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures import CallableLoss, get_loss
 
 
 def problem(seed, rescaling="margin", loss=None, sparse=False, attributes=False, n=50):
@@ -45,8 +45,8 @@ def test_oracle_sum_equals_summed_rows(seed, rescaling, sparse, attributes):
 
 def test_parallel_oracle_sum_equals_serial(monkeypatch):
     # MIN_CHUNK 25: 300 examples in 4 chunks; MIN_REMOTE 0: a pool for a small problem
-    monkeypatch.setattr("structsvm.problem.MIN_CHUNK", 25)
-    monkeypatch.setattr("structsvm.problem.MIN_REMOTE", 0)
+    monkeypatch.setattr("structsvm.learners.problem.MIN_CHUNK", 25)
+    monkeypatch.setattr("structsvm.learners.problem.MIN_REMOTE", 0)
     p, w = problem(3, n=300)
     assert len(p._chunks(np.arange(300))) > 1  # the chunked path is really taken
     p.n_jobs = 2

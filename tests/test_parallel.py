@@ -7,12 +7,12 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-import structsvm.problem as problem_module
-from structsvm import _parallel
-from structsvm.features import MulticlassFeatures, SequenceFeatures
-from structsvm.inference import get_decoder
-from structsvm.losses import get_loss
-from structsvm.problem import Problem
+import structsvm.learners.problem as problem_module
+from structsvm.learners import _parallel
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import get_decoder
+from structsvm.structures import get_loss
+from structsvm.learners.problem import Problem
 
 BACKENDS = ["threading", "loky"]
 
@@ -304,15 +304,15 @@ def test_one_seed_per_chunk(backend):
 
 # ------------------------------------------------------------------ kernels release the GIL
 @pytest.mark.parametrize("module, name", [
-    ("structsvm.inference._viterbi_jit", "viterbi_batch"),
-    ("structsvm.inference._sort_jit", "violated_counts_batch"),
-    ("structsvm.features._sequence_jit", "scatter_differences"),
-    ("structsvm.features._sequence_jit", "scatter_differences_touched"),
-    ("structsvm.features._sequence_jit", "gather_touched"),
-    ("structsvm.features._ranking_jit", "aggregate_kernel"),
+    ("structsvm.structures.sequence._viterbi_jit", "viterbi_batch"),
+    ("structsvm.structures.ranking._sort_jit", "violated_counts_batch"),
+    ("structsvm.structures.sequence._jit", "scatter_differences"),
+    ("structsvm.structures.sequence._jit", "scatter_differences_touched"),
+    ("structsvm.structures.sequence._jit", "gather_touched"),
+    ("structsvm.structures.ranking._jit", "aggregate_kernel"),
     ("structsvm.learners._sparse_jit", "gather_dot"),
 ])
-def test_oracle_kernels_release_the_gil(module, name):
+def test_oracle_loops_release_the_gil(module, name):
     import importlib
 
     kernel = getattr(importlib.import_module(module), name)

@@ -1,4 +1,4 @@
-"""The oracle pool's paths that matter when they fail (``structsvm._parallel``).
+"""The oracle pool's paths that matter when they fail (``structsvm.learners._parallel``).
 
 Where each chunk ran is observed, not assumed: the chunks report the process and
 thread that computed them. Identical results prove nothing about the workers (a
@@ -21,10 +21,11 @@ import numpy as np
 import pytest
 
 import structsvm
-import structsvm.problem as problem_module
-from structsvm import _parallel, _training
-from structsvm.features import SequenceFeatures
-from structsvm.problem import Problem
+import structsvm.learners.problem as problem_module
+from structsvm.learners import _parallel
+from structsvm.estimator import _training
+from structsvm.structures import SequenceFeatures
+from structsvm.learners.problem import Problem
 
 
 @pytest.fixture(autouse=True)

@@ -9,90 +9,70 @@ import pytest
 
 import structsvm
 from structsvm import protocols
-from structsvm.features import FEATURE_MAPS, MulticlassFeatures, register_feature_map
-from structsvm.inference import DECODERS, get_decoder, register_decoder
-from structsvm.learners import (LEARNERS, DualCD, MulticlassDualCD, get_learner,
-                                register_learner)
-from structsvm.losses import LOSSES, register_loss
+from structsvm.learners import DualCD, MulticlassDualCD, get_learner
 from structsvm.protocols import (FEATURE_MAP_CAPABILITIES, LEARNER_CAPABILITIES,
-                                 FeatureMapBase, LearnerBase, capability)
+                                 POTENTIALS_CAPABILITIES, Decoder, FeatureMapBase,
+                                 LearnerBase, capability)
+from structsvm.registry import KINDS, lookup, register, registered, unregister
+from structsvm.structures import MulticlassFeatures, get_decoder
 
 PACKAGE = pathlib.Path(structsvm.__file__).parent
+LEARNERS = registered("learner")
 
 # (file, call) pairs that read attributes of something other than a plugin, and why
+# (structsvm/protocols.py is the one place a declared capability is read)
 ALLOWED = {
-    ("_saved_state.py", "getattr(features, '__all__', ())"):
-        "a module's export list",
-    ("_saved_state.py", "getattr(features, name, None)"):
-        "a module's exports",
-    ("_saved_state.py", "hasattr(cls, 'structure')"):
-        "which exported classes model files may name",
-    ("_saved_state.py", "hasattr(cls, 'fit')"):
-        "which exported classes model files may name",
-    ("_saved_state.py", "getattr(losses, '__all__', ())"):
-        "a module's export list",
-    ("_saved_state.py", "getattr(est, 'interrupted_', False)"):
-        "the estimator's fitted attributes",
-    ("_saved_state.py", "hasattr(type(fm), 'structure')"):
+    ("estimator/_saved_state.py", "hasattr(type(fm), 'structure')"):
         "an object read from a model file: is it a feature map at all",
-    ("_saved_state.py", "getattr(fm, 'load_fitted_state', None)"):
+    ("estimator/_saved_state.py", "getattr(fm, 'load_fitted_state', None)"):
         "an object read from a model file: is it a feature map at all",
-    ("_model_format.py", "getattr(cls, '_get_param_names', None)"):
+    ("io/_format.py", "getattr(cls, '_get_param_names', None)"):
         "any allowed class a model file names (scikit-learn parameters or not)",
-    ("_model_format.py", "getattr(obj, 'get_params', None)"):
+    ("io/_format.py", "getattr(obj, 'get_params', None)"):
         "any value being written to a model file",
-    ("_model_format.py", "getattr(obj, '__name__', type(obj).__name__)"):
+    ("io/_format.py", "getattr(obj, '__name__', type(obj).__name__)"):
         "the name of a value that cannot be saved, for the message",
-    ("losses/basic.py", "getattr(self.func, '__name__', self.func)"):
+    ("io/_savable.py", "getattr(found, part, None)"):
+        "does a user class import back by its module and qualified name",
+    ("io/__init__.py", "getattr(os, 'O_BINARY', 0)"):
+        "an open() flag that exists on some platforms only",
+    ("structures/losses.py", "getattr(self.func, '__name__', self.func)"):
         "a user's function, for repr",
-    ("features/_grammar_features.py", "hasattr(x, '__len__')"):
+    ("structures/user/_map.py", "getattr(func, '__name__', type(func).__name__)"):
+        "a user's loss function, for its name",
+    ("structures/grammar/_templates.py", "hasattr(x, '__len__')"):
         "input validation of user data",
-    ("features/_sequence_inputs.py", "hasattr(x, '__len__')"):
+    ("structures/sequence/_inputs.py", "hasattr(x, '__len__')"):
         "input validation of user data",
-    ("features/_sequence_inputs.py", "hasattr(y, '__len__')"):
+    ("structures/sequence/_inputs.py", "hasattr(y, '__len__')"):
         "input validation of user data",
-    ("features/graph.py", "hasattr(y, '__len__')"): "input validation of user data",
-    ("features/_sequence_oracle.py", "getattr(Xe, '_flat_truth', None)"):
+    ("structures/graph/features.py", "hasattr(y, '__len__')"):
+        "input validation of user data",
+    ("structures/sequence/_oracle.py", "getattr(Xe, '_flat_truth', None)"):
         "a cache on the map's own encoded data",
-    ("inference/cky.py", "getattr(type(batch), 'structure', None)"):
-        "a decoder refuses any object that is no batch of its structure",
-    ("inference/viterbi.py", "getattr(type(batch), 'structure', None)"):
-        "a decoder refuses any object that is no batch of its structure",
-    ("inference/max_product.py", "getattr(type(batch), 'structure', None)"):
-        "a decoder refuses any object that is no batch of its structure",
-    ("inference/needleman_wunsch.py", "getattr(type(batch), 'structure', None)"):
-        "a decoder refuses any object that is no batch of its structure",
-    ("_defaults.py", "getattr(module, body.id, None)"):
+    **{(f"structures/{f}", "getattr(type(batch), 'structure', None)"):
+       "a decoder refuses any object that is no batch of its structure"
+       for f in ("grammar/cky.py", "sequence/viterbi.py", "graph/max_product.py",
+                 "alignment/needleman_wunsch.py")},
+    ("estimator/_defaults.py", "getattr(module, body.id, None)"):
         "module constants named in source code (the defaults page)",
-    ("_defaults.py", "getattr(cls, body.attr, None)"):
+    ("estimator/_defaults.py", "getattr(cls, body.attr, None)"):
         "class constants named in source code (the defaults page)",
     ("plotting.py", "hasattr(path, 'path')"): "a user's regularisation path or list",
     ("plotting.py", "hasattr(path, 'evaluations')"):
         "a user's regularisation path or list",
     ("corpora/_lines.py", "getattr(source, 'name', '<stream>')"):
         "a user's file object, for messages",
-    ("corpora/conll2002.py", "getattr(source, 'name', '<stream>')"):
-        "a user's file object, for messages",
-    ("io.py", "getattr(os, 'O_BINARY', 0)"):
-        "an open() flag that exists on some platforms only",
     ("corpora/_lines.py", "getattr(os, 'O_BINARY', 0)"):
         "an open() flag that exists on some platforms only",
     ("corpora/_lines.py", "getattr(os, 'O_NONBLOCK', 0)"):
         "an open() flag that exists on some platforms only",
     ("corpora/_lines.py", "hasattr(os, 'set_blocking')"):
         "a function that exists on some platforms only",
-    ("_structure_map.py", "getattr(func, '__name__', type(func).__name__)"):
-        "a user's loss function, for its name",
-    ("_capabilities.py", "getattr(plugin, name, _CAPABILITIES[name])"):
-        "the one place a declared capability (or its default) is read",
-    ("_capabilities.py", "getattr(plugin, 'name', None)"):
-        "a plugin's name for messages (its class name when it has none)",
-    ("_savable.py", "getattr(found, part, None)"):
-        "does a user class import back by its module and qualified name",
-    ("_jit_warmup.py", "getattr(kernel, 'py_func', None)"):
-        "a numba dispatcher, or a kernel compiled at installation (nothing to wait for)",
-    ("_kernels.py", "hasattr(compiled(), _kernel_table.export_name(key))"):
-        "does the extension module compiled at installation hold this kernel",
+    ("_compiled/warmup.py", "getattr(loop, 'py_func', None)"):
+        "a numba dispatcher, or a loop compiled at installation (nothing to wait for)",
+    ("_compiled/__init__.py", "hasattr(extension(), _table.export_name(key))"):
+        "does the extension module compiled at installation hold this loop",
 }
 
 
@@ -122,6 +102,7 @@ def test_every_capability_has_a_default_on_the_base_classes():
         assert getattr(FeatureMapBase, name) == default, name
     for name, default in LEARNER_CAPABILITIES.items():
         assert getattr(LearnerBase, name) == default, name
+    assert capability(object(), "augments") == POTENTIALS_CAPABILITIES["augments"]
     with pytest.raises(KeyError):
         capability(DualCD(), "not_a_capability")
 
@@ -175,7 +156,7 @@ def test_get_learner_accepts_any_object_satisfying_the_protocol():
 
 
 def test_register_learner():
-    @register_learner
+    @register("learner", "test_registered_learner")
     class Mine(LearnerBase):
         name = "test_registered_learner"
         solve = _PlainLearner.solve
@@ -186,43 +167,94 @@ def test_register_learner():
         model = structsvm.fit(X, Y, learner="test_registered_learner", max_iter=20)
         assert model.score(X, Y) > 0.6
     finally:
-        del LEARNERS["test_registered_learner"]
-    with pytest.raises(TypeError, match="register_learner"):
-        register_learner(object)
+        unregister("learner", "test_registered_learner")
+    with pytest.raises(TypeError, match="learner 'x' must be a learner class"):
+        register("learner", "x", object)
+    with pytest.raises(ValueError, match="Unknown learner 'test_registered_learner'"):
+        get_learner("test_registered_learner")
 
 
-def test_every_kind_of_plugin_registers_by_name():
-    assert FEATURE_MAPS["multiclass"] is MulticlassFeatures
-    for cls in FEATURE_MAPS.values():
-        assert cls.__name__ in structsvm.features.__all__
+def test_every_kind_of_plugin_registers_the_same_way():
+    """One function for every kind; a plugin is checked against its kind; a name can
+    name the plugin's module (imported when first read); unregister brings a
+    built-in back."""
+    assert KINDS == ("structure", "decoder", "loss", "learner")
+    assert lookup("structure", "multiclass") is MulticlassFeatures
+    for name, cls in registered("structure").items():
+        assert cls.structure == name
 
     class MyMap(MulticlassFeatures):
-        pass
+        structure = "test_my_map"
 
-    assert register_feature_map("test_my_map", MyMap) is MyMap
+    assert register("structure", "test_my_map", MyMap) is MyMap
     try:
-        assert FEATURE_MAPS["test_my_map"] is MyMap
+        assert lookup("structure", "test_my_map") is MyMap
     finally:
-        del FEATURE_MAPS["test_my_map"]
-    with pytest.raises(TypeError, match="register_feature_map"):
-        register_feature_map("nothing", object)
+        unregister("structure", "test_my_map")
+    with pytest.raises(TypeError, match="structure 'nothing' must be a feature-map class"):
+        register("structure", "nothing", object)
+    with pytest.raises(ValueError, match="Unknown plugin kind 'gizmo'"):
+        register("gizmo", "x", object)
 
-    @register_decoder("test_argmax_copy", "multiclass")
     def copy(batch, exclude=None):
         return get_decoder("argmax")(batch, exclude)
 
+    register("decoder", "test_argmax_copy", Decoder("test_argmax_copy", "multiclass", copy))
     try:
         assert get_decoder("test_argmax_copy").func is copy
     finally:
-        del DECODERS["test_argmax_copy"]
-    assert callable(register_loss) and "zero_one" in LOSSES
+        unregister("decoder", "test_argmax_copy")
+    with pytest.raises(TypeError, match="a structsvm.protocols.Decoder named 'other'"):
+        register("decoder", "other", Decoder("test_argmax_copy", "multiclass", copy))
+    # by name: the module is imported when the plugin is first read
+    register("loss", "test_hamming_by_name", "structsvm.structures.losses:HammingLoss")
+    try:
+        assert lookup("loss", "test_hamming_by_name").name == "hamming"
+    finally:
+        unregister("loss", "test_hamming_by_name")
+    # a plugin of one's own under a built-in's name takes its place, until removed
+    original = lookup("decoder", "argmax")
+    mine = Decoder("argmax", "multiclass", copy)
+    register("decoder", "argmax", mine)
+    try:
+        assert get_decoder("argmax") is mine
+    finally:
+        unregister("decoder", "argmax")
+    assert get_decoder("argmax") is original
 
 
 def test_built_in_plugins_declare_capabilities_on_the_base_classes():
-    for cls in FEATURE_MAPS.values():
-        assert issubclass(cls, FeatureMapBase), cls
+    for name, cls in registered("structure").items():
+        if name != "user":  # a Structure's map: the generic defaults, see below
+            assert issubclass(cls, FeatureMapBase), cls
     for cls in LEARNERS.values():
         assert issubclass(cls, LearnerBase), cls
     # a map that only satisfies the protocol gets the documented defaults
     assert capability(object(), "has_fused_oracle") is False
     assert capability(object(), "example_costs") is None
+
+
+def test_every_loss_declares_its_decomposition():
+    """What a decoder, a map's potentials and the oracle ask of a loss."""
+    for name, cls in registered("loss").items():
+        assert cls.decomposition in protocols.DECOMPOSITIONS, name
+        if cls.counts_wrong_parts:
+            assert cls.decomposition in ("position", "span", "cell", "pair"), name
+    for name, cls in registered("structure").items():
+        loss = lookup("loss", cls.default_loss) if name != "user" else None
+        if loss is not None:  # the default loss is one the map's potentials add
+            assert loss.decomposition in fm_augments(name), (name, loss.decomposition)
+
+
+def fm_augments(structure):
+    """What the potentials of a built-in structure's batches add."""
+    import importlib
+
+    import structsvm.structures as s
+
+    potentials = {"multiclass": "MulticlassPotentials", "taxonomy": "TreePotentials",
+                  "sequence": "ChainPotentials", "ranking": "RankingPotentials",
+                  "grammar": "GrammarPotentials", "graph": "GraphPotentials",
+                  "alignment": "AlignmentPotentials"}
+    cls = getattr(importlib.import_module(s.__name__), potentials[structure])
+    return capability(cls, "augments")

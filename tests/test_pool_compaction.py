@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import MulticlassFeatures, SequenceFeatures
+from structsvm.structures import MulticlassFeatures, SequenceFeatures
 from structsvm.learners import DualCD
-from structsvm._kernels import kernels
+from structsvm._compiled import loops
 from structsvm.learners import _dual_cd_pool
 
 
@@ -21,7 +21,7 @@ from structsvm.learners import _dual_cd_pool
 def compactions(monkeypatch):
     """Every compaction of the pool: (entries before, entries after)."""
     seen = []
-    jit = kernels("structsvm.learners._dual_cd_jit")
+    jit = loops("structsvm.learners._dual_cd_jit")
     real = jit.compact_pool
 
     def spy(p_ind, p_dat, p_start, p_len, slot, *out):

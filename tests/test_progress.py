@@ -97,7 +97,7 @@ def test_ci_or_a_dumb_terminal_gets_no_bar(monkeypatch):
 def test_the_bar_is_closed_after_an_interruption(monkeypatch):
     terminal = fake_terminal(monkeypatch)
     X, Y = blobs(3)
-    from structsvm import _training
+    from structsvm.estimator import _training
 
     tracker_call = _training.RoundTracker.__call__
 
@@ -189,7 +189,7 @@ def test_log_lines_and_warnings_under_a_bar_land_above_it(monkeypatch):
     """A real Ctrl-C (SIGINT) during a verbose fit on a terminal: the handler's log line,
     a log line and a warning written mid-training each start a line of their own, the
     bar is drawn again below them, and the hooks are restored afterwards."""
-    from structsvm import _training
+    from structsvm.estimator import _training
 
     terminal = fake_terminal(monkeypatch)
     plain_show = _plain_console(monkeypatch)

@@ -6,14 +6,14 @@ import pytest
 import scipy.sparse as sp
 
 import structsvm
-from structsvm.problem import Problem
-from structsvm.features import RankingFeatures
-from structsvm.features._ranking_pairs import FlatTargets
-from structsvm.outputs import Preferences
-from structsvm.features._ranking_jit import aggregate_kernel, aggregate_reference
-from structsvm.inference import get_decoder
-from structsvm.losses import get_loss
-from structsvm.losses import SwappedPairsLoss
+from structsvm.learners.problem import Problem
+from structsvm.structures import RankingFeatures
+from structsvm.structures.ranking._pairs import FlatTargets
+from structsvm.structures.ranking.outputs import Preferences
+from structsvm.structures.ranking._jit import aggregate_kernel, aggregate_reference
+from structsvm.structures import get_decoder
+from structsvm.structures import get_loss
+from structsvm.structures.ranking import SwappedPairsLoss
 
 
 def random_set(rng, n_queries=6, d=4, max_docs=8, ties=False, explicit=0.5,
@@ -94,7 +94,7 @@ def test_kernel_known_answer(enumerate_factor):
 
 
 def test_flat_targets_method_rule():
-    from structsvm.features import _ranking_jit
+    from structsvm.structures.ranking import _jit as _ranking_jit
 
     few = Preferences(4, grades=[1, 0, 0, 0])              # 3 pairs
     many = Preferences(6, grades=np.arange(6))             # 15 pairs > 0.5·6·log2 6
@@ -138,7 +138,7 @@ def test_aggregate_violation_equals_brute_force(seed, normalize):
     want_loss, want_psi = 0.0, np.zeros(3)
     for q, (x, y) in enumerate(zip(X, p.Ye)):
         pairs = y.pair_list()
-        unit = p.loss.pair_weight(y)
+        unit = p.loss.part_cost(y)
         best, arg = 0.0, ()
         for c in itertools.product([0, 1], repeat=len(pairs)):
             swapped = [pr for ci, pr in zip(c, pairs) if ci == 0]

@@ -5,15 +5,18 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from structsvm.problem import Problem
-from structsvm.features import RankingFeatures
-from structsvm.outputs import PairLabelling, Preferences
-from structsvm.features.ranking import RankingPotentials
-from structsvm.inference import get_decoder
-from structsvm.inference._sort_jit import violated_counts_batch, violated_counts_reference
-from structsvm.losses import get_loss
-from structsvm.metrics import kendall_tau, mean_average_precision, ndcg_at_k, pairwise_accuracy
-from structsvm.losses import SwappedPairsLoss
+from structsvm.learners.problem import Problem
+from structsvm.structures import RankingFeatures
+from structsvm.structures.ranking.outputs import PairLabelling, Preferences
+from structsvm.structures.ranking.features import RankingPotentials
+from structsvm.structures import get_decoder
+from structsvm.structures.ranking._sort_jit import violated_counts_batch, violated_counts_reference
+from structsvm.structures import get_loss
+from structsvm.structures.ranking import (kendall_tau,
+    mean_average_precision,
+    ndcg_at_k,
+    pairwise_accuracy)
+from structsvm.structures.ranking import SwappedPairsLoss
 
 
 def random_queries(rng, n_queries=5, d=4, max_docs=7, levels=3, ties=False):
@@ -89,7 +92,7 @@ def test_loss_augmented_labelling_maximises_over_all_labellings(seed, normalize)
     w = rng.normal(size=3)
     batch = fm.batch_potentials(fm.encode_inputs([x]), w).augment([target], loss)
     got = get_decoder("sort")(batch)[0]
-    unit = loss.pair_weight(target)
+    unit = loss.part_cost(target)
     best = -np.inf
     for c in itertools.product([0, 1], repeat=len(pairs)):
         val = sum(unit * (1 - ci) - (1 - ci) * w @ (x[a] - x[b])

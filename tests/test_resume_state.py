@@ -24,7 +24,7 @@ def _blobs(n=80, k=4, d=6, seed=1):
 @pytest.fixture
 def ctrl_c_after_calls(monkeypatch):
     """Press Ctrl-C right after the learner's ``n``-th callback."""
-    from structsvm import _training
+    from structsvm.estimator import _training
 
     original = _training.RoundTracker.__call__
 

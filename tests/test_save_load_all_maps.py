@@ -7,8 +7,12 @@ import pytest
 import structsvm
 from nltk import Tree
 
-from structsvm.features import (GrammarFeatures, GraphFeatures, MulticlassFeatures,
-                                RankingFeatures, SequenceFeatures, TaxonomyFeatures)
+from structsvm.structures import (GrammarFeatures,
+    GraphFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 
 
 def _multiclass(rng, attributes=False):

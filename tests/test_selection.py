@@ -6,7 +6,7 @@ import pytest
 from sklearn.model_selection import KFold, cross_val_score
 
 from structsvm.corpora.synthetic import make_two_spirals
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 from structsvm.svm import KernelPegasosClassifier
 from structsvm.svm import PegasosRegressor
 from structsvm.model_selection import (cluster_sigma, cv_error, epsilon_from_residuals,

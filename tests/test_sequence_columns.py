@@ -5,8 +5,8 @@ import copy
 
 import numpy as np
 
-from structsvm.features import SequenceFeatures
-from structsvm.features._sequence_observations import TokenFeaturizer
+from structsvm.structures import SequenceFeatures
+from structsvm.structures.sequence._observations import TokenFeaturizer
 
 TRAIN = [["The", "old", "man", "the", "boats", "."], ["Dogs", "run", "fast", "."],
          ["A", "well-known", "man", "ran", "2", "miles", "."]]

@@ -6,10 +6,10 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 
-from structsvm.features import SequenceFeatures
-from structsvm.features._sequence_observations import FEATURE_SETS
-from structsvm.inference.exhaustive import exhaustive
-from structsvm.inference.viterbi import viterbi
+from structsvm.structures import SequenceFeatures
+from structsvm.structures.sequence._observations import FEATURE_SETS
+from structsvm.structures.exhaustive import exhaustive
+from structsvm.structures.sequence.viterbi import viterbi
 
 WORDS = ["the", "The", "dog", "runs", "fast", "U.S.", "1987", "well-known", "a", "Cat"]
 
@@ -239,11 +239,11 @@ def test_difference_sum_equals_weighted_sum_of_rows(seed):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("loss", ["hamming", "hamming_normalized", "zero_one_parts"])
 def test_aggregate_oracle_equals_per_sentence_oracle(seed, loss):
-    from structsvm.problem import Problem
-    from structsvm.losses import BaseLoss, HammingLoss
+    from structsvm.learners.problem import Problem
+    from structsvm.structures import BaseLoss, HammingLoss
 
-    class ScaledHamming(BaseLoss):  # decomposable, not a HammingLoss: the generic path
-        decomposable = True
+    class ScaledHamming(BaseLoss):  # over positions, no count of wrong parts: the tables
+        decomposition = "position"
 
         def __call__(self, a, b):
             return 2.0 * float(np.sum(np.asarray(a) != np.asarray(b)))
@@ -299,7 +299,7 @@ def test_fit_encode_equals_fit_then_encode(features, min_count, n_hash):
 @pytest.mark.parametrize("features", ["pos", "word"])
 @pytest.mark.parametrize("min_count", [1, 2])
 def test_direct_columns_equal_the_feature_strings(features, min_count):
-    from structsvm.features._sequence_observations import TokenFeaturizer
+    from structsvm.structures.sequence._observations import TokenFeaturizer
 
     rng = np.random.default_rng(0)
     words = ["the", "The", "THE", "", "İstanbul", "ABC-12", "x²", "²", "-", "a-b", "Hello",
@@ -319,7 +319,7 @@ def test_direct_columns_equal_the_feature_strings(features, min_count):
 
 
 def test_shared_unaries_equal_the_sparse_product():
-    from structsvm.features._sequence_jit import shared_unaries
+    from structsvm.structures.sequence._jit import shared_unaries
 
     rng = np.random.default_rng(1)
     n_types, width, d, K, n = 6, 4, 30, 5, 40
@@ -350,7 +350,7 @@ def test_potentials_of_encoded_tokens_equal_the_sparse_product():
 
 
 def test_direct_columns_without_known_words():
-    from structsvm.features._sequence_observations import TokenFeaturizer
+    from structsvm.structures.sequence._observations import TokenFeaturizer
 
     for train in ([["a", "b"], ["b", "c"]], [["ab", "cb"], ["db"]]):
         fz = TokenFeaturizer("pos").fit(train, min_count=3)

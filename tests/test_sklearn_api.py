@@ -22,8 +22,11 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.utils import estimator_checks as checks
 
 import structsvm
-from structsvm.features import (GraphFeatures, MulticlassFeatures, RankingFeatures,
-                                SequenceFeatures, TaxonomyFeatures)
+from structsvm.structures import (GraphFeatures,
+    MulticlassFeatures,
+    RankingFeatures,
+    SequenceFeatures,
+    TaxonomyFeatures)
 from structure_examples import MultiLabel, multilabel_data
 
 

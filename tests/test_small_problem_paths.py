@@ -96,7 +96,7 @@ def stacked_cache(rng, n, answers, cols):
 
 @pytest.mark.parametrize("slack", [False, True])
 @pytest.mark.parametrize("seed", range(3))
-def test_cache_sums_in_numpy_equal_the_kernels(seed, slack):
+def test_cache_sums_in_numpy_equal_the_loops(seed, slack):
     rng = np.random.default_rng(seed)
     n = 9
     indptr, indices, data, loss = stacked_cache(rng, n, 7, 30)
@@ -142,7 +142,7 @@ def decisions(monkeypatch):
 
 
 def test_compiled_for_counts_the_caches_entries(monkeypatch):
-    from structsvm.features import MulticlassFeatures
+    from structsvm.structures import MulticlassFeatures
 
     seen = decisions(monkeypatch)
     X, Y = multilabel_data(n=150, d=5)

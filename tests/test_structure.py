@@ -14,7 +14,7 @@ from sklearn.model_selection import GridSearchCV, KFold
 
 import structsvm
 from structsvm.io import ModelFileError
-from structsvm.structure import FunctionStructure, StructureMap, same_output
+from structsvm.structures.user.structure import FunctionStructure, StructureMap, same_output
 from structure_examples import (ArrayParam, Enumerated, MultiLabel, SparseMultiLabel,
                                 multilabel_data)
 

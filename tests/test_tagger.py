@@ -5,8 +5,8 @@ from nltk.tag.api import TaggerI
 
 import structsvm
 from structsvm.corpora import make_hmm_corpus
-from structsvm.features import SequenceFeatures
-from structsvm.tagger import StructSVMTagger
+from structsvm.structures import SequenceFeatures
+from structsvm.estimator import StructSVMTagger
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_user_feature_function_cannot_be_saved(data, tmp_path):
 
 
 def test_rejects_non_sequence_models():
-    from structsvm.features import MulticlassFeatures
+    from structsvm.structures import MulticlassFeatures
 
     model = structsvm.fit([np.array([1.0]), np.array([-1.0])], ["a", "b"],
                           feature_map=MulticlassFeatures(), decoder="argmax")

@@ -5,13 +5,13 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from structsvm.features import TaxonomyFeatures
-from structsvm.features.taxonomy import build_tree
-from structsvm.features.taxonomy import TreePotentials
-from structsvm.inference import get_decoder
-from structsvm.losses import ZeroOneLoss, get_loss
-from structsvm.metrics import tree_distance
-from structsvm.losses import TreeDistanceLoss
+from structsvm.structures import TaxonomyFeatures
+from structsvm.structures.taxonomy.features import build_tree
+from structsvm.structures.taxonomy.features import TreePotentials
+from structsvm.structures import get_decoder
+from structsvm.structures import ZeroOneLoss, get_loss
+from structsvm.structures.taxonomy import tree_distance
+from structsvm.structures.taxonomy import TreeDistanceLoss
 
 
 def random_children(rng, n_nodes):

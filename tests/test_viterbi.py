@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from structsvm.features.sequence import ChainPotentials
-from structsvm.inference import get_decoder
-from structsvm.inference import _viterbi_jit
-from structsvm.inference.exhaustive import exhaustive
-from structsvm.inference.viterbi import viterbi
-from structsvm.losses import HammingLoss
+from structsvm.structures.sequence.features import ChainPotentials
+from structsvm.structures import get_decoder
+from structsvm.structures.sequence import _viterbi_jit
+from structsvm.structures.exhaustive import exhaustive
+from structsvm.structures.sequence.viterbi import viterbi
+from structsvm.structures import HammingLoss
 
 
 def _random_batch(rng, n_seq, max_len, n_states, scale=1.0):
@@ -88,7 +88,7 @@ def test_textbook_hmm_path():
 
 def test_registry_and_empty_sequences():
     dec = get_decoder("viterbi")
-    assert dec.structure == "chain"
+    assert dec.structure == "sequence"
     batch = ChainPotentials(np.zeros((2, 2)), [0, 0, 2], np.zeros((2, 2)), np.zeros(2),
                             np.zeros(2))
     out = dec(batch)

@@ -9,7 +9,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 from structsvm.learners import (NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos,
                                 Perceptron)
 

@@ -112,10 +112,10 @@ def test_dense_and_sparse_rows_build_the_same_working_set():
 
 @pytest.mark.parametrize("sparse", [False, True])
 def test_ranking_oracle_sum_dense_equals_the_sparse_row(sparse):
-    from structsvm.features import RankingFeatures
-    from structsvm.inference import get_decoder
-    from structsvm.losses import SwappedPairsLoss
-    from structsvm.problem import Problem
+    from structsvm.structures import RankingFeatures
+    from structsvm.structures import get_decoder
+    from structsvm.structures.ranking import SwappedPairsLoss
+    from structsvm.learners.problem import Problem
 
     rng = np.random.default_rng(1)
     X = [rng.normal(size=(n, 6)) for n in (5, 8, 3, 7)]

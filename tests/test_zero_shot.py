@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import structsvm
-from structsvm.features import MulticlassFeatures
+from structsvm.structures import MulticlassFeatures
 
 
 def attribute_problem(seed, n_classes=24, n_attributes=8, n_features=20, n_per_class=10,

@@ -1,10 +1,10 @@
 """mkdocs hook: fill docs/defaults.md with the defaults read from the code.
 
 Registered in mkdocs.yml under ``hooks:``. The page holds a marker line that the
-build replaces with :func:`structsvm._defaults.defaults_markdown`; a page without the
+build replaces with :func:`structsvm.estimator._defaults.defaults_markdown`; a page without the
 marker fails the build. The hook's own directory is not part of the site.
 """
-from structsvm._defaults import defaults_markdown
+from structsvm.estimator._defaults import defaults_markdown
 
 PAGE = "defaults.md"
 MARKER = "<!-- structsvm-defaults -->"

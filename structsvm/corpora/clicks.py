@@ -5,7 +5,7 @@ click on the result at position i while the results above it were skipped says
 that, for this user, it should have been ranked above them (the lecture's "click on
 item i discards items 1..i-1 implicitly"; Joachims 2002). The pairs
 :func:`preferences_from_clicks` extracts are targets for
-:class:`structsvm.features.RankingFeatures`.
+:class:`structsvm.structures.ranking.features.RankingFeatures`.
 
 The simulator models position bias (users rarely look far down the list) and noisy
 users (irrelevant results get clicked, relevant ones skipped), so that click-derived
@@ -182,7 +182,7 @@ def click_preferences(logs, n_queries, rule="skip_above"):
     -------
     list of ndarray of shape (n_pairs_q, 2)
         One array per query (empty for queries without clicks), ready as ``Y`` for
-        :class:`~structsvm.features.RankingFeatures`.
+        :class:`~structsvm.structures.ranking.features.RankingFeatures`.
     """
     per_query = [[] for _ in range(n_queries)]
     for s, log in enumerate(logs):

@@ -207,7 +207,7 @@ def treebank_parsed_sents(path=None, *, clean=True):
     clean : bool, default=True
         Remove empty elements (traces) and the constituents left empty, strip function
         tags (``NP-SBJ-1`` -> ``NP``) and the outer unlabelled bracket
-        (:func:`structsvm.features.grammar.clean_tree`).
+        (:func:`structsvm.structures.grammar.features.clean_tree`).
 
     Returns
     -------
@@ -220,7 +220,7 @@ def treebank_parsed_sents(path=None, *, clean=True):
     """
     from nltk import Tree
 
-    from ..features.grammar import clean_tree
+    from ..structures.grammar.features import clean_tree
 
     root = find_data("treebank", path=path, nltk_subdir="corpora/treebank",
                      must_contain=("combined",), hint=TREEBANK_HINT)

@@ -26,7 +26,7 @@ class OutputCache:
     """
 
     def __init__(self, size, max_nnz=_MAX_NNZ):
-        self.compiled = True  # the kernels, or numpy (the learner decides: ._sparse)
+        self.compiled = True  # the loops, or numpy (the learner decides: ._sparse)
         self.size = int(size)
         self.max_nnz = int(max_nnz)
         self.psi, self.loss = [], []
@@ -72,11 +72,11 @@ class OutputCache:
         indptr, indices, data, loss = self._stacked()
         n, D = self.psi[0].shape
         if not self.compiled:
-            kernels = (_best_cached_rows, _gather_rows)
+            loops = (_best_cached_rows, _gather_rows)
         else:
             from ._cache_jit import best_cached_rows, gather_rows
-            kernels = (best_cached_rows, gather_rows)
-        best, top = kernels[0](indptr, indices, data, loss, n,
+            loops = (best_cached_rows, gather_rows)
+        best, top = loops[0](indptr, indices, data, loss, n,
                                np.ascontiguousarray(w, dtype=float), rescaling == "slack")
         take = top > 0.0
         if not take.any():
@@ -86,7 +86,7 @@ class OutputCache:
         bounds = np.searchsorted(rows, np.arange(1, len(self.psi)) * n)
         loss_sum = sum(float(part.sum()) for part in np.split(lo, bounds) if part.size)
         weights = lo if rescaling == "slack" else np.ones(rows.size)
-        cols, vals = kernels[1](indptr, indices, data, rows, weights)
+        cols, vals = loops[1](indptr, indices, data, rows, weights)
         if D <= 4 * cols.size:  # a dense sum of the full width is cheaper than sorting
             agg = np.bincount(cols, weights=vals, minlength=D)
             cols = np.flatnonzero(agg)

@@ -1,4 +1,4 @@
-"""Numba kernels of the constraint cache, on the raw arrays of a stacked CSR matrix.
+"""Compiled loops of the constraint cache, on the raw arrays of a stacked CSR matrix.
 
 The cache stacks its answers oldest first: row ``k * n + i`` is example i's answer of
 the k-th stored oracle call. No validation here. Plain numpy equivalents, which the

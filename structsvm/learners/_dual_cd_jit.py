@@ -1,4 +1,4 @@
-"""Numba kernels of the dual coordinate-descent learner (no validation here).
+"""Compiled loops of the dual coordinate-descent learner (no validation here).
 
 State (see :mod:`structsvm.learners.dual_cd`): a pool of sparse rows (sorted unique
 column indices ``p_ind[p_start[r]:p_start[r] + p_len[r]]``, values ``p_dat[...]``) and,
@@ -16,10 +16,26 @@ the exact maximiser of the dual along that direction; then g_s −= t (G_s,up �
 G_s,down). Repeated until g_up − g_down ≤ eps; w then moves once, by
 Σ_s (α_s − α_s⁰) ψ_s over the slots whose α changed.
 
-Plain-Python references of these kernels are in ``tests/test_dual_cd.py``.
+Plain-Python references of these loops are in ``tests/test_dual_cd.py``.
 """
 import numba
 import numpy as np
+
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "insert_rows": (
+        "i8:1 i8:1 f8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2 "
+        "f8:2 f8:3 i8:2 f8 f8 i8 i8 i8:2 f8:2 f8:1",
+        "i8"),
+    "cached_pass": (
+        "i8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 "
+        "f8:2 f8:2 f8:3 f8 f8 i8 f8:1",
+        "f8"),
+    "compact_pool": ("i4:1 f8:1 i8:1 i8:1 i8:2 i4:1 f8:1 i8:1 i8:1", "(i8 i8)"),
+    "weights_from_alpha": ("i8 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2", "f8:1"),
+}
 
 
 @numba.njit(cache=True, nogil=True)

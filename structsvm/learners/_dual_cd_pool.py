@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import kernels
+from .._compiled import loops
 
 
 __all__ = ["RowPool"]
@@ -19,8 +19,8 @@ class RowPool:
     n_features : int
         Width of the rows.
     wait : callable, optional
-        Called with a kernel before each call of it: the learner passes
-        ``structsvm._jit_warmup.wait`` (the compile helper of its fit).
+        Called with a loop before each call of it: the learner passes
+        ``structsvm._compiled.warmup.wait`` (the compile helper of its fit).
     """
 
     def __init__(self, n_features, wait=None):
@@ -72,7 +72,7 @@ class RowPool:
     def compact(self, slot):
         """Rewrite the pool with the rows ``slot`` uses only (renumbering ``slot`` in
         place), when it holds more than twice their entries plus ``_COMPACT_SLACK``."""
-        jit = kernels("structsvm.learners._dual_cd_jit")
+        jit = loops("structsvm.learners._dual_cd_jit")
 
         live = slot[slot >= 0]
         nnz = int(self.len[live].sum())

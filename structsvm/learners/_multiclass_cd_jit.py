@@ -1,4 +1,4 @@
-"""Numba kernels of the sequential dual method for multiclass SVMs (no validation here).
+"""Compiled loops of the sequential dual method for multiclass SVMs (no validation here).
 
 Layout (see :mod:`structsvm.learners.multiclass_cd`):
 
@@ -23,10 +23,20 @@ G_k = Δ_ik + s_k and B_k = G_k − q β_ik:
 found by sorting D_k = B_k + q C_k in decreasing order: θ = (Σ_{r<R} D_(r) − q C) / R
 for the largest prefix R whose members all exceed θ.
 
-Plain-Python references of these kernels are in ``tests/test_multiclass_cd.py``.
+Plain-Python references of these loops are in ``tests/test_multiclass_cd.py``.
 """
 import numba
 import numpy as np
+
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "sweep": (
+        "i8:1 i8:1 i4:1 f8:1 b1 i8:1 f8:1 "
+        "f8:2 f8 f8:2 f8:2 i4:2 i4:1 b1 f8:1",
+        "(i8 f8)"),
+}
 
 
 @numba.njit(cache=True, nogil=True)

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels import kernels
+from .._compiled import loops
 from ..protocols import QPError
 from ._active_set import active_set_single, kkt_tolerance, kkt_violation
 
@@ -147,7 +147,7 @@ def _solve_smo(G, b, groups, C, alpha0, compiled=True):
         exact = active_set_single(G, b, alpha, C, tol)
         if exact is not None:
             return exact, "optimal"
-    smo = kernels("structsvm.learners._smo_jit").smo
+    smo = loops("structsvm.learners._smo_jit").smo
 
     G_c, groups64 = np.ascontiguousarray(G), groups.astype(np.int64)
     if n_groups == 1 and m >= _POLISH_MIN:
@@ -269,7 +269,7 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
     compiled : bool, default=True
         False: with "SMO" or "AUTO", a one-group QP is first solved by the active-set
         method in numpy (:func:`._active_set.active_set_single`), so that a small
-        problem needs no numba kernel.
+        problem needs no compiled loop.
 
     Returns
     -------

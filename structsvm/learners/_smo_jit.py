@@ -1,4 +1,4 @@
-"""SMO for the working-set dual (numba kernel; no validation here).
+"""SMO for the working-set dual (compiled loop; no validation here).
 
 Problem (per group g a box Σ_{c∈g} α_c ≤ C, written with a slack s_g ≥ 0 so that
 Σ_{c∈g} α_c + s_g = C):
@@ -17,6 +17,13 @@ order information for training SVM. JMLR 6, 2005 (the maximal-violating-pair rul
 """
 import numba
 import numpy as np
+
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "smo": ("f8:2 f8:1 i8:1 i8 f8 f8:1 f8 i8", "(i8 f8)"),
+}
 
 
 @numba.njit(cache=True, nogil=True)

@@ -1,15 +1,15 @@
 """Sparse-row arithmetic of the cutting planes: numpy for small problems of a
-researcher's own structure, numba kernels otherwise (no validation here; callers pass
+researcher's own structure, compiled loops otherwise (no validation here; callers pass
 sorted, unique CSR row indices).
 
-A numba kernel costs numba's set-up in every fresh process (most of a second) and,
+A compiled loop costs numba's set-up in every fresh process (most of a second) and,
 the first time on a machine, its compilation (seconds); numpy's temporaries and
 per-call overheads cost little on a small problem. So the cutting-plane learners run
 a small problem of a researcher's own ``structsvm.Structure`` (whose joint features
 and argmax run in Python: nothing else in the fit is compiled), one whose constraint
 cache would hold fewer than :data:`COMPILED_FROM` entries (:func:`compiled_for`), in
 numpy from its first round to its last: it trains without importing numba. Larger
-problems, and the built-in maps (whose oracles are compiled anyway), use the kernels
+problems, and the built-in maps (whose oracles are compiled anyway), use the loops
 throughout. Both paths compute the same sums; only the floating-point summation order
 of the dot products may differ (by round-off).
 """
@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels import kernels
+from .._compiled import loops
 
 __all__ = ["COMPILED_FROM", "aggregate_rows", "compiled_for", "gather_dots",
            "scatter_rows"]
 
 # cache entries (δΦ entries of all stored answers) from which a problem is solved with
-# the compiled kernels
+# the compiled loops
 COMPILED_FROM = 100_000
 
 
 def compiled_for(problem, answers=1):
-    """Whether the cutting planes solve ``problem`` with the compiled kernels: unless
+    """Whether the cutting planes solve ``problem`` with the compiled loops: unless
     its feature map is a ``structsvm.Structure``'s (structure ``"user"``) and
     ``answers`` oracle answers would hold fewer than :data:`COMPILED_FROM` δΦ entries,
     estimated as twice the entries of the true joint features Φ(x_i, y_i) (a δΦ row
@@ -63,14 +63,14 @@ def _pool():
 
 def gather_dots(rows, v, compiled=True):
     """ψ_c · v for every sparse row ψ_c in ``rows`` (objects with ``indices``,
-    ``data`` and ``nnz``): in numpy, or with the ``gather_dot`` kernel (big rows in
+    ``data`` and ``nnz``): in numpy, or with the ``gather_dot`` loop (big rows in
     parallel threads: it releases the GIL)."""
     out = np.empty(len(rows))
     if not compiled:
         for k, r in enumerate(rows):
             out[k] = r.data @ v[r.indices]
         return out
-    gather_dot = kernels("structsvm.learners._sparse_jit").gather_dot
+    gather_dot = loops("structsvm.learners._sparse_jit").gather_dot
 
     total = sum(r.nnz for r in rows)
     if total < 500_000 or len(rows) < 2:
@@ -85,13 +85,13 @@ def gather_dots(rows, v, compiled=True):
 
 def scatter_rows(w, rows, coef, compiled=True):
     """w += Σ_c coef_c ψ_c in place, skipping zero coefficients: in numpy, or with
-    the ``scatter_add`` kernel (the same products and sums)."""
+    the ``scatter_add`` loop (the same products and sums)."""
     pairs = [(float(a), r) for a, r in zip(coef, rows) if a != 0.0]
     if not compiled:
         for a, r in pairs:
             w[r.indices] += a * r.data  # unique indices: no repeated writes
         return w
-    scatter_add = kernels("structsvm.learners._sparse_jit").scatter_add
+    scatter_add = loops("structsvm.learners._sparse_jit").scatter_add
 
     for a, r in pairs:
         scatter_add(w, r.indices, r.data, a)

@@ -1,4 +1,4 @@
-"""Numba kernels for the learners: sparse-row · dense dot and scatter-add (their
+"""Compiled loops for the learners: sparse-row · dense dot and scatter-add (their
 size-dispatching callers are in :mod:`._sparse`).
 
 No validation here (callers pass sorted, unique CSR row indices). Plain numpy
@@ -10,6 +10,15 @@ equivalents, which the tests compare against:
 """
 import numba
 import numpy as np
+
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "gather_dot": ("i4:1 f8:1 f8:1", "f8"),
+    "scatter_add": ("f8:1 i4:1 f8:1 f8", "void"),
+    "average_inplace": ("f8:1 f8:1 f8", "void"),
+}
 
 
 @numba.njit(cache=True, nogil=True, fastmath=False)

@@ -35,7 +35,7 @@ class WorkingSet:
     """
 
     def __init__(self, n_features):
-        self.compiled = True  # the kernels, or numpy (the learner decides: ._sparse)
+        self.compiled = True  # the loops, or numpy (the learner decides: ._sparse)
         self.rows = []          # list of _Row
         self.loss = np.zeros(0)
         self.group = np.zeros(0, dtype=np.intp)
@@ -43,7 +43,7 @@ class WorkingSet:
         self.idle = np.zeros(0, dtype=int)  # rounds since α_c was last > 0
         self.alpha = np.zeros(0)
         self.n_features = n_features
-        # column indices as scipy would store them (one type for the kernels)
+        # column indices as scipy would store them (one type for the loops)
         self._index_dtype = np.int32 if n_features <= np.iinfo(np.int32).max else np.int64
 
     def __len__(self):

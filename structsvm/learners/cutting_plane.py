@@ -5,7 +5,7 @@ Both minimise the structural-SVM primal
     min_w  ½‖w‖² + C Σ_i ξ_i,   ξ_i = max_y [Δ(y_i, y) − w·δΦ_i(y)]   (margin rescaling)
 
 by alternating the oracle (most violated constraint of every example under the
-current w, :meth:`structsvm.problem.Problem.oracle`) with the dual QP over a working set
+current w, :meth:`structsvm.learners.problem.Problem.oracle`) with the dual QP over a working set
 of constraints (:func:`structsvm.learners._qp.solve_dual_qp`).
 The estimator's ``n_jobs`` splits the oracle over examples, except for the 1-slack
 round with maps that compute that oracle themselves in one pass
@@ -82,6 +82,9 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
     accepts_constraints: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
     _n_groups_one: ClassVar[bool] = True
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",
+                                       "structsvm.learners._sparse_jit:gather_dot",
+                                       "structsvm.learners._sparse_jit:scatter_add")
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1):
         self.solver = solver
@@ -127,7 +130,7 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
         ws, saved_cache, fp = self._start(problem, state)
         if cache is not None and saved_cache is not None and saved_cache.size == cache.size:
             cache.psi, cache.loss = saved_cache.psi, saved_cache.loss
-        # a small problem in numpy from start to end, a larger one with the kernels
+        # a small problem in numpy from start to end, a larger one with the loops
         ws.compiled = compiled_for(problem, 1 if cache is None else cache.size)
         if cache is not None:
             cache.compiled = ws.compiled
@@ -257,6 +260,7 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
     """
 
     name: ClassVar[str] = "one_slack"
+    trains_dataset_losses: ClassVar[bool] = True  # oracle_sum: one labelling of all
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1, cache_size=10):
         super().__init__(solver=solver, inactive_window=inactive_window,

@@ -62,13 +62,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .. import _jit_warmup
-from .._kernels import kernels
+from .._compiled import loops, warmup
 from ..protocols import LearnerBase, LearnerResult
 from ._cache import problem_fingerprint
 from ._dual_cd_pool import RowPool
 
-# the kernels (_dual_cd_jit) are imported where they run: importing the learners
+# the loops (_dual_cd_jit) are imported where they run: importing the learners
 # imports no numba
 
 __all__ = ["DualCD"]
@@ -133,7 +132,7 @@ class DualCD(LearnerBase, BaseEstimator):
     Examples
     --------
     >>> import numpy as np, structsvm
-    >>> from structsvm.features import MulticlassFeatures
+    >>> from structsvm.structures import MulticlassFeatures
     >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
     >>> m = structsvm.fit(X, ["a", "b", "a"], feature_map=MulticlassFeatures(),
     ...                   learner=DualCD(cache_size=4), C=10.0, tol=1e-8)
@@ -142,6 +141,9 @@ class DualCD(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "dual_cd"
+    compiled_loops: ClassVar[tuple] = tuple(
+        "structsvm.learners._dual_cd_jit:" + f
+        for f in ("insert_rows", "cached_pass", "compact_pool", "weights_from_alpha"))
     certifies_gap: ClassVar[bool] = True
     resumable: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
@@ -233,7 +235,7 @@ class DualCD(LearnerBase, BaseEstimator):
     def _sweep(self, problem, st, w, rng, est, it):
         """The oracle on batches of examples at the current w, each followed by block
         steps over a 1/n_batches slice of the examples with cached outputs."""
-        jit = kernels("structsvm.learners._dual_cd_jit")
+        jit = loops("structsvm.learners._dual_cd_jit")
 
         n = st.slot.shape[0]
         batches = np.array_split(rng.permutation(n), min(n, int(self.n_batches)))
@@ -245,13 +247,13 @@ class DualCD(LearnerBase, BaseEstimator):
         for batch, part in zip(batches, slices):
             est[batch] = self._offer(problem, st, problem.oracle(w, batch), w, it)
             if part.size:
-                _jit_warmup.wait(jit.cached_pass)
+                warmup.wait(jit.cached_pass)
                 jit.cached_pass(part, w, p.ind, p.dat, p.start, p.len, st.slot, st.alpha,
                                 st.loss, st.gram, C, _EPS, st.steps, gaps)
 
     def _offer(self, problem, st, v, w, it):
         """Offer an oracle answer to the caches (block steps); returns block gaps."""
-        jit = kernels("structsvm.learners._dual_cd_jit")
+        jit = loops("structsvm.learners._dual_cd_jit")
 
         C = float(problem.C)
         psi = sp.csr_matrix(v.psi)
@@ -264,7 +266,7 @@ class DualCD(LearnerBase, BaseEstimator):
         est = np.empty(m)
         p = st.pool
         ex = np.asarray(v.idx, dtype=np.int64)
-        _jit_warmup.wait(jit.insert_rows)
+        warmup.wait(jit.insert_rows)
         jit.insert_rows(ex, ids, np.asarray(v.loss, dtype=float), w, p.ind, p.dat,
                         p.start, p.len, st.slot, st.alpha, st.loss, st.gram, st.stamp, C,
                         _EPS, st.steps, it, merges, coefs, est)
@@ -275,7 +277,7 @@ class DualCD(LearnerBase, BaseEstimator):
 
     def _inner(self, st, w, C, gap, rng):
         """Passes over cached outputs; returns how many were made."""
-        jit = kernels("structsvm.learners._dual_cd_jit")
+        jit = loops("structsvm.learners._dual_cd_jit")
 
         order = np.flatnonzero((st.slot >= 0).any(axis=1))
         rng.shuffle(order)
@@ -284,7 +286,7 @@ class DualCD(LearnerBase, BaseEstimator):
         for k in range(int(self.inner_passes)):
             if order.size == 0:
                 return k
-            _jit_warmup.wait(jit.cached_pass)
+            warmup.wait(jit.cached_pass)
             cached = jit.cached_pass(order, w, p.ind, p.dat, p.start, p.len, st.slot,
                                      st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps)
             if cached <= self.inner_tol * gap:
@@ -299,7 +301,7 @@ class _State:
     """Caches of all examples (see :mod:`._dual_cd_jit` for the layout)."""
 
     def __init__(self, n, S, D):
-        self.pool = RowPool(D, _jit_warmup.wait)
+        self.pool = RowPool(D, warmup.wait)
         self.slot = np.full((n, S), -1, dtype=np.int64)
         self.alpha = np.zeros((n, S))
         self.loss = np.zeros((n, S))
@@ -309,10 +311,10 @@ class _State:
         self.steps = 4 * S
 
     def weights(self):
-        jit = kernels("structsvm.learners._dual_cd_jit")
+        jit = loops("structsvm.learners._dual_cd_jit")
 
         p = self.pool
-        _jit_warmup.wait(jit.weights_from_alpha)
+        warmup.wait(jit.weights_from_alpha)
         return jit.weights_from_alpha(self.D, p.ind, p.dat, p.start, p.len, self.slot,
                                       self.alpha)
 

@@ -34,7 +34,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import kernels
+from .._compiled import loops
 from ..protocols import LearnerBase, LearnerResult
 
 __all__ = ["FrankWolfe"]
@@ -54,8 +54,8 @@ class FrankWolfe(LearnerBase, BaseEstimator):
     memory grows with the distinct outputs each example has visited.
 
     The estimator's ``n_jobs`` parallelises only oracle calls on 256 or more
-    examples (2 :data:`~structsvm.problem.MIN_CHUNK`; a smaller call is one chunk)
-    of problems with 512 or more examples (:data:`~structsvm.problem.MIN_REMOTE`;
+    examples (2 :data:`~structsvm.learners.problem.MIN_CHUNK`; a smaller call is one chunk)
+    of problems with 512 or more examples (:data:`~structsvm.learners.problem.MIN_REMOTE`;
     smaller problems open no pool), and, with workers in other processes, only
     calls on 512 or more examples: the per-pass certificate (serial for rankings,
     whose map computes the 1-slack oracle in one pass) and block steps with a
@@ -63,6 +63,8 @@ class FrankWolfe(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "frank_wolfe"
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._sparse_jit:gather_dot",
+                                       "structsvm.learners._sparse_jit:scatter_add")
     certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False  # its dual variables must match w
 
@@ -71,7 +73,7 @@ class FrankWolfe(LearnerBase, BaseEstimator):
 
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
         """Run passes until the certified gap is ≤ ``tol`` × primal or ``max_iter``."""
-        jit = kernels("structsvm.learners._sparse_jit")
+        jit = loops("structsvm.learners._sparse_jit")
         gather_dot, scatter_add = jit.gather_dot, jit.scatter_add
 
         if problem.rescaling != "margin":

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import kernels
+from .._compiled import loops
 from ..protocols import LearnerBase, LearnerResult, capability
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
@@ -71,7 +71,7 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
 
     It solves one-hot multiclass problems: a fitted map that describes itself as
     one-hot class blocks (capability ``has_class_blocks``, e.g.
-    :class:`~structsvm.features.MulticlassFeatures` without class attributes), an exact
+    :class:`~structsvm.structures.multiclass.features.MulticlassFeatures` without class attributes), an exact
     decoder (the map's own default decoder or exhaustive enumeration), margin
     rescaling (or slack rescaling with the zero-one loss, the same problem) and a
     finite loss table Δ(y, k) ≥ 0. (Constraints on w are refused by the estimator, as
@@ -93,9 +93,9 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     Examples
     --------
     >>> import numpy as np
-    >>> from structsvm.features import MulticlassFeatures
-    >>> from structsvm.inference import get_decoder
-    >>> from structsvm.losses import get_loss
+    >>> from structsvm.structures import MulticlassFeatures
+    >>> from structsvm.structures import get_decoder
+    >>> from structsvm.structures import get_loss
     >>> X, Y = np.eye(2), ["a", "b"]
     >>> fm = MulticlassFeatures().fit(X, Y)
     >>> multiclass_cd_refusal(fm, get_decoder("argmax"), get_loss("zero_one")) is None
@@ -104,7 +104,7 @@ def multiclass_cd_refusal(feature_map, decoder, loss, rescaling="margin"):
     >>> multiclass_cd_refusal(fm, get_decoder("argmax"), get_loss("zero_one"))
     'it needs one-hot class blocks (MulticlassFeatures without attributes)'
     """
-    from ..inference import get_decoder
+    from ..structures.decoders import get_decoder
 
     blocks = feature_map.class_blocks(None, loss) \
         if capability(feature_map, "has_class_blocks") else None
@@ -177,7 +177,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
     Examples
     --------
     >>> import numpy as np, structsvm
-    >>> from structsvm.features import MulticlassFeatures
+    >>> from structsvm.structures import MulticlassFeatures
     >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0]), np.array([1.0, 0.2])]
     >>> m = structsvm.fit(X, ["a", "b", "a"], feature_map=MulticlassFeatures(),
     ...                   learner="multiclass_cd", C=10.0, tol=1e-8)
@@ -186,6 +186,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "multiclass_cd"
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._multiclass_cd_jit:sweep",)
     certifies_gap: ClassVar[bool] = True
     resumable: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
@@ -213,7 +214,7 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
             When the problem is not one this learner solves (naming the learners
             that can).
         """
-        jit = kernels("structsvm.learners._multiclass_cd_jit")
+        jit = loops("structsvm.learners._multiclass_cd_jit")
 
         why = multiclass_cd_refusal(problem.feature_map, problem.decoder, problem.loss,
                                     problem.rescaling)

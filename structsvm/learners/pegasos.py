@@ -35,7 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._kernels import kernels
+from .._compiled import loops
 from ..protocols import LearnerBase, LearnerResult
 from ._sparse import aggregate_rows
 
@@ -62,14 +62,17 @@ class Pegasos(LearnerBase, BaseEstimator):
     Notes
     -----
     The estimator's ``n_jobs`` parallelises only oracle calls on 256 or more
-    examples (2 :data:`~structsvm.problem.MIN_CHUNK`; a smaller call is one chunk)
-    of problems with 512 or more examples (:data:`~structsvm.problem.MIN_REMOTE`;
+    examples (2 :data:`~structsvm.learners.problem.MIN_CHUNK`; a smaller call is one chunk)
+    of problems with 512 or more examples (:data:`~structsvm.learners.problem.MIN_REMOTE`;
     smaller problems open no pool), and, with workers in other processes, only
     calls on 512 or more examples: here the per-epoch evaluations, and the steps
     themselves only when ``batch_size`` is that large; smaller steps run serially.
     """
 
     name: ClassVar[str] = "pegasos"
+    compiled_loops: ClassVar[tuple] = tuple(
+        "structsvm.learners._sparse_jit:" + f
+        for f in ("gather_dot", "scatter_add", "average_inplace"))
     keeps_state: ClassVar[bool] = True
 
     def __init__(self, batch_size=1, average=True, projection=True, eval_every=1):
@@ -86,7 +89,7 @@ class Pegasos(LearnerBase, BaseEstimator):
         ``state`` (``extra["state"]`` of a previous result) continues that run: its
         step counter t (so the first step does not shrink w to 0), last iterate,
         average and random stream."""
-        jit = kernels("structsvm.learners._sparse_jit")
+        jit = loops("structsvm.learners._sparse_jit")
         average_inplace, gather_dot, scatter_add = (jit.average_inplace, jit.gather_dot,
                                                     jit.scatter_add)
 

@@ -33,7 +33,7 @@ class Perceptron(LearnerBase, BaseEstimator):
 
     It decodes one example per step, so the estimator's ``n_jobs`` parallelises only
     the per-epoch evaluation of the objective (on problems of 512 or more examples,
-    :data:`~structsvm.problem.MIN_REMOTE`).
+    :data:`~structsvm.learners.problem.MIN_REMOTE`).
 
     Parameters
     ----------

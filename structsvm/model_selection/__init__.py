@@ -6,7 +6,7 @@
 - :mod:`structsvm.model_selection.heuristics`: :func:`cluster_sigma` (σ from cluster
   widths) and :func:`epsilon_from_residuals` (ε = υ·std of an ε = 0 SVR's residuals);
   :func:`median_sigma` (the median pairwise distance) comes from
-  :mod:`structsvm.kernels`.
+  :mod:`structsvm.svm.kernels`.
 
 >>> from structsvm.model_selection import golden_section
 >>> x, fx = golden_section(lambda t: (t - 1.0) ** 2, 0.0, 3.0, xtol=1e-3)
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .._lazy import attach
 
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
-    from ..kernels import median_sigma
+    from ..svm.kernels import median_sigma
     from .heuristics import cluster_sigma, epsilon_from_residuals
     from .search import (SearchResult, cv_error, golden_section, grid_search, line_search,
                          subset_search)

@@ -22,7 +22,7 @@ scale.
   :math:`C_\text{full} = C_\text{sub} N_\text{sub} / N_\text{full}` (the summed
   slacks grow with N while the margin term does not), then refine σ in a narrow
   window around σ_sub on all data.
-* :func:`cluster_sigma`, :func:`structsvm.kernels.median_sigma`: σ heuristics;
+* :func:`cluster_sigma`, :func:`structsvm.svm.kernels.median_sigma`: σ heuristics;
   :func:`epsilon_from_residuals`: ε = υ·std(residuals of an ε = 0 SVR).
 
 References
@@ -45,7 +45,7 @@ from sklearn.model_selection import KFold, cross_val_score
 from sklearn.utils.validation import check_random_state
 
 from .heuristics import cluster_sigma, epsilon_from_residuals
-from ..kernels import median_sigma
+from ..svm.kernels import median_sigma
 
 __all__ = ["SearchResult", "cv_error", "grid_search", "line_search", "subset_search",
            "golden_section", "median_sigma", "cluster_sigma", "epsilon_from_residuals"]

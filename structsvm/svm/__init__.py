@@ -8,7 +8,7 @@
 - :class:`KernelCuttingPlaneSVM`: multiclass / class-attribute / taxonomy SVM with a
   joint kernel k(x, x')·Λ(y)ᵀΛ(y'), cutting plane on the dual QP.
 
-Kernel functions and joint kernels are in :mod:`structsvm.kernels`; C, σ and ε are
+Kernel functions and joint kernels are in :mod:`structsvm.svm.kernels`; C, σ and ε are
 chosen with :mod:`structsvm.model_selection`.
 
 >>> import numpy as np

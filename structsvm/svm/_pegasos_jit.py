@@ -21,6 +21,19 @@ import math
 import numpy as np
 from numba import njit
 
+#: The loops compiled at installation, with the argument and result types a call
+#: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
+#: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
+SIGNATURES = {
+    "steps": (
+        "b1 i8 i8:1 i8 f8:1 f8 f8 b1 f8 f8 i8 i8 "
+        "i8:1 i8:1 f8:1 f8:2 f8:1 i8 b1 f8:1 f8:1 f8:1 f8:1 f8:1",
+        "(i8 i8)"),
+    "objective": ("b1 i8 f8:1 f8 f8:1 f8 f8 i8:1 i8:1 f8:1 f8:2", "f8"),
+    "new_state": ("b1 i8 i8", "(f8:1 f8:1 f8:1 f8:1 f8:1)"),
+    "averaged_sum": ("f8:1 f8:1 f8:1 f8:1", "(f8:1 f8 f8)"),
+}
+
 HINGE, LOG, EXP, EPS_INSENSITIVE = 0, 1, 2, 3
 _LOG_BIG = 40.0     # log(eta * e^{-z}) above this: the exact log-domain step
 _A_MIN = 1e-6       # renormalise w = a v below this (bounds the cancellation in S v - B)

@@ -1,6 +1,6 @@
 """The primal Pegasos training loop shared by the linear Pegasos estimators.
 
-:class:`_PegasosBase` runs the compiled kernel (``_pegasos_jit``) in its primal mode:
+:class:`_PegasosBase` runs the compiled loop (``_pegasos_jit``) in its primal mode:
 all steps in one call, or epoch by epoch until the objective settles (``tol``). The
 update, the projection and the averaging are described in
 :mod:`structsvm.svm.pegasos` and :class:`structsvm.svm.PegasosClassifier`.
@@ -12,15 +12,15 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._kernels import kernels
+from .._compiled import loops
 from ._pegasos_utils import SuffixAverage, check_params, check_tol, csr_arrays, pegasos_order
 
-# the kernels (compiled at installation where they can be)
-_jit = kernels("structsvm.svm._pegasos_jit")
+# the compiled loops (compiled at installation where they can be)
+_jit = loops("structsvm.svm._pegasos_jit")
 
 
 class _PegasosBase(BaseEstimator):
-    """Shared fitting code (primal mode of the compiled kernel)."""
+    """Shared fitting code (primal mode of the compiled loop)."""
 
     _loss_name = "hinge"
 

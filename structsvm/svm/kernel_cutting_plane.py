@@ -32,7 +32,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from ..kernels import median_sigma, pairwise_kernel, taxonomy_embedding
+from .kernels import median_sigma, pairwise_kernel, taxonomy_embedding
 from ..learners._qp import solve_dual_qp
 from ._pegasos_utils import kernel_to_support
 
@@ -46,13 +46,13 @@ class KernelCuttingPlaneSVM(ClassifierMixin, BaseEstimator):
     ----------
     kernel : {"linear", "poly", "rbf", "precomputed"} or callable, default="rbf"
     sigma, gamma, degree, coef0
-        Kernel parameters (see :func:`structsvm.kernels.pairwise_kernel`); for "rbf"
+        Kernel parameters (see :func:`structsvm.svm.kernels.pairwise_kernel`); for "rbf"
         with neither σ nor γ, σ is the median pairwise distance.
     C : float, default=1.0
         Weight of Σ ξ_i in ½‖w‖² + C Σ ξ_i.
     attributes : None, "taxonomy" or ndarray of shape (n_classes, n_attributes)
         Λ: one-hot (None), the taxonomy-path indicators of the labels split at
-        ``sep`` (:func:`structsvm.kernels.taxonomy_embedding`), or given class
+        ``sep`` (:func:`structsvm.svm.kernels.taxonomy_embedding`), or given class
         attributes (rows in the order of ``classes_``, i.e. sorted labels).
     sep : str, default="."
         Level separator of taxonomy labels.

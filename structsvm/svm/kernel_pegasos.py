@@ -22,13 +22,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._kernels import kernels
-from ..kernels import gamma_to_sigma, median_sigma, pairwise_kernel
+from .._compiled import loops
+from .kernels import gamma_to_sigma, median_sigma, pairwise_kernel
 from ._pegasos_utils import check_params, check_xy, kernel_to_support, pegasos_order
 from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 
-# the kernels (compiled at installation where they can be)
-_jit = kernels("structsvm.svm._pegasos_jit")
+# the compiled loops (compiled at installation where they can be)
+_jit = loops("structsvm.svm._pegasos_jit")
 
 __all__ = ["KernelPegasosClassifier"]
 
@@ -65,7 +65,7 @@ class KernelPegasosClassifier(ClassifierMixin, BaseEstimator):
         explicit steps).
     attributes : ndarray of shape (n_classes, n_attributes), optional
         Class embedding Λ for the multiclass joint kernel, rows in the order of
-        ``classes_`` (default: one-hot; see :func:`structsvm.kernels.taxonomy_embedding`).
+        ``classes_`` (default: one-hot; see :func:`structsvm.svm.kernels.taxonomy_embedding`).
 
     Attributes
     ----------

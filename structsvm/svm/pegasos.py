@@ -30,13 +30,13 @@ import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._kernels import kernels
+from .._compiled import loops
 from ._pegasos_losses import _CLASSIFICATION_LOSSES, _LOSS_AT_ZERO
 from ._pegasos_solver import _PegasosBase
 from ._pegasos_utils import check_xy, max_row_norm, pegasos_order
 
-# the kernels (compiled at installation where they can be)
-_jit = kernels("structsvm.svm._pegasos_jit")
+# the compiled loops (compiled at installation where they can be)
+_jit = loops("structsvm.svm._pegasos_jit")
 
 __all__ = ["PegasosClassifier", "PegasosRegressor", "pegasos_order"]
 

@@ -1,0 +1,6 @@
+"""``python -m structsvm.cli``: the ``structsvm`` command."""
+import sys
+
+from . import main
+
+sys.exit(main())

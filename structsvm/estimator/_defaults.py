@@ -1,0 +1,228 @@
+"""Every default of structsvm, read from the code: as data and as a markdown page.
+
+The documentation's "Defaults" page is generated from :func:`defaults_markdown` when
+the site is built, so the tables there cannot drift from the code: the registered
+structures' feature-map class attributes (``structure``, ``default_decoder``,
+``default_loss``, ``default_C``, ``default_tol``, ``default_learners``), the learners'
+and the estimator's signatures, the decoder and loss registries, and the loops
+compiled at installation.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+
+from .. import _compiled
+from .._compiled import _table as _loop_table
+from ..registry import registered
+from ._estimator import StructuredSVM
+
+__all__ = ["feature_maps", "structure_defaults", "learner_defaults",
+           "estimator_defaults", "decoder_names", "loss_names", "compiled_loops",
+           "defaults", "defaults_markdown"]
+
+
+def feature_maps():
+    """The feature-map classes of the registered structures, in registration order
+    (each once)."""
+    return list(dict.fromkeys(registered("structure").values()))
+
+
+def _signature_defaults(func):
+    """{parameter: default} of a callable's keyword parameters (no *args/**kwargs)."""
+    return {p.name: p.default for p in inspect.signature(func).parameters.values()
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name != "self" and p.default is not p.empty}
+
+
+def _max_iter_default(cls):
+    """The number of rounds/passes/epochs a learner runs when ``max_iter`` is None.
+
+    Read from the source of the learner's methods (its class and bases): the
+    expression ``<default> if max_iter is None else ...``; ``<default>`` may be a
+    literal, a module constant or a class attribute. None when not found.
+    """
+    for klass in cls.__mro__:
+        if klass is object or not klass.__module__.startswith("structsvm"):
+            continue
+        module = inspect.getmodule(klass)
+        try:
+            src = textwrap.dedent(inspect.getsource(klass))
+        except (OSError, TypeError):
+            continue
+        for node in ast.walk(ast.parse(src)):
+            if not (isinstance(node, ast.IfExp) and isinstance(node.test, ast.Compare)):
+                continue
+            test = node.test
+            if not (isinstance(test.left, ast.Name) and test.left.id == "max_iter"
+                    and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is)
+                    and isinstance(test.comparators[0], ast.Constant)
+                    and test.comparators[0].value is None):
+                continue
+            body = node.body
+            if isinstance(body, ast.Constant):
+                return body.value
+            if isinstance(body, ast.Name):
+                return getattr(module, body.id, None)
+            if isinstance(body, ast.Attribute):
+                return getattr(cls, body.attr, None)
+    return None
+
+
+def learner_defaults():
+    """Every registered learner: ``{name: {"class", "params", "max_iter"}}``.
+
+    ``params`` are the constructor's defaults (``get_params()`` of a fresh instance),
+    ``max_iter`` what the learner runs when the estimator's ``max_iter`` is None.
+    """
+    out = {}
+    for name, cls in registered("learner").items():
+        out[name] = {"class": cls.__name__, "module": cls.__module__,
+                     "params": dict(cls().get_params()),
+                     "max_iter": _max_iter_default(cls)}
+    return out
+
+
+def structure_defaults():
+    """One row per feature map: what ``StructuredSVM`` uses when a parameter is None.
+
+    Returns
+    -------
+    list of dict
+        Keys: ``feature_map`` (class name), ``structure``, ``decoder``, ``loss``,
+        ``C``, ``tol`` and ``learners``: the map's ``default_learners`` in order of
+        preference, each ``(name, the parameters it is configured with where they
+        differ from its own defaults, the max_iter it runs when max_iter is None)``.
+    """
+    rows = []
+    learners = registered("learner")
+    for cls in feature_maps():
+        choices = []
+        for name, params in cls.default_learners:
+            own = learners[name]().get_params()
+            choices.append((name, {k: v for k, v in params.items() if own[k] != v},
+                            _max_iter_default(learners[name])))
+        rows.append({
+            "feature_map": cls.__name__, "module": cls.__module__,
+            "structure": cls.structure, "decoder": cls.default_decoder,
+            "loss": cls.default_loss, "C": cls.default_C, "tol": cls.default_tol,
+            "learners": choices,
+        })
+    return rows
+
+
+def estimator_defaults():
+    """``{parameter: default}`` of :class:`~structsvm.StructuredSVM`."""
+    return _signature_defaults(StructuredSVM.__init__)
+
+
+def decoder_names():
+    """``{name: structure}`` of every registered decoder."""
+    return {name: d.structure for name, d in registered("decoder").items()}
+
+
+def loss_names():
+    """``{name: (class name, decomposition)}`` of every registered loss."""
+    return {name: (cls.__name__, cls.decomposition)
+            for name, cls in registered("loss").items()}
+
+
+def compiled_loops():
+    """``(module, function, argument types)`` of every loop compiled at
+    installation (the ``SIGNATURES`` of the loop modules)."""
+    return [(*_loop_table.split_key(key), args) for key, (args, _) in
+            sorted(_compiled.signatures().items())]
+
+
+def defaults():
+    """All of the above in one dict (``structures``, ``learners``, ``estimator``,
+    ``decoders``, ``losses``, ``compiled_loops``)."""
+    return {"structures": structure_defaults(), "learners": learner_defaults(),
+            "estimator": estimator_defaults(), "decoders": decoder_names(),
+            "losses": loss_names(), "compiled_loops": compiled_loops()}
+
+
+# ---------------------------------------------------------------------- markdown
+def _code(value):
+    return f"`{value!r}`" if not isinstance(value, str) else f'`"{value}"`'
+
+
+def _kwargs(params):
+    return ", ".join(f"{k}={v!r}" for k, v in params.items())
+
+
+def _num(value):
+    return "–" if value is None else f"`{value!r}`"
+
+
+def _table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def defaults_markdown():
+    """The tables of the documentation's "Defaults" page (markdown)."""
+    d = defaults()
+    parts = ["## Per structure", "",
+             "What `StructuredSVM` uses for a feature map when `decoder`, `loss`, "
+             "`learner`, `C`, `tol` or `max_iter` is None: the map's class attributes "
+             "(`default_decoder`, `default_loss`, `default_C`, `default_tol`, "
+             "`default_learners`), set in its structure's folder. The learner is the "
+             "first of `default_learners` that accepts the fitted problem, with the "
+             "parameters given there; `max_iter` is that learner's own.", ""]
+    rows = []
+    for r in d["structures"]:
+        learners, max_iters = [], []
+        for name, params, max_iter in r["learners"]:
+            text = f"`{name}`" + (f" (`{_kwargs(params)}`)" if params else "")
+            learners.append(text)
+            max_iters.append(_num(max_iter))
+        learner = learners[-1]
+        if len(learners) > 1:
+            learner = (" when it accepts the problem, otherwise ".join(learners))
+        rows.append((f"`{r['feature_map']}`", f"`{r['structure']}`",
+                     f"`{r['decoder']}`", f"`{r['loss']}`", learner,
+                     _num(r["C"]), _num(r["tol"]), " / ".join(max_iters)))
+    parts += [_table(("feature map", "structure", "decoder", "loss", "learner", "C",
+                      "tol", "max_iter"), rows), ""]
+
+    parts += ["## Learners", "",
+              "Every registered learner (`structsvm.registry.registered(\"learner\")`), its "
+              "constructor's defaults, and the `max_iter` it runs when the "
+              "estimator's `max_iter` is None.", ""]
+    rows = [(f"`{name}`", f"`{info['class']}`",
+             f"`{_kwargs(info['params'])}`" if info["params"] else "–",
+             _num(info["max_iter"])) for name, info in d["learners"].items()]
+    parts += [_table(("name", "class", "parameters", "max_iter"), rows), ""]
+
+    parts += ["## StructuredSVM", "",
+              "The estimator's parameters and their defaults (None: per structure, "
+              "above).", ""]
+    rows = [(f"`{k}`", _code(v)) for k, v in d["estimator"].items()]
+    parts += [_table(("parameter", "default"), rows), ""]
+
+    parts += ["## Decoders and losses", "",
+              "The registered decoders (`decoder=` names) and the structure each "
+              "decodes (`any`: every structure whose outputs can be enumerated):", ""]
+    rows = [(f"`{n}`", f"`{s}`") for n, s in d["decoders"].items()]
+    parts += [_table(("decoder", "structure"), rows), ""]
+    parts += ["The registered losses (`loss=` names) and how each decomposes "
+              "(`structsvm.protocols.DECOMPOSITIONS`):", ""]
+    rows = [(f"`{n}`", f"`{c}`", f"`{dec}`") for n, (c, dec) in d["losses"].items()]
+    parts += [_table(("loss", "class", "decomposition"), rows), ""]
+
+    parts += ["## Loops compiled at installation", "",
+              "The numba loops `setup.py` compiles ahead of time into "
+              f"`{_loop_table.MODULE}` ([First run](first_run.md)), as each loop "
+              "module's `SIGNATURES` declares them, with the argument "
+              "types a call must have to run that code (`f8:2`: float64, 2-D, "
+              "C-contiguous array; `i4:1`: int32 array; `i8`, `f8`, `b1`: int64, "
+              "float64 and bool scalars); a call with other types runs numba's JIT "
+              "version. Every other loop is compiled by numba on its first use.", ""]
+    rows = [(f"`{function}`", f"`{module}`", f"`{args}`")
+            for module, function, args in d["compiled_loops"]]
+    parts += [_table(("loop", "module", "argument types"), rows), ""]
+    return "\n".join(parts)
+

@@ -1,0 +1,137 @@
+"""How the parameters of a :class:`~structsvm.estimator.StructuredSVM` become what
+``fit`` trains with: their validation, the feature map to clone, the decoder and the
+loss for the fitted map, the learner, C and tol (the feature map's defaults where a
+parameter is None).
+
+Private: the estimator builds a :class:`Resolution` of its parameters and hands it
+to the training run (:mod:`structsvm.estimator._training`), which asks it everything
+it needs of the parameters; neither calls the other's private methods.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..learners import default_learner, get_learner
+from ..protocols import StructureMismatchError, capability, plugin_name
+from ..registry import registered
+from ..structures.decoders import get_decoder
+from ..structures.losses import get_loss
+from ..structures.multiclass.features import MulticlassFeatures
+from ..structures.user.structure import StructureMap, as_structure, structure_plugins
+
+__all__ = ["Resolution"]
+
+
+class Resolution:
+    """The parameters of an estimator, checked, and what they resolve to.
+
+    Parameters
+    ----------
+    estimator : type
+        The estimator's class (what its model files name).
+    params : dict
+        Its parameters (``get_params(deep=False)``).
+
+    Raises
+    ------
+    ValueError
+        A parameter out of range (C, tol, max_iter, rescaling).
+    """
+
+    def __init__(self, estimator, params):
+        self.estimator = estimator
+        self.params = dict(params)
+        for name, value in self.params.items():
+            setattr(self, name, value)
+        self._check()
+
+    def _check(self):
+        C, tol, max_iter = self.C, self.tol, self.max_iter
+        if C is not None and (isinstance(C, bool) or not isinstance(C, numbers.Real)
+                              or not np.isfinite(C) or C <= 0):
+            raise ValueError(f"C must be a finite number > 0, got {C!r}")
+        if tol is not None and (not isinstance(tol, numbers.Real) or not tol >= 0):
+            raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+        if max_iter is not None and (isinstance(max_iter, bool) or
+                                     not isinstance(max_iter, numbers.Integral)
+                                     or max_iter < 1):
+            raise ValueError(f"max_iter must be a positive integer or None, got "
+                             f"{max_iter!r}")
+        if self.rescaling not in ("margin", "slack"):
+            raise ValueError(f"rescaling must be 'margin' or 'slack', got "
+                             f"{self.rescaling!r}")
+
+    def user_structure(self):
+        """The :class:`~structsvm.structures.user.Structure` the parameters stand for,
+        or None (a built-in map)."""
+        return as_structure(self.feature_map, self.decoder, self.loss)
+
+    def prototype(self):
+        """The unfitted feature map ``fit`` clones: ``feature_map``, a
+        :class:`~structsvm.structures.user.StructureMap` of a Structure or of plain
+        functions, or ``MulticlassFeatures()``."""
+        user = self.user_structure()
+        if user is not None:
+            return StructureMap(user)
+        return MulticlassFeatures() if self.feature_map is None else self.feature_map
+
+    def trusted(self):
+        """The classes a checkpoint of this estimator may name: its Structure's."""
+        user = self.user_structure()
+        return [] if user is None else [type(user)]
+
+    def plugins(self, fm):
+        """``(decoder, loss)`` for the fitted map ``fm``.
+
+        Raises
+        ------
+        structsvm.protocols.StructureMismatchError
+            A decoder of another structure.
+        """
+        if isinstance(fm, StructureMap):
+            return structure_plugins(fm, self.decoder, self.loss)
+        decoder = get_decoder(self.decoder if self.decoder is not None
+                              else type(fm).default_decoder)
+        if decoder.structure not in (type(fm).structure, "any"):
+            raise StructureMismatchError(
+                f"decoder {decoder.name!r} decodes {decoder.structure!r} structures but "
+                f"{type(fm).__name__} produces {type(fm).structure!r} structures")
+        loss = get_loss(self.loss if self.loss is not None else type(fm).default_loss)
+        return decoder, loss.bind(lambda y: fm.decode_outputs([y])[0])
+
+    def learner_for(self, fm, plugins=None):
+        """The configured learner, or the default one for the map (and the fitted
+        ``plugins`` = (map, decoder, loss, rescaling), when known: a learner that
+        must accept the problem is considered then).
+
+        With ``learner=None``, constraints on w and a loss over the whole data set
+        need the 1-slack cutting plane: it is chosen then.
+
+        Raises
+        ------
+        ValueError
+            A configured learner that cannot train a loss over the whole data set.
+        """
+        spans = plugins is not None and type(plugins[2]).decomposition == "dataset"
+        if self.learner is None:
+            if self.constraints is not None or spans:
+                return get_learner("one_slack")
+            return default_learner(fm, plugins)
+        learner = get_learner(self.learner)
+        if spans and not capability(learner, "trains_dataset_losses"):
+            able = sorted(n for n, cls in registered("learner").items()
+                          if capability(cls, "trains_dataset_losses"))
+            raise ValueError(f"loss {plugin_name(plugins[2])!r} is a function of the "
+                             f"whole data set's labelling: learner {learner.name!r} "
+                             f"cannot train it; use one of {able}")
+        return learner
+
+    def C_for(self, fm):
+        """C: the parameter, or the map's ``default_C``."""
+        return float(type(fm).default_C if self.C is None else self.C)
+
+    def tol_for(self, fm):
+        """tol: the parameter, or the map's ``default_tol``."""
+        return float(type(fm).default_tol if self.tol is None else self.tol)

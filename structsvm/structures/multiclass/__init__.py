@@ -1,0 +1,21 @@
+"""Multiclass classification (Crammer-Singer), optionally with classes described by
+attributes: Φ(x, y) = φ(x) ⊗ Λ(y), with Λ(y) = e_y or the class's attribute vector;
+decoded by ``argmax`` over the classes; zero-one loss (shared).
+"""
+from typing import TYPE_CHECKING
+
+from ..._lazy import attach
+from ...registry import register
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from .features import MulticlassFeatures
+    from ._potentials import MulticlassPotentials
+    from .argmax import argmax
+
+__all__ = ["MulticlassFeatures", "MulticlassPotentials", "argmax"]
+
+__getattr__, __dir__ = attach(__name__, globals())
+
+# the registration: what this structure adds to structsvm, by name (no import)
+register("structure", "multiclass", f"{__name__}.features:MulticlassFeatures")
+register("decoder", "argmax", f"{__name__}.argmax:ARGMAX")

@@ -1,0 +1,28 @@
+"""Rankings (the ranking SVM): a query's documents ordered by score, trained on
+preference pairs (relevance grades or clicks); decoded by ``sort``; swapped-pairs
+loss; NDCG, MAP, pairwise accuracy and Kendall's τ.
+"""
+from typing import TYPE_CHECKING
+
+from ..._lazy import attach
+from ...registry import register
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from .features import RankingFeatures, RankingPotentials
+    from .outputs import PairLabelling, Preferences
+    from .sort import sort_decode, violated_pair_counts
+    from .losses import SwappedPairsLoss
+    from .metrics import (ndcg_at_k, average_precision, mean_average_precision,
+                          pairwise_accuracy, kendall_tau)
+
+__all__ = ["RankingFeatures", "RankingPotentials", "Preferences", "PairLabelling",
+           "sort_decode", "violated_pair_counts", "SwappedPairsLoss", "ndcg_at_k",
+           "average_precision", "mean_average_precision", "pairwise_accuracy",
+           "kendall_tau"]
+
+__getattr__, __dir__ = attach(__name__, globals())
+
+# the registration: what this structure adds to structsvm, by name (no import)
+register("structure", "ranking", f"{__name__}.features:RankingFeatures")
+register("decoder", "sort", f"{__name__}.sort:SORT")
+register("loss", "swapped_pairs", f"{__name__}.losses:SwappedPairsLoss")

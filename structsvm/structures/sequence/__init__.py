@@ -1,0 +1,25 @@
+"""Sequences: a tag per token, with HMM-style label-observation and label-label
+features; decoded by ``viterbi``; Hamming loss (shared); token, sentence and chunk
+scores (an NLTK tagger of a fitted model: :class:`structsvm.estimator.StructSVMTagger`).
+"""
+from typing import TYPE_CHECKING
+
+from ..._lazy import attach
+from ...registry import register
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from .features import SequenceFeatures
+    from ._chain import ChainPotentials
+    from .viterbi import viterbi, viterbi_flat
+    from .metrics import (token_accuracy, sentence_accuracy, iob_chunks, chunk_scores,
+                          chunk_f1)
+
+__all__ = ["SequenceFeatures", "ChainPotentials", "viterbi", "viterbi_flat",
+           "token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
+           "chunk_f1"]
+
+__getattr__, __dir__ = attach(__name__, globals())
+
+# the registration: what this structure adds to structsvm, by name (no import)
+register("structure", "sequence", f"{__name__}.features:SequenceFeatures")
+register("decoder", "viterbi", f"{__name__}.viterbi:VITERBI")

@@ -1,0 +1,358 @@
+"""HMM-style joint features of label sequences: observations ⊗ labels, and transitions."""
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ..._compiled import loops, warmup
+from ...limits import check_weights
+from ...protocols import FeatureMapBase, as_sequence
+from .._names import FeatureNamesMixin
+from ._chain import ChainPotentials
+from ._encoding import EncodedSequences
+from ._inputs import (check_pairs, check_params, check_sentences, fit_columns,
+                               saved_columns, stack_matrices, states_to_tags,
+                               tags_to_states)
+from ._observations import FEATURE_SETS
+from ._oracle import aggregate_chain_violation, fused_chain_oracle
+from ._rows import (column_names, difference_rows, difference_sum, feature_rows,
+                             weight_blocks)
+from .._validation import as_label_array, label_index, sorted_unique
+
+__all__ = ["SequenceFeatures", "ChainPotentials", "EncodedSequences"]
+
+
+class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
+    """Joint features of a first-order chain (HMM-style), for tagging and chunking.
+
+    For a sentence x = (x_1..x_T) with observation features φ(x, t) ∈ R^d (word,
+    affixes, shape, neighbours, ...) and a tag sequence y = (y_1..y_T) over K tags,
+
+    .. math::
+
+        \\Phi(x, y) = \\Big( \\sum_t \\phi(x, t) \\otimes e_{y_t},\\;
+                       \\sum_{t \\ge 2} e_{y_{t-1}} \\otimes e_{y_t},\\;
+                       e_{y_1},\\; e_{y_T} \\Big)
+
+    (label-observation, label-label, start and end blocks), so that
+    w·Φ(x, y) = Σ_t u_t(y_t) + Σ_t A[y_{t-1}, y_t] + s[y_1] + e[y_T] with the
+    unaries u_t = W_emᵀ φ(x, t) computed for all tokens of a batch by one sparse
+    product; the Viterbi decoder maximises it exactly.
+
+    Parameters
+    ----------
+    features : {"pos", "chunk", "word"} or callable, default="pos"
+        Observation features. ``"pos"`` (for part-of-speech tagging; tokens are
+        strings): word, lower case, prefixes and suffixes of length 1-4, shape flags
+        (capitalised, all upper, digit, hyphen), the lower-cased words at ±1 and ±2
+        and the 3-suffixes at ±1, plus a bias. ``"chunk"`` (tokens are
+        ``(word, pos_tag)`` pairs, as in CoNLL-2000): word, lower case, POS tag,
+        2/3-suffixes, shape flags, and words and POS tags at ±1, ±2. ``"word"``:
+        word identity and a bias. A callable ``f(sentence, t)`` returning an
+        iterable of feature strings is also accepted (it makes the model
+        unsaveable: model files store the *name* of the feature set). Inputs that
+        are already matrices (one ``(T, d)`` array or sparse matrix per sentence)
+        are used as they are, and ``features`` is ignored.
+    min_count : int, default=1
+        Keep only observation strings seen at least this often in training.
+    n_hash : int or None, default=None
+        Hash the strings into this many columns (MurmurHash3) instead of learning a
+        vocabulary; ``min_count`` is then ignored.
+
+    Attributes
+    ----------
+    tags_ : ndarray of object
+        The tag set; encoded state k is ``tags_[k]``.
+    vocabulary_ : ndarray of str or None
+        Observation strings in column order (``None`` when hashing or with matrix
+        inputs).
+    n_input_features_ : int
+        d, the number of observation features.
+    n_features_ : int
+        d·K + K² + 2K.
+
+    Notes
+    -----
+    Layout of w: ``w[:d*K].reshape(d, K)`` is W_em (row j = feature j's score per
+    tag), then ``transition`` (K×K, row = previous tag), ``start`` (K) and ``end``
+    (K); :meth:`split_weights` returns the four blocks.
+
+    Unseen words have no word-identity feature but keep their affix, shape and
+    context features (observation strings absent from the vocabulary are
+    dropped). The predicted tags are always tags seen in training; encoding a
+    tag unseen in training (e.g. scoring a model on data with new tags) raises a
+    ``ValueError`` naming the sentence and position.
+
+    References
+    ----------
+    Y. Altun, I. Tsochantaridis, T. Hofmann. Hidden Markov support vector machines.
+    ICML 2003.
+    I. Tsochantaridis, T. Joachims, T. Hofmann, Y. Altun. Large margin methods for
+    structured and interdependent output variables. JMLR 6, 2005 (Sec. 4.3).
+
+    Examples
+    --------
+    >>> fm = SequenceFeatures(features="word").fit([["the", "dog"]], [["D", "N"]])
+    >>> fm.tags_.tolist(), fm.n_input_features_, fm.n_features_
+    (['D', 'N'], 3, 14)
+    >>> W, A, s, e = fm.split_weights(fm.joint_feature(["the", "dog"], ["D", "N"]))
+    >>> W.tolist(), A.tolist(), s.tolist(), e.tolist()  # features: b, w=the, w=dog
+    ([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 0.0]], [1.0, 0.0], [0.0, 1.0])
+    """
+
+    structure: ClassVar[str] = "sequence"
+    default_loss: ClassVar[str] = "hamming"
+    default_decoder: ClassVar[str] = "viterbi"
+    #: C suited to this map's scale (summed Hamming losses of ~3000 treebank sentences:
+    #: chosen on the treebank POS task, see docs/sequences.md)
+    default_C: ClassVar[float] = 0.1
+    #: certified relative duality gap, chosen on CoNLL-2000 chunking and treebank POS
+    #: tagging with the default learner (measurements: docs/learners.md)
+    default_tol: ClassVar[float] = 0.05
+    # the learner, and its parameters, measured to train this structure fastest
+    # (docs/learners.md); the first that accepts the fitted problem is used
+    default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 16, "inner_passes": 0}),)
+    # its compiled loops, in the order its default training path calls them
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.sequence._oracle_jit:chain_oracle",
+        "structsvm.structures.sequence._jit:shared_unaries",
+        "structsvm.structures.sequence._viterbi_jit:viterbi_batch")
+    has_feature_differences: ClassVar[bool] = True
+    has_difference_sum: ClassVar[bool] = True
+    has_aggregate_oracle: ClassVar[bool] = True
+    #: aggregate_violation takes ``idx`` (chunks of the parallel oracle, sparse sums)
+    has_chunked_aggregate: ClassVar[bool] = True
+    #: fused_oracle: a chunk's whole oracle in one GIL-free compiled call
+    has_fused_oracle: ClassVar[bool] = True
+
+    def __init__(self, features="pos", min_count=1, n_hash=None):
+        self.features = features
+        self.min_count = min_count
+        self.n_hash = n_hash
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, Y):
+        """Learn the tag set and the observation vocabulary from training data."""
+        self._fit(X, Y)
+        return self
+
+    def fit_encode(self, X, Y):
+        """:meth:`fit`, and :meth:`encode_inputs` of the same sentences (their feature
+        strings built once, not twice): what training needs.
+
+        Returns
+        -------
+        EncodedSequences
+            Equal to ``self.fit(X, Y).encode_inputs(X)``.
+        """
+        Xe = self._fit(X, Y, encode=True)
+        return self.encode_inputs(X) if Xe is None else Xe
+
+    def _fit(self, X, Y, encode=False):
+        check_params(self.features, self.min_count, self.n_hash)
+        X, kind = check_sentences(X)
+        Y = check_pairs(X, Y)
+        self.input_kind_ = kind
+        self.tags_ = sorted_unique([t for y in Y for t in y])
+        self._index = label_index(self.tags_)
+        self.vocabulary_, self.n_input_features_, fz, encoded = fit_columns(
+            X, kind, self.features, self.min_count, self.n_hash, encode)
+        if fz is not None:
+            self._featurizer = fz
+        K = len(self.tags_)
+        self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
+        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
+        return None if encoded is None else EncodedSequences(*encoded)
+
+    @property
+    def n_states_(self):
+        """Number of tags K seen in training."""
+        return len(self.tags_)
+
+    @property
+    def _layout(self):
+        """(K, d, D): tags, observation features, features (the blocks of w)."""
+        return self.n_states_, self.n_input_features_, self.n_features_
+
+    # ------------------------------------------------------------------ encoding
+    def encode_inputs(self, X):
+        """:class:`EncodedSequences` (token feature rows + offsets) of raw sentences."""
+        X, _ = check_sentences(X, self.input_kind_)
+        if self.input_kind_ == "matrix":
+            return EncodedSequences(*stack_matrices(X, self.n_input_features_))
+        return EncodedSequences(*self._featurizer.transform_shared(X))
+
+    def encode_outputs(self, Y, X=None):
+        """Tag lists to state arrays; unseen tags raise a ValueError naming them."""
+        Y = as_sequence(Y, "Y")
+        if X is not None:
+            Y = check_pairs(as_sequence(X, "X"), Y)
+        return tags_to_states(Y, self._index, self.tags_)
+
+    def decode_outputs(self, Ye):
+        """State arrays back to tag lists."""
+        return states_to_tags(Ye, self.tags_)
+
+    # ------------------------------------------------------------------ features
+    def split_weights(self, w):
+        """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w``."""
+        return weight_blocks(w, self._layout)
+
+    def joint_features(self, Xe, Ye, idx=None):
+        """CSR matrix whose row i is Φ(x_i, y_i) (``Ye`` aligned with ``idx``)."""
+        return feature_rows(Xe, Ye, idx, self._layout)
+
+    def joint_feature_differences(self, Xe, Ye, Ye_hat, idx=None):
+        """CSR whose row i is δΦ_i = Φ(x_i, y_i) − Φ(x_i, ŷ_i), from differing tokens only.
+
+        Equal to ``joint_features(Xe, Ye, idx) - joint_features(Xe, Ye_hat, idx)``
+        but touches only the tokens where ŷ differs from y (and the transitions
+        next to them), which late in training is a few percent of the corpus.
+        """
+        return difference_rows(Xe, Ye, Ye_hat, idx, self._layout)
+
+    def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
+        """Dense Σ_i ω_i δΦ_i (the 1-slack oracle's aggregated constraint).
+
+        Parameters
+        ----------
+        Xe : EncodedSequences
+        Ye, Ye_hat : list of ndarray of int
+            True and decoded state sequences of the sentences ``idx``.
+        idx : array-like of int, optional
+            Sentences of ``Xe`` (all by default).
+        weights : ndarray of shape (n_sequences,), optional
+            ω_i (ones by default).
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            Equal to ``weights @ joint_feature_differences(Xe, Ye, Ye_hat, idx)``,
+            accumulated by one compiled pass over the tokens where ŷ differs.
+        """
+        return difference_sum(Xe, Ye, Ye_hat, idx, weights, self._layout)
+
+    def aggregate_violation(self, Xe, Ye, w, loss, idx=None):
+        """The margin-rescaled 1-slack oracle of all sentences in one batched pass.
+
+        Loss-augmented Viterbi of every sentence (Hamming augmentation added to the
+        unaries in place), the slacks ξ_i = max(0, Δ_i − w·δΦ_i) from the path
+        scores, and Σ_i δΦ_i by one compiled pass over the differing tokens.
+
+        Parameters
+        ----------
+        Xe : EncodedSequences
+        Ye : list of ndarray of int
+            True state sequences of all sentences of ``Xe``.
+        w : ndarray of shape (n_features,)
+        loss : Loss
+        idx : array-like of int, optional
+            Only these sentences (a chunk of the parallel oracle); all by default.
+
+        Returns
+        -------
+        loss_sum : float
+            Σ_i Δ(y_i, ŷ_i).
+        psi_sum : ndarray of shape (n_features,), or csr_matrix of shape (1, n_features)
+            Σ_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)): dense for all sentences, a sparse row
+            (built in time proportional to the chunk, not to n_features) for ``idx``.
+        slack : ndarray of shape (n_sequences,) or (len(idx),)
+        """
+        return aggregate_chain_violation(self, Xe, Ye, w, loss, idx)
+
+    def fused_oracle(self, Xe, Ye, w, loss, decoder, idx, augment=True):
+        """Most violated outputs of the sentences ``idx`` in one compiled call, or None.
+
+        For the Hamming loss and the Viterbi decoder (margin rescaling): the unaries,
+        the loss augmentation, decoding, Δ_i, the rows δΦ_i and the margins w·δΦ_i
+        without holding the GIL, so chunks of an oracle call run at once on
+        threads. The same answers as ``batch_potentials`` → ``augment`` → decoder →
+        ``joint_feature_differences`` → ``loss.batch``.
+
+        Parameters
+        ----------
+        Xe : EncodedSequences
+        Ye : list of ndarray of int
+            True state sequences of ALL sentences of ``Xe``.
+        w : ndarray of shape (n_features,)
+        loss : Loss
+        decoder : Decoder
+        idx : array-like of int
+            The sentences to decode.
+        augment : bool, default=True
+            False decodes without the loss (plain prediction).
+
+        Returns
+        -------
+        tuple or None
+            ``(y_hat, loss, psi, margin)``: list of decoded paths, Δ_i, CSR rows
+            δΦ_i and w·δΦ_i; None when the loss or decoder is another one.
+        """
+        return fused_chain_oracle(self, Xe, Ye, w, loss, decoder, idx, augment)
+
+    def example_costs(self, Xe):
+        """Decoding cost of every sentence, relative (its number of tokens): the
+        parallel oracle balances its chunks by it."""
+        return np.diff(Xe.offsets)
+
+    def batch_potentials(self, Xe, w, idx=None):
+        """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""
+        W, trans, start, end = self.split_weights(w)
+        if Xe.shared is None:
+            Xs, offsets = Xe.select(idx)
+            return ChainPotentials(np.asarray(Xs @ W), offsets, trans, start, end)
+        # tokens of one type share their first columns: those sums once per type
+        rows, offsets = (slice(None), Xe.offsets) if idx is None else Xe.rows(idx)
+        Xs = Xe.X if idx is None else Xe.take(rows)
+        table, type_rows = Xe.shared
+        shared_unaries = loops("structsvm.structures.sequence._jit").shared_unaries
+        warmup.wait(shared_unaries)
+        unary = shared_unaries(table, type_rows[rows], Xs.indptr, Xs.indices, W)
+        return ChainPotentials(unary, offsets, trans, start, end)
+
+    def joint_feature(self, x, y):
+        """Φ(x, y) as a dense vector (raw sentence ``x`` and tag list ``y``)."""
+        Xe = self.encode_inputs([x])
+        return self.joint_features(Xe, self.encode_outputs([y], [x])).toarray().ravel()
+
+    def potentials(self, x, w):
+        """:class:`ChainPotentials` of one raw sentence (score encoded paths)."""
+        return self.batch_potentials(self.encode_inputs([x]), w)
+
+    # ------------------------------------------------------------------ model files
+    def _feature_names_key(self):
+        return self.tags_
+
+    def _build_feature_names(self):
+        """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``,
+        ``start:<tag>``, ``end:<tag>`` in the order of :meth:`split_weights`."""
+        return column_names(self.tags_, self.vocabulary_, self.n_input_features_,
+                            self.input_kind_)
+
+    def fitted_state(self):
+        """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
+        if callable(self.features) and self.input_kind_ == "tokens":
+            raise TypeError("a SequenceFeatures with a user feature function cannot be "
+                            "saved (model files hold no code); use a named feature set "
+                            f"{sorted(FEATURE_SETS)} or precomputed matrices")
+        state = {"tags_": self.tags_, "input_kind_": self.input_kind_,
+                 "n_input_features_": int(self.n_input_features_),
+                 "n_features_": int(self.n_features_)}
+        if self.vocabulary_ is not None:
+            state["vocabulary_"] = self.vocabulary_
+        return state
+
+    def load_fitted_state(self, state):
+        """Restore the attributes written by :meth:`fitted_state`; return self."""
+        self.tags_ = as_label_array(list(state["tags_"]))
+        self._index = label_index(self.tags_)
+        self.input_kind_ = str(state["input_kind_"])
+        self.n_input_features_ = int(state["n_input_features_"])
+        self.n_features_ = int(state["n_features_"])
+        vocab = state.get("vocabulary_")
+        self.vocabulary_ = None if vocab is None else as_label_array(list(vocab))
+        if self.input_kind_ == "tokens":
+            self._featurizer = saved_columns(self.features, self.n_hash, self.vocabulary_)
+        return self
