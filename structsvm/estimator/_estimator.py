@@ -332,9 +332,12 @@ def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
     Parameters
     ----------
     X, Y : sequences of inputs and structured outputs.
-    feature_map, decoder : see :class:`StructuredSVM`.
-    checkpoint, resume, checkpoint_every : see :meth:`StructuredSVM.fit`.
-    **params : any other :class:`StructuredSVM` parameter (C, loss, learner, ...).
+    feature_map, decoder
+        See :class:`StructuredSVM`.
+    checkpoint, resume, checkpoint_every
+        See :meth:`StructuredSVM.fit`.
+    **params
+        Any other :class:`StructuredSVM` parameter (C, loss, learner, ...).
 
     Returns
     -------

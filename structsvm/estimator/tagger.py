@@ -51,8 +51,10 @@ class StructSVMTagger(TaggerI):
         Parameters
         ----------
         tagged_sents : list of list of (str, hashable)
-        features, min_count : see :class:`~structsvm.structures.sequence.features.SequenceFeatures`.
-        **params : passed to :class:`~structsvm.StructuredSVM` (C, learner, ...).
+        features, min_count
+            See :class:`~structsvm.structures.sequence.SequenceFeatures`.
+        **params
+            Passed to :class:`~structsvm.StructuredSVM` (C, learner, ...).
         """
         from ._estimator import fit
         from ..structures.sequence import SequenceFeatures
