@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 import time
 from functools import partial
 
@@ -90,9 +91,6 @@ def _fit_width(X, width, what):
 
 def _learn(args):
     import structsvm
-    from ..structures.multiclass.features import MulticlassFeatures
-    from ..structures.ranking.features import RankingFeatures
-    from ..structures.sequence.features import SequenceFeatures
     from ..learners import get_learner
     from ..limits import MemoryLimitError
 
@@ -108,21 +106,22 @@ def _learn(args):
     check_writable(args.model, "the model")  # fail now, not after hours of training
     if args.checkpoint is not None:
         check_writable(args.checkpoint, "the checkpoint")
-    X, Y, _ = _read(args.task, args.train, training=True)
-    if args.task == "alignment":
-        fm = _cli_alignment.feature_map()
-    else:
-        fm = {"multiclass": MulticlassFeatures, "sequence": SequenceFeatures,
-              "ranking": RankingFeatures}[args.task]()
-    C = args.C
-    if args.svmstruct_c is not None:
-        C = args.svmstruct_c / len(X)
     # no --learner: the estimator's default for the task's structure
     learner = None if args.learner is None else get_learner(args.learner)
+    if args.solver is not None and learner is not None \
+            and "solver" not in learner.get_params():
+        raise ValueError(f"--solver {args.solver} sets the QP solver of the "
+                         "cutting-plane learners (one_slack, n_slack); --learner "
+                         f"{args.learner} has none")
     if args.solver is not None:
         if learner is None:
             learner = get_learner("one_slack")
         learner.set_params(solver=args.solver)
+    X, Y, _ = _read(args.task, args.train, training=True)
+    fm = _task_map_class(args.task)()
+    C = args.C
+    if args.svmstruct_c is not None:
+        C = args.svmstruct_c / len(X)
     if args.verbose:
         import logging
 
@@ -314,58 +313,190 @@ def _data_fetch(args):
     return 1 if failed else 0
 
 
-def build_parser():
-    ap = argparse.ArgumentParser(prog="structsvm", description=__doc__.split("\n")[0])
-    sub = ap.add_subparsers(dest="command", required=True)
-    learn = sub.add_parser("learn", help="train a model and write it to a file")
-    learn.add_argument("--task", required=True,
-                       choices=["multiclass", "sequence", "ranking", "alignment"])
-    learn.add_argument("-C", type=float, default=None,
-                       help="C of ½‖w‖² + C Σ ξ_i (default: the task's)")
-    learn.add_argument("--svmstruct-c", type=float, default=None,
-                       help="svm_struct's -c instead (C = c / n)")
-    from ..registry import registered
+_TASKS = {
+    "multiclass": ("multiclass.features", "MulticlassFeatures",
+                   "svm_light / svm_multiclass lines 'label index:value ...'"),
+    "sequence": ("sequence.features", "SequenceFeatures",
+                 "svm_hmm lines 'tag qid:N index:value ... # comment', one per token"),
+    "ranking": ("ranking.features", "RankingFeatures",
+                "svm_rank / LETOR lines 'relevance qid:N index:value ...'"),
+    "alignment": ("alignment.features", "AlignmentFeatures",
+                  "blocks of two gapped rows, such as ACD-EF over A-DGEF"),
+}
 
+
+def _task_map_class(task):
+    """The feature map class ``--task`` trains."""
+    from importlib import import_module
+
+    module, name, _ = _TASKS[task]
+    return getattr(import_module(f"..structures.{module}", __package__), name)
+
+
+def _task_defaults():
+    """Help text: per task, the C, tol and learner a fit uses when none is given.
+
+    Read from the feature maps' class attributes when help is shown (importing the
+    maps for every command would slow down the ones that do not need them).
+    """
+    rows = [("task", "C", "tol", "learner (the first that applies)")]
+    for task in _TASKS:
+        cls = _task_map_class(task)
+        rows.append((task, f"{cls.default_C:g}", f"{cls.default_tol:g}",
+                     " or ".join(name for name, _ in cls.default_learners)))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()
+             for r in rows]
+    formats = [f"  {task:<10}  {fmt}" for task, (_, _, fmt) in _TASKS.items()]
+    return ("file formats (TRAIN, and TEST of classify):\n" + "\n".join(formats)
+            + "\n\ndefaults when -C, --tol or --learner is not given:\n"
+            + "\n".join(lines)
+            + "\n\n--max-iter's default is the learner's own cap; the Defaults page "
+              "of the documentation lists them.\n\nexample:\n"
+              "  structsvm learn --task sequence -C 0.1 train.dat model.npz")
+
+
+def _para(text):
+    """A paragraph of help text wrapped to the width of a terminal."""
+    return textwrap.fill(text, width=79)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose epilog may be computed when help is shown."""
+
+    def __init__(self, *args, epilog_from=None, **kwargs):
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+        self._epilog_from = epilog_from
+
+    def format_help(self):
+        if self._epilog_from is not None:
+            self.epilog = self._epilog_from()
+        return super().format_help()
+
+
+_DESCRIPTION = """\
+Train structural SVMs and predict with them from files in the formats of Joachims'
+svm_light, svm_hmm and svm_rank, and manage the corpora structsvm's examples use.
+
+examples:
+  structsvm learn --task sequence -C 0.1 train.dat model.npz
+  structsvm classify model.npz test.dat predictions.txt
+  structsvm data list
+  structsvm data fetch treebank --from /path/to/data
+
+'structsvm COMMAND --help' describes each command."""
+
+
+def build_parser():
+    """The ``structsvm`` argument parser: ``learn``, ``classify`` and ``data``."""
+    from ..learners._qp import SOLVERS
+    from ..registry import registered
+    from .._version import __version__
+
+    ap = _Parser(prog="structsvm", description=_DESCRIPTION)
+    ap.add_argument("--version", action="version", version=f"structsvm {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    learn = sub.add_parser(
+        "learn", help="train a model on a file and write the model to a file",
+        description=_para("Train a structural SVM on TRAIN and write the fitted model "
+                          "to MODEL. It minimises 1/2 |w|^2 + C sum_i xi_i, the slack "
+                          "xi_i being example i's loss-augmented margin violation."),
+        epilog_from=_task_defaults)
+    learn.add_argument("--task", required=True, choices=list(_TASKS),
+                       help="the structure to learn; it also sets the format of TRAIN "
+                            "(listed below)")
+    c_given = learn.add_mutually_exclusive_group()
+    c_given.add_argument("-C", type=float, default=None, metavar="C",
+                         help="weight of the training loss against the weights' norm: "
+                              "larger fits the training data more closely (default: "
+                              "the task's, below)")
+    c_given.add_argument("--svmstruct-c", type=float, default=None, metavar="c",
+                         help="give C as svm_struct's -c, which sums over the examples "
+                              "instead of averaging: C = c / n for n training examples")
     learn.add_argument("--learner", default=None, choices=sorted(registered("learner")),
-                       help="default: the one chosen for the task's structure "
-                            "(one_slack with --solver)")
-    learn.add_argument("--solver", default=None,
-                       help="QP solver of the cutting plane (implies one_slack if no "
-                            "--learner)")
-    learn.add_argument("--tol", type=float, default=None)
-    learn.add_argument("--max-iter", type=int, default=None)
-    learn.add_argument("--n-jobs", type=int, default=None)
-    learn.add_argument("-v", "--verbose", action="count", default=0)
+                       help="the training algorithm (default: the task's, below; "
+                            "one_slack when --solver is given)")
+    solvers = [s.lower() for s in SOLVERS]
+    learn.add_argument("--solver", default=None, choices=solvers,
+                       help="QP solver of the cutting-plane learners one_slack and "
+                            "n_slack: auto or smo (structsvm's own SMO, clarabel taking "
+                            "over where it does not converge), or clarabel, osqp, scs "
+                            "(that cvxpy back-end first); default auto")
+    learn.add_argument("--tol", type=float, default=None,
+                       help="stopping tolerance: the duality gap relative to the "
+                            "objective for the cutting-plane, dual_cd and frank_wolfe "
+                            "learners, the relative change of the objective for pegasos "
+                            "and perceptron (default: the task's, below)")
+    learn.add_argument("--max-iter", type=int, default=None, metavar="N",
+                       help="at most N rounds (cutting plane), passes (dual_cd, "
+                            "frank_wolfe, multiclass_cd) or epochs (pegasos, perceptron) "
+                            "(default: the learner's own cap)")
+    learn.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                       help="decode the training examples in N threads (-1: one per "
+                            "core); the model does not depend on it (default 1)")
+    learn.add_argument("-v", "--verbose", action="count", default=0,
+                       help="report each round on standard error (round, objective, "
+                            "duality gap, time); on a terminal a progress bar shows the "
+                            "rounds anyway")
     learn.add_argument("--checkpoint", default=None, metavar="PATH",
-                       help="write the training state here every --checkpoint-every "
-                            "seconds (a model file; resume with --resume)")
-    learn.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS")
+                       help="write the training state to PATH every --checkpoint-every "
+                            "seconds (a model file; continue with --resume PATH)")
+    learn.add_argument("--checkpoint-every", type=float, default=60.0, metavar="SECONDS",
+                       help="seconds between checkpoints (default 60)")
     learn.add_argument("--resume", default=None, metavar="PATH",
-                       help="continue from a checkpoint (same data and parameters)")
-    learn.add_argument("train")
-    learn.add_argument("model")
-    classify = sub.add_parser("classify", help="predict with a saved model")
-    classify.add_argument("model")
-    classify.add_argument("test")
-    classify.add_argument("output", nargs="?", default=None,
-                          help="predictions file (default: standard output)")
-    data = sub.add_parser("data", help="list, verify and fetch the corpora",
-                          description="Corpora of corpora/manifest.json: list where they "
-                                      "are, verify their SHA-256 sums, fetch verified "
-                                      "copies.")
-    dsub = data.add_subparsers(dest="data_command", required=True)
-    dlist = dsub.add_parser("list", help="each corpus: found or missing, and where")
-    dverify = dsub.add_parser("verify", help="check every file's SHA-256 (exit 1 on a "
-                                             "bad or missing file)")
+                       help="continue training from the checkpoint at PATH (same data "
+                            "and parameters)")
+    learn.add_argument("train", metavar="TRAIN", help="the training data file")
+    learn.add_argument("model", metavar="MODEL",
+                       help="where to write the model (.npz; refused if it is TRAIN or "
+                            "a checkpoint)")
+
+    classify = sub.add_parser(
+        "classify", help="predict with a saved model and score the predictions",
+        description=_para("Predict the outputs of the examples in TEST with the model "
+                          "in MODEL; the task and file format are the model's. The "
+                          "score against TEST's own labels (accuracy, token accuracy, "
+                          "NDCG@10 or alignment accuracy) is printed on standard "
+                          "error."))
+    classify.add_argument("model", metavar="MODEL",
+                          help="a model file written by 'structsvm learn'")
+    classify.add_argument("test", metavar="TEST",
+                          help="the examples to predict, in the task's training format")
+    classify.add_argument("output", nargs="?", default=None, metavar="OUTPUT",
+                          help="where to write the predictions, one per line (per "
+                               "token for sequences, per document for rankings: its "
+                               "score); default: standard output")
+
+    data = sub.add_parser(
+        "data", help="list, verify and fetch the corpora",
+        description=_para("The corpora of the manifest: where each is found, whether "
+                          "its files match their SHA-256 sums, and a verified copy into "
+                          "the corpora folder ($STRUCTSVM_CORPORA, or the checkout's "
+                          "corpora/)."))
+    dsub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    dlist = dsub.add_parser(
+        "list", help="each corpus: found or missing, and where",
+        description=_para("Each corpus of the manifest: found, partial or missing, "
+                          "where, and how to get a missing one."))
+    dverify = dsub.add_parser(
+        "verify", help="check every file's SHA-256 sum",
+        description=_para("Check the SHA-256 sum of every file of the named corpora; "
+                          "the exit status is 1 when a file is bad or missing."))
     dverify.add_argument("names", nargs="*", metavar="NAME",
                          help="corpora to check (default: all)")
-    dfetch = dsub.add_parser("fetch", help="copy a verified corpus into the corpora folder")
+    dfetch = dsub.add_parser(
+        "fetch", help="copy a verified corpus into the corpora folder",
+        description=_para("Copy corpora into the corpora folder after checking their "
+                          "SHA-256 sums."))
     dfetch.add_argument("names", nargs="+", metavar="NAME", help="corpora to fetch")
     dfetch.add_argument("--force", action="store_true",
                         help="replace a copy already in place")
+    fetch_from = ("copy from DIR (a folder holding the corpora's files); without it "
+                  "NLTK corpora are downloaded with nltk.download")
     for p, what in ((dlist, "look only in DIR"), (dverify, "check the copy in DIR"),
-                    (dfetch, "copy from DIR (a folder holding the corpora's files); "
-                             "without it NLTK corpora are downloaded with nltk.download")):
+                    (dfetch, fetch_from)):
         p.add_argument("--from", dest="root", metavar="DIR", default=None, help=what)
     return ap
 

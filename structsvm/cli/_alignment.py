@@ -6,7 +6,7 @@ file can be read back, scored, or given to ``structsvm learn``.
 """
 from __future__ import annotations
 
-__all__ = ["read_pairs", "feature_map", "predict_lines"]
+__all__ = ["read_pairs", "predict_lines"]
 
 
 def read_pairs(path, *, training):
@@ -14,13 +14,6 @@ def read_pairs(path, *, training):
     from ..corpora.alignment import read_alignment_pairs
 
     return read_alignment_pairs(path, require_alignment=training)
-
-
-def feature_map():
-    """The map ``structsvm learn --task alignment`` trains: the default one."""
-    from ..structures.alignment.features import AlignmentFeatures
-
-    return AlignmentFeatures()
 
 
 def predict_lines(predict, X, Y):

@@ -96,10 +96,12 @@ class StructuredSVM(BaseEstimator):
         (frank_wolfe) refuse with a ValueError.
     verbose : int, default=0
         0 fits silently. > 0 says when the first round compiles loops and shows
-        each round (round, objective, duality gap where the learner has one, time):
-        as a progress bar when standard error is a terminal (not with ``CI`` set or
-        ``TERM=dumb``), otherwise as one line per round logged to the "structsvm"
-        logger (files, pipes, CI logs).
+        each round the learner reports (round, objective, duality gap where the
+        learner has one, time; ``dual_cd`` and ``multiclass_cd`` report their
+        certifying passes only): as a progress bar when standard error is a terminal
+        (not with ``CI`` set or ``TERM=dumb``), otherwise as one line per reported
+        round logged to the "structsvm" logger (files, pipes, CI logs); the
+        documentation's Robustness page explains each column.
     constraints : callable, default=None
         ``f(w, feature_map)`` returning a list of cvxpy constraints on the cvxpy
         Variable ``w`` (e.g. ``[w[feature_map.feature_index("transition:*")] >= 0]``);
