@@ -25,7 +25,7 @@ PARSERS = list(_parsers(build_parser()))
 
 def test_every_command_is_listed():
     assert {" ".join(w) for w, _ in PARSERS} == {
-        "", "learn", "classify", "data", "data list", "data verify", "data fetch"}
+        "", "learn", "classify", "info", "data", "data list", "data verify", "data fetch"}
 
 
 @pytest.mark.parametrize("words", [w for w, _ in PARSERS], ids=" ".join)
@@ -101,3 +101,22 @@ def test_unknown_solver_is_refused_with_the_choices(tmp_path, capsys):
         main(["learn", "--task", "multiclass", "--solver", "gurobi", "a", "b"])
     err = capsys.readouterr().err
     assert "gurobi" in err and "clarabel" in err
+
+
+def test_info_reports_versions_and_the_compiled_loops(capsys):
+    from structsvm import _compiled
+
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"structsvm {structsvm.__version__} ")
+    import numpy
+
+    assert re.search(rf"^\s+numpy\s+{re.escape(numpy.__version__)}$", out, re.MULTILINE)
+    in_use, reason = _compiled.extension_status()
+    assert f"compiled loops: {'in use' if in_use else 'not in use'}: {reason}" in out
+
+
+def test_info_says_why_the_compiled_loops_are_unused(monkeypatch, capsys):
+    monkeypatch.setenv("STRUCTSVM_AOT", "0")
+    assert main(["info"]) == 0
+    assert "compiled loops: not in use: STRUCTSVM_AOT=0 is set" in capsys.readouterr().out

@@ -32,8 +32,8 @@ import numpy as np
 
 from . import _table
 
-__all__ = ["CompiledLoop", "extension", "has_compiled", "loops", "all_compiled",
-           "signatures"]
+__all__ = ["CompiledLoop", "extension", "extension_status", "has_compiled", "loops",
+           "all_compiled", "signatures"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _lock = threading.Lock()
@@ -79,6 +79,31 @@ def extension():
             if _extension is None:
                 _extension = _load_extension()
     return _extension or None
+
+
+def extension_status():
+    """Whether the loops compiled at installation are in use, and if not why.
+
+    Returns
+    -------
+    in_use : bool
+    reason : str
+        A sentence for a person: where the extension is, or why it is not used and
+        what brings it back.
+    """
+    if os.environ.get("STRUCTSVM_AOT", "1") == "0":
+        return False, "STRUCTSVM_AOT=0 is set: numba compiles every loop on first use"
+    try:
+        module = importlib.import_module(_table.MODULE)
+    except ImportError as exc:
+        return False, (f"not installed ({exc}): the installation found no C compiler or "
+                       "its compilation failed (pip install -v shows why); numba "
+                       "compiles the loops on first use")
+    if module.source_stamp() != _table.source_stamp(_PACKAGE):
+        return False, (f"{module.__file__} was compiled from other loop source than "
+                       "this package's (edited since the installation?); reinstall to "
+                       "compile the loops again")
+    return True, f"{len(signatures())} loops from {module.__file__}"
 
 
 def _array_check(dtype, ndim):

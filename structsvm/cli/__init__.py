@@ -222,6 +222,13 @@ def _classify_alignment(model, X, Y, args):
     return 0
 
 
+def _show_info(args):
+    from ._info import info_lines
+
+    print("\n".join(info_lines()))
+    return 0
+
+
 def _unknown(names):
     """Error text for corpus names the manifest does not list, or None."""
     from ..corpora import manifest as mf
@@ -384,6 +391,7 @@ examples:
   structsvm classify model.npz test.dat predictions.txt
   structsvm data list
   structsvm data fetch treebank --from /path/to/data
+  structsvm info
 
 'structsvm COMMAND --help' describes each command."""
 
@@ -469,6 +477,14 @@ def build_parser():
                                "token for sequences, per document for rankings: its "
                                "score); default: standard output")
 
+    sub.add_parser(
+        "info", help="versions, compiled loops and data paths, for a bug report",
+        description=_para("Print structsvm's version and where it is installed, the "
+                          "versions of the libraries it builds on, whether the loops "
+                          "compiled at installation are in use (and if not why), "
+                          "numba's cache folder, the memory limit and where corpora "
+                          "are looked for."))
+
     data = sub.add_parser(
         "data", help="list, verify and fetch the corpora",
         description=_para("The corpora of the manifest: where each is found, whether "
@@ -504,7 +520,7 @@ def build_parser():
 def main(argv=None):
     """Entry point of the ``structsvm`` command."""
     args = build_parser().parse_args(argv)
-    run = {"learn": _learn, "classify": _classify}.get(args.command)
+    run = {"learn": _learn, "classify": _classify, "info": _show_info}.get(args.command)
     if run is None:
         run = {"list": _data_list, "verify": _data_verify,
                "fetch": _data_fetch}[args.data_command]
