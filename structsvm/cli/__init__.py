@@ -1,4 +1,4 @@
-"""Command line: ``structsvm learn``, ``structsvm classify`` and ``structsvm data``.
+"""The ``structsvm`` command: ``learn``, ``classify``, ``info`` and ``data``.
 
 File formats are those of Joachims' tools, so their users bring their data as is:
 
