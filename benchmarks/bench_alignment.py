@@ -28,11 +28,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import statistics
-import subprocess
+import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
 
 #: The peer's grid: gap open and extend scores (BLOSUM62 units), end gaps scored like
 #: the others or free (EMBOSS needle's default).
@@ -135,12 +139,11 @@ def main(argv=None):
                     help="one data set (simulation seed) per value, run one after another")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--C", type=float, default=None)
-    ap.add_argument("--markdown", action="store_true")
+    add_output_options(ap, "alignment")
     args = ap.parse_args(argv)
     runs = []
     for seed in args.seeds:
-        load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-        print(f"seed {seed}; machine load: {load}")
+        print(f"seed {seed}")
         out = run(args.n_train, args.n_test, seed, args.repeats, args.C)
         print(f"\n{'system':84s} {'Q':>7s} {'prec.':>7s} {'train s':>8s} "
               f"{'decode s':>9s}")
@@ -151,20 +154,25 @@ def main(argv=None):
               f"{out['decode_ratio']:.2f}x (median of {args.repeats})\n", flush=True)
         out["seed"] = seed
         runs.append(out)
-    if len(runs) > 1:
-        gains = [o["q_gain"] for o in runs]
-        ratios = [o["decode_ratio"] for o in runs]
-        print(f"over {len(runs)} seeds: Q gain mean {np.mean(gains):+.4f} (min "
-              f"{min(gains):+.4f}); decoding time ratio median "
-              f"{statistics.median(ratios):.2f}x (max {max(ratios):.2f}x)")
-    if args.markdown:
-        print("\n| seed | system | Q | precision | train time (s) | decode test pairs (s) |")
-        print("| --- | --- | --- | --- | --- | --- |")
-        for o in runs:
-            for r in o["rows"]:
-                print(f"| {o['seed']} | {r['label']} | {r['Q']:.4f} | "
-                      f"{r['precision']:.4f} | {r['train_seconds']:.1f} | "
-                      f"{r['decode_seconds']:.3f} |")
+    table = ["| seed | system | Q | precision | train time (s) | decode test pairs (s) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for o in runs:
+        for r in o["rows"]:
+            table.append(f"| {o['seed']} | {r['label']} | {r['Q']:.4f} | "
+                         f"{r['precision']:.4f} | {r['train_seconds']:.1f} | "
+                         f"{r['decode_seconds']:.3f} |")
+    gains = [o["q_gain"] for o in runs]
+    ratios = [o["decode_ratio"] for o in runs]
+    summary = (f"{args.n_train} training and {args.n_test} test pairs per seed. Over "
+               f"{len(runs)} seed(s): Q gain over Biopython mean {np.mean(gains):+.4f} "
+               f"(smallest {min(gains):+.4f}); decoding time structsvm / Biopython, "
+               f"median {statistics.median(ratios):.2f}x (largest {max(ratios):.2f}x), "
+               f"each a median of {args.repeats} runs.")
+    print(summary)
+    if args.markdown or args.write:
+        print("\n" + "\n".join(table))
+    if args.write:
+        write_results(args.write, "\n".join(table) + "\n\n" + summary, __file__, argv)
     return runs
 
 

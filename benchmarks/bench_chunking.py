@@ -36,7 +36,8 @@ from structsvm.learners.pegasos import Pegasos
 from structsvm.structures.sequence import chunk_scores, token_accuracy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import run_one, run_systems  # noqa: E402
+from _runner import (add_output_options, run_one, run_systems,  # noqa: E402
+                     write_results)
 
 ARGS = None
 
@@ -118,7 +119,7 @@ def main(argv=None):
                     help="train on the first N sentences only (smoke tests)")
     ap.add_argument("--isolate", action="store_true",
                     help="run every system in a fresh Python process")
-    ap.add_argument("--markdown", action="store_true")
+    add_output_options(ap, "chunking")
     ap.add_argument("--only", help=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ARGS = ap.parse_args(argv)
@@ -132,23 +133,24 @@ def main(argv=None):
     rows = run_systems(os.path.abspath(__file__), SYSTEMS, args.systems, _load, child,
                        args.isolate)
     ref = next((r for r in rows if r["name"].startswith("sklearn-crfsuite")), None)
-    if args.markdown:
-        print("\n| system | chunk F1 (correct / predicted chunks) | token acc. | "
-              "train (s) | train / crfsuite | "
-              "peak memory (MB) | tag (tokens/s) | notes |\n"
-              "|---|---|---|---|---|---|---|---|")
+    table = ["| system | chunk F1 (correct / predicted chunks) | token acc. | train (s) | "
+             "train / crfsuite | peak memory (MB) | tag (tokens/s) | notes |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = f"{r['train'] / ref['train']:.2f}" if ref else "-"
-        if args.markdown:
-            print(f"| {r['name']} | {r['f1']:.5f} ({r['correct']:,} / {r['predicted']:,}) | "
-                  f"{100 * r['acc']:.2f}% | "
-                  f"{r['train']:.1f} | {ratio} | {r['peak_mb']:.0f} | "
-                  f"{n_tok / r['tag']:,.0f} | {r['note']} |")
-        else:
+        table.append(f"| {r['name']} | {r['f1']:.5f} ({r['correct']:,} / "
+                     f"{r['predicted']:,}) | {100 * r['acc']:.2f}% | {r['train']:.1f} | "
+                     f"{ratio} | {r['peak_mb']:.0f} | {n_tok / r['tag']:,.0f} | "
+                     f"{r['note']} |")
+        if not (args.markdown or args.write):
             print(f"{r['name']:<46} F1 {r['f1']:.5f} ({r['correct']}/{r['predicted']})  "
                   f"acc {100 * r['acc']:.2f}%  train "
                   f"{r['train']:7.1f}s (x{ratio} crfsuite)  peak {r['peak_mb']:.0f} MB  "
                   f"{r['note']}")
+    if args.markdown or args.write:
+        print("\n" + "\n".join(table))
+    if args.write:
+        write_results(args.write, "\n".join(table), __file__, argv)
     return rows
 
 

@@ -58,6 +58,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ("main", "main_jit", "main_no_helper", "digits", "digits_jit", "own", "tagging",
         "import", "loops")
@@ -296,7 +299,7 @@ def main(argv=None):
     ap.add_argument("--loop-sentences", type=int, default=30, help="training "
                     "sentences of the loops job's main-job slice (0: the digits "
                     "fit only)")
-    ap.add_argument("--markdown", action="store_true")
+    add_output_options(ap, "first_call")
     args = ap.parse_args(argv)
     main_args = shlex.split(args.main_args)
     rows = []
@@ -315,8 +318,12 @@ def main(argv=None):
             print({k: round(v, 3) for k, v in rows[-1].items()}, flush=True)
     med = summarise(rows)
     print("medians:", {k: round(v, 3) for k, v in med.items()})
-    if args.markdown:
+    if args.markdown or args.write:
         print(markdown(med))
+    if args.write:
+        write_results(args.write, markdown(med) + "\n\nMedians of "
+                      f"{args.repeats} repeats; the loops compiled at installation in "
+                      f"use: {aot}.", __file__, argv)
     return med
 
 

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
-import subprocess
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -57,18 +61,24 @@ def collective(seeds, n_train, n_test, decoders):
                 (model.objective_, c["primal_lp"], c["gap"], model.n_iter_))
         print(f"seed {seed}: " + ", ".join(f"{k} {v[0]:.3f}" for k, v in out.items()),
               flush=True)
-    print(f"\nplanted partition, {seeds} seeds x ({n_train} training, {n_test} test "
-          "graphs): mean accuracy, gain over LinearSVC, median training seconds")
+    table = [f"Planted partition, {seeds} seeds x ({n_train} training, {n_test} test "
+             "graphs): mean test accuracy, its gain over LinearSVC (mean and smallest), "
+             "median training time; for the graph models the LP certificate of the "
+             "training objective (means).", "",
+             "| model | test accuracy | gain (min) | train (s) | reported objective | "
+             "LP-certified objective | certified gap | passes |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for name, r in rows.items():
-        line = (f"  {name:32s} {np.mean(r['acc']):.3f}  gain {np.mean(r['gain']):+.3f} "
-                f"(min {np.min(r['gain']):+.3f})  {statistics.median(r['sec']):7.2f} s")
+        cert = ["-"] * 4
         if r["cert"]:
             c = np.array(r["cert"])
-            line += (f"  | reported objective {np.mean(c[:, 0]):.2f}, LP-certified "
-                     f"objective {np.mean(c[:, 1]):.2f}, certified gap "
-                     f"{np.mean(c[:, 2]):.1%}, {np.mean(c[:, 3]):.0f} rounds")
-        print(line)
-    return rows
+            cert = [f"{np.mean(c[:, 0]):.2f}", f"{np.mean(c[:, 1]):.2f}",
+                    f"{np.mean(c[:, 2]):.1%}", f"{np.mean(c[:, 3]):.0f}"]
+        table.append(f"| {name} | {np.mean(r['acc']):.3f} | {np.mean(r['gain']):+.3f} "
+                     f"({np.min(r['gain']):+.3f}) | {statistics.median(r['sec']):.2f} | "
+                     + " | ".join(cert) + " |")
+    print("\n" + "\n".join(table))
+    return rows, "\n".join(table)
 
 
 def ner(n_docs, max_iter, C, crfsuite):
@@ -80,7 +90,20 @@ def ner(n_docs, max_iter, C, crfsuite):
         s = out["crfsuite chain"]
         print(f"  {'crfsuite':10s} entity P {s['precision']:.4f} R {s['recall']:.4f} "
               f"F1 {s['f1']:.4f}  ({s['train_seconds']:.1f} s)")
-    return out
+    docs = f"the first {n_docs}" if n_docs else "all"
+    table = [f"CoNLL-2002 Dutch NER, {docs} training documents, entity scores on "
+             "ned.testb.", "",
+             "| model | entity P | entity R | entity F1 | passes | train (s) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for name, s in out.items():
+        passes = s.get("n_iter", "-")
+        extra = ""
+        if "skip_edges" in s and s["skip_edges"]:
+            extra = f" ({s['skip_edges']} skip edges in training)"
+        table.append(f"| {name}{extra} | {s['precision']:.4f} | {s['recall']:.4f} | "
+                     f"{s['f1']:.4f} | {passes} | {s['train_seconds']:.1f} |")
+    print("\n" + "\n".join(table))
+    return out, "\n".join(table)
 
 
 def _crfsuite(ex, n_docs):
@@ -126,14 +149,19 @@ def main(argv=None):
     ap.add_argument("--ner-C", type=float, default=None)
     ap.add_argument("--crfsuite", action="store_true")
     ap.add_argument("--skip", nargs="*", default=[], choices=["collective", "ner"])
+    add_output_options(ap, "graphs")
     args = ap.parse_args(argv)
-    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"machine load: {load}")
     out = {}
     if "collective" not in args.skip:
-        out["collective"] = collective(args.seeds, args.n_train, args.n_test, args.decoders)
+        out["collective"], table = collective(args.seeds, args.n_train, args.n_test,
+                                              args.decoders)
+        if args.write:
+            write_results(f"{args.write}-collective", table, __file__, argv)
     if "ner" not in args.skip:
-        out["ner"] = ner(args.ner_docs, args.ner_max_iter, args.ner_C, args.crfsuite)
+        out["ner"], table = ner(args.ner_docs, args.ner_max_iter, args.ner_C,
+                                args.crfsuite)
+        if args.write:
+            write_results(f"{args.write}-ner", table, __file__, argv)
     return out
 
 

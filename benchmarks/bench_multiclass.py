@@ -42,7 +42,8 @@ from structsvm.structures import get_loss
 from structsvm.learners.problem import Problem
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import run_one, run_systems  # noqa: E402
+from _runner import (add_output_options, run_one, run_systems,  # noqa: E402
+                     write_results)
 
 ARGS = None
 C_OF = {"qc": 1.0, "digits": 0.1}
@@ -136,6 +137,7 @@ def main(argv=None):
                     help="use only the first N training samples (smoke tests)")
     ap.add_argument("--isolate", action="store_true",
                     help="run every system in a fresh Python process")
+    add_output_options(ap, "multiclass")
     ap.add_argument("--only", help=argparse.SUPPRESS)
     ap.add_argument("--dataset", default="qc", help=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
@@ -151,16 +153,19 @@ def main(argv=None):
                            lambda: load(ds, args.max_train), child, args.isolate)
         ref = next((r for r in rows if r["name"].endswith("tol=1e-6")), None)
         tref = next((r for r in rows if "1e-4" in r["name"]), None)
-        print(f"\n{ds}: C = {C_OF[ds]}, median of {args.repeats} fits\n")
-        print("| solver | objective | rel. diff vs LinearSVC tol=1e-6 | test accuracy | "
-              "train time (s) | first fit (s) | time / LinearSVC default | peak memory (MB) "
-              "| notes |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        lines = [f"{ds}: C = {C_OF[ds]}, median of {args.repeats} fits", "",
+                 "| solver | objective | rel. diff vs LinearSVC tol=1e-6 | test accuracy | "
+                 "train time (s) | first fit (s) | time / LinearSVC default | peak memory "
+                 "(MB) | notes |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for r in rows:
             diff = f"{(r['obj'] - ref['obj']) / ref['obj']:+.2e}" if ref else "-"
             ratio = f"{r['time'] / tref['time']:.2f}x" if tref else "-"
-            print(f"| {r['name']} | {r['obj']:.6g} | {diff} | {100 * r['acc']:.2f}% | "
-                  f"{r['time']:.3f} | {r['first']:.3f} | {ratio} | {r['peak_mb']:.0f} | "
-                  f"{r['note']} |")
+            lines.append(f"| {r['name']} | {r['obj']:.6g} | {diff} | {100 * r['acc']:.2f}% "
+                         f"| {r['time']:.3f} | {r['first']:.3f} | {ratio} | "
+                         f"{r['peak_mb']:.0f} | {r['note']} |")
+        print("\n" + "\n".join(lines))
+        if args.write:
+            write_results(f"{args.write}-{ds}", "\n".join(lines), __file__, argv)
         out[ds] = {r["name"]: r for r in rows}
     return out
 

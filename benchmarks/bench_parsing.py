@@ -26,6 +26,8 @@ Usage::
     NLTK_DATA=.../nltk_data python benchmarks/bench_parsing.py [--nltk-n 60] [--markdown]
 """
 import argparse
+import os
+import sys
 import time
 from collections import Counter
 
@@ -37,6 +39,9 @@ import structsvm
 from structsvm.corpora.treebank import load_treebank_trees
 from structsvm.structures import GrammarFeatures
 from structsvm.structures.grammar import bracket_scores
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
 
 
 def run_structsvm(X_tr, Y_tr, X_te, Y_te, **params):
@@ -111,7 +116,7 @@ def main(argv=None):
     ap.add_argument("--n-train", type=int, default=0)
     ap.add_argument("--compare-exact", action="store_true", help="also decode the test "
                     "set with exact CKY (decoder='cky_exact')")
-    ap.add_argument("--markdown", action="store_true")
+    add_output_options(ap, "parsing")
     args = ap.parse_args(argv)
 
     X_tr, Y_tr, X_te, Y_te = load_treebank_trees()
@@ -156,13 +161,23 @@ def main(argv=None):
           f"{failed} without a parse; {1 / per_n:.3f} sentences/s")
     print(f"same {n} sentences: structsvm F1 {f_same.f1:.4f} vs nltk {f_n.f1:.4f} "
           f"(+{f_same.f1 - f_n.f1:.4f}); structsvm {per_n / per_s:.0f}x faster per sentence")
-    if args.markdown:
-        print("\n| system | train | test F1 (same sentences) | sentences/s |")
-        print("| --- | --- | --- | --- |")
-        print(f"| structsvm {model.learner_.name} | {train:.0f}s | {f_same.f1:.4f} | "
-              f"{1 / per_s:.0f} |")
-        print(f"| nltk PCFG + ViterbiParser | {train_n:.1f}s | {f_n.f1:.4f} | "
-              f"{1 / per_n:.3f} |")
+    table = ["| system | train | test F1 (same sentences) | sentences/s |",
+             "| --- | --- | --- | --- |",
+             f"| structsvm {model.learner_.name} | {train:.0f}s | {f_same.f1:.4f} | "
+             f"{1 / per_s:.0f} |",
+             f"| nltk PCFG + ViterbiParser | {train_n:.1f}s | {f_n.f1:.4f} | "
+             f"{1 / per_n:.3f} |"]
+    summary = (f"Train {len(X_tr)} trees, test {len(X_te)} "
+               f"({'words' if args.words else 'gold POS tags'} as input); NLTK parsed the "
+               f"first {n} test sentences ({failed} without a parse). structsvm: "
+               f"{model.n_iter_} rounds of {model.learner_.name}, {g.n_symbols} symbols, "
+               f"{g.n_rules} rules, {model.feature_map_.n_features_} features; F1 "
+               f"{f_all.f1:.4f} on all {len(X_te)} test sentences; "
+               f"{per_n / per_s:.0f}x NLTK's parsing speed.")
+    if args.markdown or args.write:
+        print("\n" + "\n".join(table) + "\n\n" + summary)
+    if args.write:
+        write_results(args.write, "\n".join(table) + "\n\n" + summary, __file__, argv)
     return np.array([f_same.f1, f_n.f1])
 
 

@@ -25,7 +25,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import platform
+import os
 import resource
 import sys
 import time
@@ -39,6 +39,9 @@ import structsvm
 from structsvm.corpora import load_mq2008
 from structsvm.structures import RankingFeatures
 from structsvm.structures.ranking import mean_average_precision, ndcg_at_k
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
 
 
 def pair_differences(X, Y):
@@ -99,7 +102,7 @@ def main(argv=None):
                     help="timed runs of each solver (after one warm-up); medians reported")
     ap.add_argument("--also", nargs="*", default=["dual_cd"],
                     help="other structsvm learners to time next to the default call")
-    ap.add_argument("--out", default=None, help="append a markdown table to this file")
+    add_output_options(ap, "ranking")
     args = ap.parse_args(argv)
 
     fold = load_mq2008(args.fold, args.path)
@@ -166,8 +169,8 @@ def main(argv=None):
     table = "\n".join(lines)
     print(table)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    summary = (f"Peak memory of the whole run {peak:.0f} MB. Medians of {args.repeats} runs (tol {args.tol:g}, LinearSVC tol "
-               f"{args.svc_tol:g}); building the {len(D):,} pair differences took "
+    summary = (f"Peak memory of the whole run {peak:.0f} MB. Medians of {args.repeats} "
+               f"runs (tol {args.tol:g}, LinearSVC tol {args.svc_tol:g}); building the {len(D):,} pair differences took "
                f"{med['pairs']:.3f} s, structsvm's first (warm-up) run {cold:.3f} s. "
                f"Time ratio LinearSVC / structsvm: {med['svc'] / med['ssvm']:.2f} (fit "
                f"only), {(med['svc'] + med['pairs']) / med['ssvm']:.2f} (incl. building "
@@ -176,11 +179,8 @@ def main(argv=None):
                f"NDCG@10 difference "
                f"{rows[0]['ndcg'] - rows[1]['ndcg']:+.4f}.")
     print(summary)
-    if args.out:
-        cmd = "python benchmarks/bench_ranking.py " + " ".join(argv or sys.argv[1:])
-        with open(args.out, "a", encoding="utf-8") as fh:
-            fh.write(f"\n`{cmd.strip()}` ({platform.machine()}, {platform.python_version()},"
-                     f" structsvm {structsvm.__version__})\n\n{table}\n\n{summary}\n")
+    if args.write:
+        write_results(args.write, f"{table}\n\n{summary}", __file__, argv)
     return rows
 
 

@@ -53,6 +53,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
+
 MODES = ("serial", "threads", "processes")
 
 
@@ -274,6 +277,7 @@ def main(argv=None):
                     help="print the table (and --plot) of rows saved by --save; no runs")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: 600 sentences (2 chunks), 5 rounds, no fractions")
+    add_output_options(ap, "scaling")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -300,7 +304,8 @@ def main(argv=None):
     print(f"# bench_scaling: sizes {sizes}, modes {modes}, n_jobs {args.n_jobs}, "
           f"cores {os.cpu_count()}; uptime: {_uptime()}", flush=True)
     k = args.n_jobs
-    print(f"# control: a GIL-free numba loop on {k} threads runs {core_check(k):.2f}x "
+    core_speedup = core_check(k)
+    print(f"# control: a GIL-free numba loop on {k} threads runs {core_speedup:.2f}x "
           f"faster than on 1 (the most any mode can gain now; ~{k} on an idle machine)",
           flush=True)
     rows = []
@@ -320,6 +325,13 @@ def main(argv=None):
     print(markdown(rows))
     if args.repeats > 1:
         print("\n" + summary(rows))
+    if args.write:
+        control = (f"Learner {rows[0]['learner']}, n_jobs {args.n_jobs}. Control: a "
+                   f"GIL-free numba loop ran {core_speedup:.2f}x faster on {k} threads "
+                   "than on one (the most any mode could gain in this run).")
+        write_results(args.write, markdown(rows) + (
+            "\n\n" + summary(rows) if args.repeats > 1 else "") + "\n\n" + control,
+            __file__, argv)
     if args.plot:
         plot(rows, args.plot, args.note or f"load at the end: {_uptime().split('load')[-1]}")
         print(f"\n# figure: {args.plot}")

@@ -25,6 +25,8 @@ Usage::
         [--max-train N] [--markdown]
 """
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
@@ -34,6 +36,9 @@ from structsvm.corpora import load_treebank
 from structsvm.structures import SequenceFeatures
 from structsvm.structures.sequence import token_accuracy
 from structsvm.estimator import StructSVMTagger
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
 
 
 def word_features(sent, i):
@@ -95,7 +100,7 @@ def main(argv=None):
     ap.add_argument("--crf-iterations", type=int, default=100)
     ap.add_argument("--max-train", type=int, default=None,
                     help="train on the first N sentences only (smoke tests)")
-    ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    add_output_options(ap, "tagging")
     args = ap.parse_args(argv)
     X, Y, X_te, Y_te = load_treebank()
     if args.max_train:
@@ -117,21 +122,23 @@ def main(argv=None):
         rows.append(dict(name=name, acc=acc[name], train=train, tag=med,
                          speed=n_tok / med, cpu_speed=n_tok / float(np.median(cpu[name]))))
     ref = {r["name"]: r["speed"] for r in rows}
-    if args.markdown:
-        print(f"\n{n_tok:,} test tokens, medians of {args.repeats} interleaved rounds\n\n"
-              "| system | token acc. | train (s) | tag (s) | tokens/s | tokens per CPU "
-              "second | vs crfsuite | vs PerceptronTagger |\n|---|---|---|---|---|---|---|---|")
+    table = [f"{n_tok:,} test tokens, medians of {args.repeats} interleaved rounds", "",
+             "| system | token acc. | train (s) | tag (s) | tokens/s | tokens per CPU "
+             "second | vs crfsuite | vs PerceptronTagger |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         a = r["speed"] / ref["sklearn-crfsuite"]
         b = r["speed"] / ref["NLTK PerceptronTagger"]
-        if args.markdown:
-            print(f"| {r['name']} | {100 * r['acc']:.2f}% | {r['train']:.1f} | "
-                  f"{r['tag']:.3f} | {r['speed']:,.0f} | {r['cpu_speed']:,.0f} | {a:.2f}x | "
-                  f"{b:.2f}x |")
-        else:
+        table.append(f"| {r['name']} | {100 * r['acc']:.2f}% | {r['train']:.1f} | "
+                     f"{r['tag']:.3f} | {r['speed']:,.0f} | {r['cpu_speed']:,.0f} | "
+                     f"{a:.2f}x | {b:.2f}x |")
+        if not (args.markdown or args.write):
             print(f"{r['name']:<24} acc {100 * r['acc']:6.2f}%  train {r['train']:6.1f}s  "
                   f"tag {r['tag']:.3f}s  {r['speed']:>9,.0f} tokens/s  "
                   f"(x{a:.2f} crfsuite, x{b:.2f} perceptron)")
+    if args.markdown or args.write:
+        print("\n" + "\n".join(table))
+    if args.write:
+        write_results(args.write, "\n".join(table), __file__, argv)
     return rows
 
 

@@ -101,3 +101,33 @@ def test_bench_first_call_loops(capsys):
     assert med["loops.setup"] > 0 and all(v > 0 for v in digits.values())
     assert f"| digits fit | all | {sum(digits.values()):.2f} |" in out
     assert "| main job |" not in out
+
+
+def test_results_files_carry_their_provenance(tmp_path, monkeypatch):
+    """--write puts the table in benchmarks/results/NAME.md with the machine, the
+    date and the command that reproduces it; read_results reads them back."""
+    runner = load("_runner")
+    bench = load("bench_multiclass")
+    monkeypatch.setattr(bench, "write_results", runner.write_results)
+    monkeypatch.setattr(runner, "RESULTS_DIR", tmp_path)
+    argv = ["--data", "digits", "--repeats", "1", "--max-train", "100", "--systems",
+            "default", "linearsvc", "linearsvc_opt", "--write", "smoke"]
+    bench.main(argv)
+    path = tmp_path / "smoke-digits.md"
+    text = path.read_text()
+    meta = runner.read_results(path)
+    assert meta["command"] == "python benchmarks/bench_multiclass.py " + " ".join(argv)
+    assert f"{__import__('os').cpu_count()} CPUs" in meta["machine"]
+    assert "numpy" in meta["machine"] and meta["measured"].endswith("UTC")
+    assert "| structsvm default call [multiclass_cd] |" in text
+    assert text.rstrip().endswith("</small>") and meta["command"] in text
+
+
+def test_read_results_refuses_a_hand_written_file(tmp_path):
+    import pytest
+
+    runner = load("_runner")
+    path = tmp_path / "x.md"
+    path.write_text("| a | b |\n")
+    with pytest.raises(ValueError, match="not a results file"):
+        runner.read_results(path)

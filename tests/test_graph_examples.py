@@ -89,5 +89,5 @@ def test_bench_graphs_small_slice(capsys):
     out = bench.main(["--seeds", "1", "--n-train", "2", "--n-test", "2", "--decoders",
                       "max_product", "--skip", "ner"])
     printed = capsys.readouterr().out
-    assert "machine load" in printed and "certified gap" in printed
+    assert "| model | test accuracy |" in printed and "certified gap" in printed
     assert "structsvm, edges, max_product" in out["collective"]
