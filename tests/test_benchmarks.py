@@ -131,3 +131,29 @@ def test_read_results_refuses_a_hand_written_file(tmp_path):
     path.write_text("| a | b |\n")
     with pytest.raises(ValueError, match="not a results file"):
         runner.read_results(path)
+
+
+def test_bench_taxonomy_small_slice(need_data, capsys):
+    from structsvm.corpora import load_mini_newsgroups, load_qc
+
+    need_data(load_qc)
+    need_data(load_mini_newsgroups)
+    results = load("bench_taxonomy").main(["--max-train", "200"])
+    out = capsys.readouterr().out
+    assert "| UIUC QC, 500 test questions | taxonomy, tree-distance loss |" in out
+    for res in results.values():
+        for acc, dist, _ in res.values():
+            assert 0.0 <= acc <= 1.0 and dist >= 0.0
+            assert (acc == 1.0) == (dist == 0.0)  # distance 0 exactly when all right
+
+
+def test_bench_spam_small_slice(need_data, capsys):
+    from structsvm.corpora import load_spam
+
+    need_data(load_spam)
+    out = load("bench_spam").main(["--n-train", "300", "--n-iter", "3",
+                                   "--n-iter-objective", "5"])
+    printed = capsys.readouterr().out
+    assert "| Pegasos (hinge) |" in printed and "LinearSVC's optimum" in printed
+    # Pegasos never beats the exact optimum of the same objective
+    assert out["objective_ratio"] >= 1.0 - 1e-9
