@@ -157,3 +157,25 @@ def test_bench_spam_small_slice(need_data, capsys):
     assert "| Pegasos (hinge) |" in printed and "LinearSVC's optimum" in printed
     # Pegasos never beats the exact optimum of the same objective
     assert out["objective_ratio"] >= 1.0 - 1e-9
+
+
+def test_bench_kernel_selection_small(capsys):
+    out = load("bench_kernel_selection").main(["--n", "60", "--grid-size", "3"])
+    printed = capsys.readouterr().out
+    assert "| grid |" in printed and "| subset |" in printed
+    # the grid's own cross-validation error is the smallest over its points, and the
+    # grid row's share of its own time is 1
+    assert "| 1.00 |" in printed.split("| grid |")[1].splitlines()[0]
+    assert out["grid"][0].n_fits == 3 * 3 * 5
+
+
+def test_bench_sequence_defaults_small(need_data, capsys):
+    from structsvm.corpora import load_treebank
+
+    need_data(load_treebank)
+    rows = load("bench_sequence_defaults").main(["--max-train", "60", "--C", "0.1",
+                                                 "--tol", "0.2", "0.05"])
+    assert [r["tol"] for r in rows] == [0.2, 0.05]
+    for r in rows:
+        assert r["gap"] <= r["tol"] + 1e-12 or r["passes"] >= 200  # certified or capped
+    assert "| **0.1** | **0.05** |" in capsys.readouterr().out
