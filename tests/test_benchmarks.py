@@ -179,3 +179,27 @@ def test_bench_sequence_defaults_small(need_data, capsys):
     for r in rows:
         assert r["gap"] <= r["tol"] + 1e-12 or r["passes"] >= 200  # certified or capped
     assert "| **0.1** | **0.05** |" in capsys.readouterr().out
+
+
+def test_bench_learners_table_from_rows():
+    """The table marks the default, compares with the best certified objective and
+    names the refusals instead of running them."""
+    bench = load("bench_learners")
+    rows = [dict(structure="graph", learner="dual_cd", default=True, seconds=2.0,
+                 objective=10.0, gap=0.01, iters=5, score=0.9, score_name="acc"),
+            dict(structure="graph", learner="pegasos", default=False, seconds=1.0,
+                 objective=12.0, gap=float("nan"), iters=3, score=0.8,
+                 score_name="acc"),
+            dict(structure="graph", learner="multiclass_cd", refused="one-hot only"),
+            dict(structure="graph", learner="n_slack", over=60.0)]
+    table = bench._table(rows, 60.0)
+    assert "| graph | **dual_cd** (default) | 2.0 | 1.00x | 5 | +0.00e+00 | 0.01 |" in table
+    assert "| graph | pegasos | 1.0 | 0.50x | 3 | +2.00e-01 | none |" in table
+    assert "| graph | n_slack | > 60 |" in table
+    assert "Not run: multiclass_cd refuses graph (one-hot only)." in table
+
+
+def test_bench_learners_one_fit(capsys):
+    row = load("bench_learners").run_one("multiclass", "default")
+    assert row["learner"] == "multiclass_cd" and row["converged"]
+    assert row["gap"] <= row["tol"] and row["score"] > 0.9
