@@ -13,6 +13,7 @@ from ...protocols import ClassBlocks, FeatureMapBase, as_sequence
 from ._potentials import MulticlassPotentials
 from ._rows import csr_rows, difference_rows, sparse_class_scores
 from .._names import FeatureNamesMixin, input_feature_names
+from .._state import StateReader
 from .._validation import check_training_inputs, inputs_with_bias, label_index
 # the label-set helpers under the names other maps import from this module
 from .._validation import as_label_array as _as_label_array
@@ -327,10 +328,24 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return state
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.classes_ = _as_label_array(state["classes_"])
-        self.lambda_ = np.asarray(state["lambda_"], dtype=float) if "lambda_" in state else None
-        self.n_input_features_ = int(state["n_input_features_"])
-        self.n_features_ = int(state["n_features_"])
+        """Restore the attributes written by :meth:`fitted_state`; return self.
+
+        The class set, the attribute matrix and the dimensions are checked against
+        each other before anything uses them (a
+        :class:`~structsvm.io.ModelFileError` names the value that does not fit).
+        """
+        r = StateReader(state, type(self).__name__)
+        classes = r.labels("classes_")
+        K = len(classes)
+        lam = r.array("lambda_", "f", ndim=2, shape=(K, None)) if r.has("lambda_") \
+            else None
+        d = r.integer("n_input_features_", 1 if self.bias > 0 else 0)
+        n_attr = K if lam is None else lam.shape[1]
+        r.count("n_features_", d * n_attr,
+                f"{d} input features x {n_attr} {'classes' if lam is None else 'attributes'}")
+        self.classes_ = _as_label_array(classes)
+        self.lambda_ = lam
+        self.n_input_features_ = d
+        self.n_features_ = d * n_attr
         self._index = label_index(self.classes_)
         return self

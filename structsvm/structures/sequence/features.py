@@ -9,6 +9,7 @@ from sklearn.base import BaseEstimator
 from ..._compiled import loops, warmup
 from ...limits import check_weights
 from ...protocols import FeatureMapBase, as_sequence
+from .._state import StateReader
 from .._names import FeatureNamesMixin
 from ._chain import ChainPotentials
 from ._encoding import EncodedSequences
@@ -345,14 +346,34 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return state
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.tags_ = as_label_array(list(state["tags_"]))
+        """Restore the attributes written by :meth:`fitted_state`; return self.
+
+        The tag set, the input kind, the observation vocabulary (or hashing width)
+        and the dimensions are checked against each other before anything uses them:
+        every observation column must index a row of the emission weights (a
+        :class:`~structsvm.io.ModelFileError` names the value that does not fit).
+        """
+        r = StateReader(state, type(self).__name__)
+        tags = r.labels("tags_")
+        K = len(tags)
+        kind = r.choice("input_kind_", ("tokens", "matrix"))
+        d = r.integer("n_input_features_")
+        r.count("n_features_", d * K + K * K + 2 * K,
+                f"{d} observation features and {K} tags (d·K + K² + 2K)")
+        vocab = r.labels("vocabulary_", strings=True) if r.has("vocabulary_") and \
+            state["vocabulary_"] is not None else None
+        if kind == "tokens":
+            check_params(self.features, self.min_count, self.n_hash)
+            fz = saved_columns(self.features, self.n_hash,
+                               None if vocab is None else as_label_array(vocab))
+            if fz.n_columns != d:
+                r.fail("n_input_features_", f"is {d}, but the observation columns "
+                                            f"(vocabulary or n_hash) number {fz.n_columns}")
+            self._featurizer = fz
+        self.tags_ = as_label_array(tags)
         self._index = label_index(self.tags_)
-        self.input_kind_ = str(state["input_kind_"])
-        self.n_input_features_ = int(state["n_input_features_"])
-        self.n_features_ = int(state["n_features_"])
-        vocab = state.get("vocabulary_")
-        self.vocabulary_ = None if vocab is None else as_label_array(list(vocab))
-        if self.input_kind_ == "tokens":
-            self._featurizer = saved_columns(self.features, self.n_hash, self.vocabulary_)
+        self.input_kind_ = kind
+        self.n_input_features_ = d
+        self.n_features_ = d * K + K * K + 2 * K
+        self.vocabulary_ = None if vocab is None else as_label_array(vocab)
         return self
