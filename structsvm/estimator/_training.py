@@ -307,7 +307,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                                  "train on")
             max_iter -= done
         if capability(learner, "keeps_state"):  # continue from the saved state
-            extra["state"] = _checkpoints.resume_state(learner, info)
+            extra["state"] = _checkpoints.resume_state(learner, info, resume)
 
     def fitted_at(w, attributes, interrupted=False, learner_state=None):
         return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),

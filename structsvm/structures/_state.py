@@ -99,8 +99,8 @@ its entries must lie in [-1, 3)
         kinds = {"i": "iub", "f": "iubf"}[kind]
         if arr is None or arr.dtype.kind not in kinds:
             what = "integers" if kind == "i" else "numbers"
-            self.fail(key, f"is not an array of {what} (got "
-                           f"{getattr(arr, 'dtype', type(v).__name__)})")
+            got = arr.dtype if arr is not None else type(v).__name__
+            self.fail(key, f"is not an array of {what} (got {got})")
         if arr.ndim != ndim or (shape is not None and any(
                 s is not None and s != n for s, n in zip(shape, arr.shape))):
             want = "x".join("any" if s is None else str(s) for s in shape) \
