@@ -178,8 +178,7 @@ def _classify(args):
         return 2
     if task == "alignment":
         return _classify_alignment(model, X, Y, args)
-    width = fm.n_features_ if task == "ranking" else fm.n_input_features_ - (
-        1 if task == "multiclass" and fm.bias > 0 else 0)
+    width = int(fm.n_features_in_)  # the largest feature number of its training file
     X, cut = _fit_width(X, width, "test")
     if cut:
         print(f"note: {cut} feature values beyond the model's {width} features (weight 0 "
@@ -187,8 +186,8 @@ def _classify(args):
     t0 = time.perf_counter()
     lines = []
     if task == "ranking":
-        w = model.coef_
-        scores = [np.asarray(x @ w).ravel() for x in X]
+        Xe = fm.encode_inputs(X)  # the columns the weights cover
+        scores = np.split(fm.batch_potentials(Xe, model.coef_).scores, Xe.offsets[1:-1])
         lines = [f"{s:.8g}" for q in scores for s in q]
         ndcg = ndcg_at_k(Y, [np.argsort(-s, kind="stable") for s in scores], k=10)
         summary = f"NDCG@10 {ndcg:.4f}"

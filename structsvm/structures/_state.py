@@ -16,7 +16,7 @@ import numpy as np
 
 from ..io import ModelFileError
 
-__all__ = ["StateReader"]
+__all__ = ["StateReader", "read_input_columns"]
 
 
 class StateReader:
@@ -167,3 +167,21 @@ its entries must lie in [-1, 3)
         if v != expected:
             self.fail(key, f"is {v}, but {layout} give {expected}")
         return v
+
+
+def read_input_columns(r, n_kept):
+    """``(n_features_in_, input_columns_)`` of a map over input columns
+    (:mod:`structsvm.structures._input_columns`): the input width and the sorted
+    columns the weights cover (None: all), checked against the ``n_kept`` columns
+    the layout has. Files written before maps kept columns hold neither (all)."""
+    width = r.integer("n_features_in_") if r.has("n_features_in_") else n_kept
+    if not r.has("input_columns_") or r.state["input_columns_"] is None:
+        if width != n_kept:
+            r.fail("n_features_in_", f"is {width}, but the weights cover {n_kept} input "
+                                     "columns (and no input_columns_ says which)")
+        return width, None
+    kept = r.indices("input_columns_", 0, max(width, 0), shape=(n_kept,),
+                     what="input columns")
+    if np.any(np.diff(kept) <= 0):
+        r.fail("input_columns_", "must increase")
+    return width, kept
