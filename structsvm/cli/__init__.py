@@ -109,6 +109,8 @@ def _learn(args):
     if args.checkpoint is not None:
         check_writable(args.checkpoint, "the checkpoint")
     X, Y, _ = _read(args.task, args.train, training=True)
+    if len(X) == 0:  # before anything divides by the number of examples
+        raise ValueError(f"{args.train} holds no examples")
     if args.task == "alignment":
         fm = _cli_alignment.feature_map()
     else:
