@@ -384,8 +384,12 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("error: out of memory; the input asks for more memory than this machine "
-              "has (STRUCTSVM_MAX_MEMORY sets the largest array structsvm allocates)",
+        from ..limits import describe_limit
+
+        where = vars(args).get("train") or vars(args).get("test")
+        print(f"error: {where + ': ' if where else ''}out of memory: the input asks for "
+              f"more memory than this machine could give (the estimates structsvm checks "
+              f"were within {describe_limit()}; STRUCTSVM_MAX_MEMORY sets that limit)",
               file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -39,7 +39,9 @@ from . import _labels
 from .. import _progress
 from ..io import check_writable
 from ..registry import registered
+from ..learners.memory import fit_memory
 from ..learners.problem import Problem
+from ..limits import check_total, format_bytes, memory_limit
 from ..protocols import as_sequence, capability
 
 logger = logging.getLogger("structsvm")
@@ -221,12 +223,35 @@ def _log_round(r, info):
 _COMPILE_NOTED = []
 
 
-def log_start(learner, n_samples, feature_map):
-    """Say what is about to happen, and that the first round compiles loops (unless
-    the learner's and the map's declared ``compiled_loops`` were all compiled at
-    installation)."""
+def check_memory(learner, problem):
+    """The fit's estimated memory (:func:`structsvm.learners.memory.fit_memory`),
+    refused with a :class:`~structsvm.limits.MemoryLimitError` naming the estimate
+    and its parts when above the memory budget, before the learner allocates."""
+    memory = fit_memory(learner, problem)
+    check_total(memory.total, f"training {learner.name} on {problem.n_samples} examples "
+                              f"({memory.n_weights} weights; {_parts(memory)})",
+                verb="needs an estimated")
+    return memory
+
+
+def _parts(memory):
+    return ", ".join(f"{k} {format_bytes(v)}" for k, v in memory.parts.items())
+
+
+def log_start(learner, n_samples, feature_map, memory=None):
+    """Say what is about to happen (the learner, the examples, the weights and the
+    estimated memory against the budget), and that the first round compiles loops
+    (unless the learner's and the map's declared ``compiled_loops`` were all
+    compiled at installation)."""
     _ensure_handler()
-    logger.info("training %s on %d examples", learner.name, n_samples)
+    if memory is None:
+        logger.info("training %s on %d examples", learner.name, n_samples)
+    else:
+        limit = memory_limit()
+        logger.info("training %s on %d examples: %d weights, estimated memory %s (%s) "
+                    "of %s", learner.name, n_samples, memory.n_weights,
+                    format_bytes(memory.total), _parts(memory),
+                    "no limit" if limit is None else f"a limit of {format_bytes(limit)}")
     compiled = (_compiled.all_compiled(capability(learner, "compiled_loops"))
                 and _compiled.all_compiled(capability(feature_map, "compiled_loops")))
     if not _COMPILE_NOTED and not compiled:
@@ -334,6 +359,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                       feature_map=fm, decoder=decoder, loss=loss, C=res.C_for(fm),
                       rescaling=res.rescaling, n_jobs=res.n_jobs)
     check_scale(problem)
+    memory = check_memory(learner, problem)
     w0 = previous.coef if previous is not None else np.zeros(fm.n_features_)
     tol = res.tol_for(fm)
     extra = learner_options(learner, previous is not None, res.constraints,
@@ -377,7 +403,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     with sigint_stops_after_round() as flag, problem:
         # problem: the oracle's workers live for this fit
         if res.verbose:
-            log_start(learner, len(X), fm)
+            log_start(learner, len(X), fm, memory)
         bar = _progress.RoundBar(learner.name, max_iter, tol, done) \
             if res.verbose and _progress.on_terminal() else None
         tracker = RoundTracker(w0, flag, res.verbose, done, curve0, writer,

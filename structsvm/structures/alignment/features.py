@@ -14,6 +14,7 @@ from ...protocols import FeatureMapBase, as_sequence
 from ._encoding import (AlignmentPotentials, EncodedPairs, check_alignment,
                                   flat_pairs, gap_counts)
 from ._symbols import SymbolCodes, check_pairs
+from .needleman_wunsch import check_trace
 from .._names import FeatureNamesMixin
 from .._state import StateReader
 from .._validation import as_label_array
@@ -169,6 +170,7 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def encode_inputs(self, X):
         """:class:`EncodedPairs`: the codes of every position, one row per channel."""
         pairs = check_pairs(X)
+        check_trace([len(s) for s, _ in pairs], [len(t) for _, t in pairs])
         s_list = [self._codes.encode(s) for s, _ in pairs]
         t_list = [self._codes.encode(t) for _, t in pairs]
         s_codes, s_off = self._codes.channels(s_list, self.context)
