@@ -163,9 +163,10 @@ def parse_target(text, what, where):
     is refused, naming the line."""
     value = parse_number(text, what, where)
     if abs(value) >= 2.0 ** 53 and Decimal(text) != Decimal(value):
+        read = int(value) if value.is_integer() else repr(value)
         raise ValueError(f"{where}: {what} {_short(text)} is beyond 2^53, where a "
-                         f"float cannot hold it exactly (it would read as {value:.17g} "
-                         "and join another label)")
+                         f"float cannot hold it exactly (it would read as {read} and "
+                         "join another label)")
     return value
 
 
