@@ -36,6 +36,7 @@ MEMORY_FRACTION = 0.5
 MAX_MEMORY = 2 * 2 ** 30
 
 _ENV = "STRUCTSVM_MAX_MEMORY"
+_SMALL = 2 ** 20  # sizes the machine-derived limit never refuses (1 MiB)
 _UNITS = {"": 1, "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
 
 
@@ -222,6 +223,8 @@ def check_total(n_bytes, what, source=None, verb="need"):
         ``n_bytes``.
     """
     n = int(n_bytes)
+    if n <= _SMALL and _env_limit() is None:
+        return n  # no machine lacks this much; its memory is not read for it
     limit = memory_limit()
     if limit is not None and n > limit:
         _refuse(n, what, source, verb)
