@@ -15,7 +15,7 @@ import structsvm
 from structsvm import limits
 from structsvm.corpora import read_svm_hmm, write_svm_hmm
 from structsvm.corpora.svmlight import read_svm_light
-from structsvm.estimator._training import NonFiniteError
+from structsvm.estimator import NonFiniteError
 from structsvm.learners._parallel import worker_count
 from structsvm.protocols import LearnerBase, LearnerResult
 from structsvm.structures import AlignmentFeatures, GrammarFeatures
