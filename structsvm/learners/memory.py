@@ -193,7 +193,9 @@ def _(learner: DualCD, problem):
 def _(learner: MulticlassDualCD, problem):
     """multiclass_cd: W (the weights), β and the score tables of a certification
     (n × K each, four of them)."""
-    blocks = problem.feature_map.class_blocks(None, problem.loss)
+    fm = problem.feature_map
+    blocks = fm.class_blocks(None, problem.loss) \
+        if capability(fm, "has_class_blocks") else None  # else the learner refuses
     K = 0 if blocks is None else int(blocks.loss_table.shape[0])
     return {**_weights(problem), "caches": 4 * 8 * problem.n_samples * K}
 
