@@ -150,13 +150,13 @@ def main(argv=None):
         print(row["first_line"])
         print(f"{corpus}: {row['sentences']} sentences, {row['tags']} tags, "
               f"{row['weights']} weights ({100 * row['nonzero']:.2f} % non-zero), "
-              f"{row['seconds']:.1f} s, peak {row['peak_mb']:.0f} MB (the fit added "
-              f"{row['added_mb']:.0f} MB; estimate {row['estimate']}), model "
-              f"{row['model_mb']:.2f} MB, token accuracy {row['accuracy']:.4f}",
+              f"{row['seconds']:.1f} s, peak {row['peak_mb']:.0f} MiB (the fit added "
+              f"{row['added_mb']:.0f} MiB; estimate {row['estimate']}), model "
+              f"{row['model_mb']:.2f} MiB, token accuracy {row['accuracy']:.4f}",
               flush=True)
     if args.markdown:
-        print("\n| corpus | sentences | tags | weights (non-zero) | train s | peak MB | "
-              "added MB | estimate | model MB | token acc. |")
+        print("\n| corpus | sentences | tags | weights (non-zero) | train s | peak MiB | "
+              "added MiB | estimate | model MiB | token acc. |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             print(f"| {r['corpus']} | {r['sentences']:,} | {r['tags']} | "
