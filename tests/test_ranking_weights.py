@@ -1,11 +1,8 @@
 """Weighted ranking targets: ½‖w‖² + C Σ ω_ab max(0, 1 − w·(φ_a − φ_b)) for every
 learner, against a direct QP, brute force and the unweighted problem it stands for."""
 import itertools
-import warnings
-
 import numpy as np
 import pytest
-from sklearn.exceptions import ConvergenceWarning
 
 import structsvm
 from structsvm.learners.problem import Problem
@@ -137,10 +134,12 @@ def small_weighted_set(seed):
     return X, Y
 
 
+# each learner certifies a relative duality gap of ``tol`` (Frank-Wolfe converges
+# slowly: a looser one, within seconds)
 LEARNERS = {"one_slack": dict(tol=1e-7, max_iter=3000),
             "n_slack": dict(tol=1e-7, max_iter=3000),
             "dual_cd": dict(tol=1e-7, max_iter=3000),
-            "frank_wolfe": dict(tol=1e-4, max_iter=2000)}   # certified within 1e-4
+            "frank_wolfe": dict(tol=1e-3, max_iter=5000)}
 
 
 @pytest.mark.parametrize("learner", sorted(LEARNERS))
@@ -152,13 +151,13 @@ def test_every_learner_reaches_the_weighted_qp_optimum(learner, C):
     D, om = pairs_and_weights(X, Y)
     assert (om == 0).any() and len(set(np.round(om, 6))) > 3  # weights really vary
     ref, w_ref = direct_qp(D, om, C)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model = structsvm.fit(X, Y, feature_map=RankingFeatures(), decoder="sort", C=C,
-                              learner=learner, **LEARNERS[learner])
+    model = structsvm.fit(X, Y, feature_map=RankingFeatures(), decoder="sort", C=C,
+                          learner=learner, random_state=0, **LEARNERS[learner])
+    assert model.converged_
     w = model.coef_
     assert objective(w, D, om, C) == pytest.approx(model.objective_, rel=1e-9)
-    assert abs(model.objective_ - ref) <= 2e-4 * ref, (learner, model.objective_, ref)
+    tol = max(1e-4, LEARNERS[learner]["tol"])
+    assert -1e-6 * ref <= model.objective_ - ref <= tol * ref, (learner, model.objective_, ref)
     # the unweighted optimum is another point: the weights change the problem
     unweighted = objective(direct_qp(D, np.ones_like(om), C)[1], D, om, C)
     assert unweighted > ref * (1 + 1e-3)
