@@ -16,7 +16,8 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .losses import SwappedPairsLoss
     from .metrics import (ndcg_at_k, average_precision, mean_average_precision,
                           pairwise_accuracy, kendall_tau)
-    from .clicks import propensity_preferences, click_weights
+    from .clicks import (propensity_preferences, click_weights, click_totals,
+                         preferences_from_totals)
     from .propensity import (PropensityCurve, propensities_from_swaps,
                              propensities_from_rankers, harvest_position_pairs)
     from .counterfactual import (CounterfactualEstimate, ips_estimate,
@@ -25,7 +26,8 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
 __all__ = ["RankingFeatures", "RankingPotentials", "Preferences", "PairLabelling",
            "sort_decode", "violated_pair_counts", "SwappedPairsLoss", "ndcg_at_k",
            "average_precision", "mean_average_precision", "pairwise_accuracy",
-           "kendall_tau", "propensity_preferences", "click_weights", "PropensityCurve",
+           "kendall_tau", "propensity_preferences", "click_weights", "click_totals",
+           "preferences_from_totals", "PropensityCurve",
            "propensities_from_swaps", "propensities_from_rankers",
            "harvest_position_pairs", "CounterfactualEstimate", "ips_estimate",
            "expected_click_metric"]

@@ -21,7 +21,8 @@ import numpy as np
 from ...corpora.clicks import as_click_logs
 from .outputs import Preferences
 
-__all__ = ["propensity_preferences", "click_weights"]
+__all__ = ["propensity_preferences", "click_weights", "click_totals",
+           "preferences_from_totals"]
 
 
 def click_weights(logs, propensities=None, *, clip=None):
@@ -79,9 +80,99 @@ def click_weights(logs, propensities=None, *, clip=None):
     bad = ~(np.isfinite(p) & (p > 0) & (p <= 1))
     if bad.any():
         raise ValueError(f"the propensity of position {int(pos[np.argmax(bad)])} is "
-                         f"{p[np.argmax(bad)]!r}, not in (0, 1]")
+                         f"{float(p[np.argmax(bad)])!r}, not in (0, 1]")
     w = 1.0 / p
     return w if clip is None else np.minimum(w, float(clip))
+
+
+def click_totals(logs, n_docs, *, propensities=None, clip=None):
+    """Per query, the summed weight of the clicks on each of its documents.
+
+    The sufficient statistic of (Propensity) SVM-Rank: a click on document d at
+    position k adds min(1/p_k, clip) to d's total (1 without propensities). Totals
+    of logs read or simulated in parts add up, so a log too large to hold at once
+    is summed part by part and turned into targets once, by
+    :func:`preferences_from_totals`.
+
+    Parameters
+    ----------
+    logs : ClickLogs or sequence of ClickLog
+    n_docs : sequence of int
+        The number of documents of each query.
+    propensities, clip
+        See :func:`click_weights`.
+
+    Returns
+    -------
+    list of ndarray
+        One array of shape (n_docs[q],) per query.
+
+    Raises
+    ------
+    ValueError
+        When a session's query or a document is outside ``n_docs``, or as
+        :func:`click_weights` raises.
+    """
+    logs = as_click_logs(logs)
+    n_docs = np.asarray(n_docs, dtype=np.int64).ravel()
+    if np.any(n_docs < 0):
+        raise ValueError("n_docs must hold numbers of documents (>= 0)")
+    if len(logs) and logs.query.max() >= n_docs.size:
+        s = int(np.argmax(logs.query >= n_docs.size))
+        raise ValueError(f"session {s}: query {int(logs.query[s])} is outside the "
+                         f"{n_docs.size} queries of n_docs")
+    eq = logs.entry_query
+    if logs.shown.size and np.any(logs.shown >= n_docs[eq]):
+        e = int(np.argmax(logs.shown >= n_docs[eq]))
+        raise ValueError(f"session {int(logs.session_of[e])}: document "
+                         f"{int(logs.shown[e])} is outside the {int(n_docs[eq[e]])} "
+                         f"documents of query {int(eq[e])}")
+    w = click_weights(logs, propensities, clip=clip)
+    c = logs.clicks
+    start = np.concatenate([[0], np.cumsum(n_docs)])
+    total = np.bincount(start[eq[c]] + logs.shown[c], weights=w[c],
+                        minlength=int(start[-1]))
+    return [total[start[q]:start[q + 1]] for q in range(n_docs.size)]
+
+
+def preferences_from_totals(totals, *, scale=1.0):
+    """Targets "each clicked document above every other document of its query".
+
+    Parameters
+    ----------
+    totals : list of array-like
+        Per query, the summed click weight of each document
+        (:func:`click_totals`); documents with 0 give no pairs.
+    scale : float, default=1.0
+        Factor of every weight (e.g. 1 / the mean number of sessions per query).
+
+    Returns
+    -------
+    list of Preferences
+        Query q gets the pairs (d, y) for every d with a positive total and every
+        y ≠ d, weighing ``scale * totals[q][d]``.
+
+    Examples
+    --------
+    >>> y = preferences_from_totals([[0.0, 3.0, 0.0]])[0]
+    >>> y.pairs.tolist(), y.weights_of_pairs().tolist()
+    ([[1, 2], [1, 0]], [3.0, 3.0])
+    """
+    scale = float(scale)
+    if not (np.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    out = []
+    for q, tq in enumerate(totals):
+        tq = np.asarray(tq, dtype=float).ravel()
+        if not np.all(np.isfinite(tq)) or np.any(tq < 0):
+            raise ValueError(f"Sample {q}: click totals must be finite and >= 0")
+        n = tq.size
+        better = np.flatnonzero(tq > 0)
+        # every clicked document above each of the other n − 1
+        a = np.repeat(better, n - 1)
+        b = (a + np.tile(np.arange(1, n), better.size)) % n if n else a
+        out.append(Preferences(n, pairs=np.stack([a, b], axis=1), weights=scale * tq[a]))
+    return out
 
 
 def propensity_preferences(logs, n_docs, *, propensities=None, clip=None, normalize=True):
@@ -92,7 +183,8 @@ def propensity_preferences(logs, n_docs, *, propensities=None, clip=None, normal
     d ≻ y for every other document y of q, each weighing ω = min(1/p_k, clip)
     (1 without propensities), divided by the mean number of sessions per query when
     ``normalize``; the pairs of the clicks on one document are merged (their
-    weights add). With ``RankingFeatures`` every learner then minimises
+    weights add: :func:`click_totals`, :func:`preferences_from_totals`). With
+    ``RankingFeatures`` every learner then minimises
 
     .. math::
 
@@ -122,7 +214,7 @@ def propensity_preferences(logs, n_docs, *, propensities=None, clip=None, normal
     list of Preferences
         One per query of ``n_docs``, for
         :class:`~structsvm.structures.ranking.RankingFeatures` (``structsvm.fit(X,
-        targets, feature_map="ranking")``).
+        targets, feature_map=RankingFeatures())``).
 
     Raises
     ------
@@ -146,35 +238,6 @@ def propensity_preferences(logs, n_docs, *, propensities=None, clip=None, normal
     ([[0, 1], [0, 2]], [2.0, 2.0])
     """
     logs = as_click_logs(logs)
-    n_docs = np.asarray(n_docs, dtype=np.int64).ravel()
-    if np.any(n_docs < 0):
-        raise ValueError("n_docs must hold numbers of documents (>= 0)")
-    if len(logs) and logs.query.max() >= n_docs.size:
-        s = int(np.argmax(logs.query >= n_docs.size))
-        raise ValueError(f"session {s}: query {int(logs.query[s])} is outside the "
-                         f"{n_docs.size} queries of n_docs")
-    eq = logs.entry_query
-    if logs.shown.size and np.any(logs.shown >= n_docs[eq]):
-        e = int(np.argmax(logs.shown >= n_docs[eq]))
-        raise ValueError(f"session {int(logs.session_of[e])}: document "
-                         f"{int(logs.shown[e])} is outside the {int(n_docs[eq[e]])} "
-                         f"documents of query {int(eq[e])}")
-    w = click_weights(logs, propensities, clip=clip)
-    if normalize and len(logs):
-        w = w / (len(logs) / n_docs.size)
-    c = logs.clicks
-    # summed weight of the clicks on every (query, document), by global document row
-    start = np.concatenate([[0], np.cumsum(n_docs)])
-    total = np.bincount(start[eq[c]] + logs.shown[c], weights=w[c],
-                        minlength=int(start[-1]))
-    out = []
-    for q in range(n_docs.size):
-        n = int(n_docs[q])
-        wq = total[start[q]:start[q + 1]]
-        better = np.flatnonzero(wq > 0)
-        # every clicked document above each of the other n − 1
-        a = np.repeat(better, n - 1) if n > 1 else np.zeros(0, dtype=np.intp)
-        off = np.tile(np.arange(1, n), better.size) if n > 1 else np.zeros(0, dtype=np.intp)
-        b = (a + off) % max(n, 1)
-        out.append(Preferences(n, pairs=np.stack([a, b], axis=1), weights=wq[a]))
-    return out
+    totals = click_totals(logs, n_docs, propensities=propensities, clip=clip)
+    scale = len(totals) / len(logs) if normalize and len(logs) else 1.0
+    return preferences_from_totals(totals, scale=scale)

@@ -296,6 +296,11 @@ def _estimate(logs, n_positions, method, level, n_boot, random_state):
     K = int(n_positions)
     H = harvest_position_pairs(logs, K)
     X = H.sum(axis=0)
+    if not (X + X.T).any():
+        raise ValueError(f"no document was shown at two of positions 1..{K} in the "
+                         f"{len(logs)} sessions (or clicked there): the log holds no "
+                         "intervention to estimate from (swaps, or several rankers, are "
+                         "needed)")
     if method == "swaps":
         point = _ratio_to_top(X)
         empty = np.flatnonzero(~np.isfinite(point) | (point <= 0))
