@@ -112,6 +112,18 @@ class ClickLogs:
 
     def __init__(self, query, offsets, shown, clicks, propensities=None, *,
                  query_ids=None, document_ids=None, X=None):
+        self._set(query, offsets, shown, clicks, propensities, query_ids, document_ids, X)
+        self._check()
+
+    @classmethod
+    def _valid(cls, query, offsets, shown, clicks, propensities=None):
+        """A ClickLogs of columns built valid (the simulator's): not checked again."""
+        logs = cls.__new__(cls)
+        logs._set(query, offsets, shown, clicks, propensities, None, None, None)
+        return logs
+
+    def _set(self, query, offsets, shown, clicks, propensities, query_ids, document_ids,
+             X):
         self.query = np.asarray(query, dtype=np.int64).ravel()
         self.offsets = np.asarray(offsets, dtype=np.int64).ravel()
         self.shown = np.asarray(shown, dtype=np.int64).ravel()
@@ -124,7 +136,6 @@ class ClickLogs:
         self.query_ids = query_ids
         self.document_ids = document_ids
         self.X = X
-        self._check()
 
     def _check(self):
         n, m = self.query.size, self.shown.size
@@ -453,8 +464,9 @@ def simulate_click_logs(rankings, relevance, *, n_sessions=1, model="position", 
     if model == "position":
         pos = np.arange(int(offsets[-1])) - np.repeat(offsets[:-1], lens)
         prop = (1.0 / (pos + 1.0)) ** float(eta)
-    return ClickLogs(np.concatenate(query), offsets, np.concatenate(shown),
-                     np.concatenate(clicks), prop)
+    # permutations of checked rankings, cut and swapped: valid by construction
+    return ClickLogs._valid(np.concatenate(query), offsets, np.concatenate(shown),
+                            np.concatenate(clicks), prop)
 
 
 def simulate_clicks(rankings, relevance, *, n_sessions=1, model="cascade", top_k=10,

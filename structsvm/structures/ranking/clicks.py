@@ -52,12 +52,16 @@ def click_weights(logs, propensities=None, *, clip=None):
         When the log has no propensities (``"logged"``), an array does not cover a
         displayed position, a propensity is not in (0, 1], or ``clip < 1``.
     """
+    logs = as_click_logs(logs)
+    return _weights(logs, logs.positions, None, propensities, clip)
+
+
+def _weights(logs, pos, entries, propensities, clip):
+    """Weights of the entries ``entries`` (all: None) at positions ``pos``."""
     from .propensity import PropensityCurve
 
-    logs = as_click_logs(logs)
     if clip is not None and not (np.isfinite(clip) and clip >= 1):
         raise ValueError(f"clip must be a number >= 1 (the largest weight), got {clip!r}")
-    pos = logs.positions
     if propensities is None:
         return np.ones(pos.size)
     if isinstance(propensities, str):
@@ -66,14 +70,16 @@ def click_weights(logs, propensities=None, *, clip=None):
                              f"an array, got {propensities!r}")
         if logs.propensities is None:
             raise ValueError("propensities='logged', but the log has no propensities")
-        p = logs.propensities
+        p = logs.propensities if entries is None else logs.propensities[entries]
     elif isinstance(propensities, PropensityCurve):
         p = propensities.at(pos)
     else:
         curve = np.asarray(propensities, dtype=float).ravel()
         if pos.size and pos.max() > curve.size:
-            s = int(logs.session_of[np.argmax(pos > curve.size)])
-            raise ValueError(f"session {s}: position {int(pos.max())} is beyond the "
+            first = np.argmax(pos > curve.size)
+            e = first if entries is None else np.flatnonzero(entries)[first]
+            s = int(logs.session_of[e])
+            raise ValueError(f"session {s}: position {int(pos[first])} is beyond the "
                              f"{curve.size} propensities given (pass a PropensityCurve, "
                              "which extends itself, or a longer array)")
         p = curve[pos - 1]
@@ -127,10 +133,10 @@ def click_totals(logs, n_docs, *, propensities=None, clip=None):
         raise ValueError(f"session {int(logs.session_of[e])}: document "
                          f"{int(logs.shown[e])} is outside the {int(n_docs[eq[e]])} "
                          f"documents of query {int(eq[e])}")
-    w = click_weights(logs, propensities, clip=clip)
     c = logs.clicks
+    w = _weights(logs, logs.positions[c], c, propensities, clip)
     start = np.concatenate([[0], np.cumsum(n_docs)])
-    total = np.bincount(start[eq[c]] + logs.shown[c], weights=w[c],
+    total = np.bincount(start[eq[c]] + logs.shown[c], weights=w,
                         minlength=int(start[-1]))
     return [total[start[q]:start[q + 1]] for q in range(n_docs.size)]
 

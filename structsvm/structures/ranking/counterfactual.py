@@ -16,7 +16,10 @@ the inverse-propensity-scoring (IPS) estimate of the per-session click metric
 λ: the rank itself (Joachims et al.'s average rank of the relevant results, lower
 is better) or the DCG gain 1/log2(1 + r) (higher is better), optionally cut at k.
 Sessions are independent, so the standard error is that of a mean, and the
-interval V̂ ± z SE is asymptotically exact. The estimate is unbiased when every
+interval V̂ ± z SE is asymptotically exact. With propensities estimated from other
+sessions (a :class:`~structsvm.structures.ranking.PropensityCurve`), the variance of
+V̂ over the curve's bootstrap replicates is added: the interval then accounts for
+both sources of error. The estimate is unbiased when every
 document that can be clicked was shown at a position with p > 0 in every session
 (logs of the whole list), and the propensities are right: with propensities
 relative to position 1 it estimates p_1 times the value.
@@ -34,7 +37,8 @@ import numpy as np
 from scipy.stats import norm
 
 from ...corpora.clicks import as_click_logs
-from .clicks import click_weights
+from .clicks import _weights
+from .propensity import PropensityCurve
 
 __all__ = ["CounterfactualEstimate", "ips_estimate", "expected_click_metric", "METRICS"]
 
@@ -103,7 +107,8 @@ def ips_estimate(logs, rankings, *, metric="dcg", k=None, propensities="logged",
         DCG cut-off: documents ranked below k gain 0.
     propensities : "logged", PropensityCurve or array-like, default="logged"
         Examination propensities of the logged positions (see
-        :func:`~structsvm.structures.ranking.click_weights`).
+        :func:`~structsvm.structures.ranking.click_weights`). A curve with bootstrap
+        replicates widens the interval by their spread.
     clip : float, optional
         Largest inverse propensity (biased, less variance).
     level : float, default=0.95
@@ -113,7 +118,8 @@ def ips_estimate(logs, rankings, *, metric="dcg", k=None, propensities="logged",
     -------
     CounterfactualEstimate
         ``value`` = V̂, ``stderr`` = the sample standard deviation of the sessions'
-        terms over √n, ``lower``/``upper`` = V̂ ∓ z_{(1+level)/2} stderr.
+        terms over √n (and the replicates' spread, in quadrature),
+        ``lower``/``upper`` = V̂ ∓ z_{(1+level)/2} stderr.
 
     Raises
     ------
@@ -151,13 +157,27 @@ def ips_estimate(logs, rankings, *, metric="dcg", k=None, propensities="logged",
                          f"{int(logs.shown[e])} is outside the {int(lens[eq[e]])} "
                          f"documents ranked for query {int(eq[e])}")
     c = logs.clicks
-    w = click_weights(logs, propensities, clip=clip)
+    pos = logs.positions[c]
+    w = _weights(logs, pos, c, propensities, clip)
     r_new = np.concatenate(ranks)[start[eq[c]] + logs.shown[c]]
-    terms = np.bincount(logs.session_of[c], weights=w[c] * _gain(r_new, metric, k),
-                        minlength=len(logs))
+    gain = _gain(r_new, metric, k)
+    terms = np.bincount(logs.session_of[c], weights=w * gain, minlength=len(logs))
     n = len(logs)
     value = float(terms.mean())
     se = float(terms.std(ddof=1) / np.sqrt(n)) if n > 1 else float("inf")
+    if isinstance(propensities, PropensityCurve):
+        # V̂ under each bootstrap replicate of the propensities: Σ_k G_k / p_k / n,
+        # G_k the summed gain of the clicks at position k
+        G = np.bincount(pos, weights=gain)
+        k_all = np.arange(G.size)[1:]
+        vals = []
+        for rep in propensities.replicate_curves():
+            wk = 1.0 / rep.at(k_all)
+            if clip is not None:
+                wk = np.minimum(wk, float(clip))
+            vals.append(float(G[1:] @ wk) / n)
+        if len(vals) > 1:
+            se = float(np.hypot(se, np.std(vals, ddof=1)))
     z = float(norm.ppf(0.5 + level / 2.0))
     return CounterfactualEstimate(value, se, value - z * se, value + z * se, float(level), n)
 

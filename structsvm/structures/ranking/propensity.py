@@ -76,10 +76,14 @@ class PropensityCurve:
         squares of log p̂_k on log k through p_1 = 1, each position weighted by the
         inverse bootstrap variance of its log p̂_k); :meth:`at` continues the curve
         beyond K with it.
+    replicates : ndarray of shape (n_boot, K) or None
+        The bootstrap replicates of the estimate (NaN where a replicate has none):
+        :func:`~structsvm.structures.ranking.ips_estimate` adds their spread to the
+        variance of an estimate made with these propensities.
     """
 
     def __init__(self, propensity, lower, upper, *, level, method, n_sessions,
-                 log_variance=None):
+                 log_variance=None, replicates=None):
         self.propensity = np.asarray(propensity, dtype=float)
         self.positions = np.arange(1, self.propensity.size + 1)
         self.lower = np.asarray(lower, dtype=float)
@@ -87,7 +91,11 @@ class PropensityCurve:
         self.level = float(level)
         self.method = method
         self.n_sessions = int(n_sessions)
-        self.decay = _fit_decay(self.propensity, log_variance)
+        self.log_variance = None if log_variance is None else \
+            np.asarray(log_variance, dtype=float)
+        self.decay = _fit_decay(self.propensity, self.log_variance)
+        self.replicates = None if replicates is None else \
+            np.asarray(replicates, dtype=float)
 
     def __len__(self):
         return self.propensity.size
@@ -97,6 +105,16 @@ class PropensityCurve:
         more = ", ..." if len(self) > 5 else ""
         return (f"PropensityCurve([{vals}{more}], K={len(self)}, method={self.method!r}, "
                 f"decay={self.decay:.3g})")
+
+    def replicate_curves(self):
+        """The bootstrap replicates that have an estimate at every position, each as
+        a PropensityCurve (without replicates of its own)."""
+        if self.replicates is None:
+            return []
+        ok = np.all(np.isfinite(self.replicates) & (self.replicates > 0), axis=1)
+        return [PropensityCurve(r, r, r, level=self.level, method=self.method,
+                                n_sessions=self.n_sessions, log_variance=self.log_variance)
+                for r in self.replicates[ok]]
 
     def at(self, positions, beyond="power"):
         """The propensity of any 1-based positions.
@@ -339,7 +357,7 @@ def _estimate(logs, n_positions, method, level, n_boot, random_state):
     log_var = np.array([np.var(logs_r[ok[:, j], j]) if ok[:, j].sum() > 1 else np.nan
                         for j in range(K)])
     return PropensityCurve(point, lower, upper, level=level, method=method,
-                           n_sessions=len(logs), log_variance=log_var)
+                           n_sessions=len(logs), log_variance=log_var, replicates=reps)
 
 
 def propensities_from_swaps(logs, n_positions=10, *, level=0.95, n_boot=500,
