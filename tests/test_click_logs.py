@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from structsvm.corpora.clicks import (ClickLog, ClickLogs, click_preferences,
                                       click_probabilities, examination_probabilities,
@@ -225,3 +226,38 @@ def test_labels_outside_the_given_ones(tmp_path):
         read_click_log(path, document_ids=[["a"]])
     with pytest.raises(ValueError, match="not a regular file"):
         read_click_log(tmp_path)
+
+
+# ----------------------------------------------------------------------- hostile bytes
+_VALUES = st.one_of(st.integers(-3, 5), st.sampled_from([0.5, 1.5, -0.0, 1e308, True,
+                                                          None, "a", "", [], {}]),
+                    st.text(max_size=3))
+_FIELD = st.sampled_from(["query", "shown", "clicks", "propensities", "features", "x"])
+_LINE = st.dictionaries(_FIELD, st.one_of(_VALUES, st.lists(_VALUES, max_size=4),
+                                          st.lists(st.lists(_VALUES, max_size=3),
+                                                   max_size=3)), max_size=5)
+
+
+def _only_value_errors(path):
+    try:
+        read_click_log(path)
+    except ValueError as exc:
+        assert str(path) in str(exc)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(_LINE, min_size=1, max_size=4))
+def test_near_valid_lines_give_only_value_errors(tmp_path, lines):
+    path = tmp_path / "near.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    _only_value_errors(path)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=300))
+def test_random_bytes_give_only_value_errors(tmp_path, data):
+    path = tmp_path / "random.jsonl"
+    path.write_bytes(data)
+    _only_value_errors(path)

@@ -160,13 +160,14 @@ class ClickLogs:
                 raise ValueError(f"session {int(self.session_of[np.argmax(bad)])}: "
                                  "propensities must be in (0, 1]")
         if m > 1:  # a document shown twice in one session
-            key = self.session_of * (int(self.shown.max()) + 1) + self.shown
-            srt = np.sort(key)
-            dup = srt[1:] == srt[:-1]
+            ses = self.session_of
+            order = np.lexsort((self.shown, ses))
+            s_o, d_o = ses[order], self.shown[order]
+            dup = (s_o[1:] == s_o[:-1]) & (d_o[1:] == d_o[:-1])
             if dup.any():
-                k = int(srt[1:][dup][0])
-                raise ValueError(f"session {k // (int(self.shown.max()) + 1)}: document "
-                                 f"{k % (int(self.shown.max()) + 1)} is shown twice")
+                j = int(np.argmax(dup))
+                raise ValueError(f"session {int(s_o[j])}: document {int(d_o[j])} is "
+                                 "shown twice")
 
     # ------------------------------------------------------------------ views
     def __len__(self):
