@@ -54,6 +54,8 @@ def test_click_logs_hold_the_sessions_column_wise():
     (([-1], [0, 1], [1], [True]), "session 0: negative query"),
     (([0], [0, 1], [-3], [True]), "session 0: negative document"),
     (([0], [0, 2], [1, 2], [0, 2]), "booleans"),
+    (([0.5], [0, 1], [1], [True]), "query must hold integers"),
+    ((["a"], [0, 1], [1], [True]), "query must hold integers"),
     (([0, 0], [0, 1, 2], [1, 2], [True, True], [1.0, 0.0]), "session 1: propensities "
                                                               "must be in \\(0, 1\\]"),
 ])

@@ -124,9 +124,9 @@ class ClickLogs:
 
     def _set(self, query, offsets, shown, clicks, propensities, query_ids, document_ids,
              X):
-        self.query = np.asarray(query, dtype=np.int64).ravel()
-        self.offsets = np.asarray(offsets, dtype=np.int64).ravel()
-        self.shown = np.asarray(shown, dtype=np.int64).ravel()
+        self.query = _indices(query, "query")
+        self.offsets = _indices(offsets, "offsets")
+        self.shown = _indices(shown, "shown")
         clicks = np.asarray(clicks)
         if clicks.dtype != bool and clicks.size and not np.isin(clicks, (0, 1)).all():
             raise ValueError("clicks must be booleans (or 0/1)")
@@ -278,6 +278,18 @@ class ClickLogs:
                          self.shown[entries], self.clicks[entries], prop,
                          query_ids=self.query_ids, document_ids=self.document_ids,
                          X=self.X)
+
+
+def _indices(values, name):
+    """``values`` as int64, refusing what is not a whole number."""
+    arr = np.asarray(values)
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr) & (arr == np.round(arr))):
+        raise ValueError(f"{name} must hold integers (indices)")
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integers (indices), got dtype {arr.dtype}")
+    return arr.astype(np.int64).ravel()
 
 
 def as_click_logs(logs):
