@@ -205,7 +205,7 @@ def plot_curves(means, logger, methods, path):
                                 [r[name + "_hi"] for r in rows], color=line.get_color(),
                                 alpha=0.12)
         ax.axhline(rows[0]["full"], color="k", label="full-information SVM-Rank")
-        ax.axhline(logger, color="gray", ls="--", label="logging ranker (BM25)")
+        ax.axhline(logger, color="gray", ls="--", label="logging ranker")
         ax.set_xscale("log")
         ax.set_xlabel("logged sessions")
         ax.set_title(f"η = {eta:g}")

@@ -13,8 +13,8 @@ probability that grows with its (hidden) grade. The script
    and compares it with the true value.
 
 Data: LETOR 4.0 MQ2008 fold 1 (S1-S3 train, S5 test) when available, else
-synthetic queries. The full study (three strengths of bias, logs up to 31 million
-sessions) is ``benchmarks/bench_clicks.py``.
+synthetic queries. The full study (three strengths of bias, five folds, logs of
+up to 7.7 million sessions) is ``benchmarks/bench_clicks.py``.
 
 Run: ``python examples/unbiased_ranking.py`` (about a minute)
 """
