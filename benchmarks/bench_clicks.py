@@ -16,9 +16,9 @@ over the folds, as LETOR reports them):
    irrelevant results; grade 2: 0.9).
 3. Position bias estimated from ``--interventions`` sessions of randomised
    top-1/position-k swaps (k uniform in 1..10) of the logging ranking on the
-   training queries (their first 10 results) (:func:`propensities_from_swaps`), with 95% bootstrap
-   intervals; beyond position 10 the estimated curve continues with the power law
-   fitted to it.
+   training queries (their first 10 results; :func:`propensities_from_swaps`), with
+   95% bootstrap intervals; beyond position 10 the estimated curve continues with
+   the power law fitted to it.
 4. Training logs: n sessions per training query of the logging ranking, for each
    n of ``--sessions`` (one growing log: each is the one before plus more
    sessions), summed part by part (:func:`click_totals`; a log of millions of

@@ -17,9 +17,9 @@ the inverse-propensity-scoring (IPS) estimate of the per-session click metric
 is better) or the DCG gain 1/log2(1 + r) (higher is better), optionally cut at k.
 Sessions are independent, so the standard error is that of a mean, and the
 interval V̂ ± z SE is asymptotically exact. With propensities estimated by a
-separate experiment (a :class:`~structsvm.structures.ranking.PropensityCurve`), the variance of
-V̂ over the curve's bootstrap replicates is added: the interval then accounts for
-both sources of error. The estimate is unbiased when every
+separate experiment (a :class:`~structsvm.structures.ranking.PropensityCurve`),
+the variance of V̂ over the curve's bootstrap replicates is added: the interval
+then accounts for both sources of error. The estimate is unbiased when every
 document that can be clicked was shown at a position with p > 0 in every session
 (logs of the whole list), and the propensities are right: with propensities
 relative to position 1 it estimates p_1 times the value.

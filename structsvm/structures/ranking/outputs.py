@@ -8,8 +8,9 @@ labellings c ∈ {0, 1}^P (c_ab = 1: ranked correctly) with
 stores ``coef`` (and the summed weight of the swapped pairs).
 
 Weights scale a pair's constraint and its loss together. For ω > 0 the constraint
-ω w·(φ_a − φ_b) ≥ ω − ξ' is the constraint w·(φ_a − φ_b) ≥ 1 − ξ with ξ' = ω ξ, so
-every learner that minimises ½‖w‖² + C Σ_i ξ_i minimises
+ω w·(φ_a − φ_b) ≥ ω − ξ' is the constraint w·(φ_a − φ_b) ≥ 1 − ξ with ξ' = ω ξ,
+so every learner that minimises ½‖w‖² + C Σ_i ξ_i (margin rescaling, the one
+rankings train with) minimises
 
     ½‖w‖² + C Σ_i Σ_{(a,b)∈P_i} ω_ab max(0, 1 − w·(φ_a − φ_b))
 
