@@ -146,6 +146,11 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         \qquad \Delta(P, c) = \sum_{(a,b) \in P} (1 - c_{ab}),
 
     so that ½‖w‖² + C Σ_q ξ_q = ½‖w‖² + C Σ_{(a,b)} max(0, 1 − w·(φ_a − φ_b)).
+    Weighted targets (``Preferences(..., weights=ω)``: a weight per query or per
+    pair) put ω_ab before each pair's term of both Φ and Δ, and every learner then
+    minimises ½‖w‖² + C Σ ω_ab max(0, 1 − w·(φ_a − φ_b)): the example-weighted and
+    the propensity-weighted ranking SVM (Joachims, Swaminathan & Schnabel 2017;
+    :func:`structsvm.structures.ranking.propensity_preferences`).
     ``decoder="sort"`` ranks documents by w·φ(q, d) (prediction: document indices,
     best first) and, loss-augmented, finds the most violated labelling in
     O(n log n) per query.
@@ -165,6 +170,8 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     ----------
     T. Joachims. Optimizing search engines using clickthrough data. KDD 2002.
     T. Joachims. Training linear SVMs in linear time. KDD 2006.
+    T. Joachims, A. Swaminathan, T. Schnabel. Unbiased learning-to-rank with biased
+    feedback. WSDM 2017.
 
     Examples
     --------
@@ -304,11 +311,11 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         loss_sum : float
             Σ_q Δ(y_q, ŷ_q) for the most violated labellings ŷ_q.
         psi_sum : ndarray of shape (n_features,)
-            Σ_q (Φ(q, y_q) − Φ(q, ŷ_q)) = Xᵀ c with c_d the violated pairs document d
-            wins minus those it loses.
+            Σ_q (Φ(q, y_q) − Φ(q, ŷ_q)) = Xᵀ c with c_d the weight of the violated
+            pairs document d wins minus that of those it loses.
         slack : ndarray of shape (n_queries,)
-            ξ_q = Σ_{(a,b)∈P_q, s_a < s_b + m_q} (m_q − (s_a − s_b)), m_q the loss of
-            one swapped pair.
+            ξ_q = Σ_{(a,b)∈P_q, s_a < s_b + m_q} ω_ab (m_q − (s_a − s_b)), m_q the
+            loss of one swapped pair, ω_ab the pair's weight (1 unless given).
 
         Raises
         ------
@@ -347,11 +354,12 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         s = np.ascontiguousarray(np.asarray(Xe.X @ w, dtype=float).ravel())
         margins = np.asarray(loss.part_costs(Ye), dtype=float)
         coef = np.empty(s.size)
-        n_viol = np.empty(len(margins), dtype=np.int64)
+        n_viol = np.empty(len(margins))
         slack = np.empty(len(margins))
-        loops("structsvm.structures.ranking._jit").aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
-                                      flat.perm, flat.lower, flat.pair_off, flat.pair_a,
-                                      flat.pair_b, margins, coef, n_viol, slack)
+        loops("structsvm.structures.ranking._jit").aggregate_kernel(
+            s, Xe.offsets, flat.ranks, flat.max_rank, flat.method, flat.perm, flat.lower,
+            flat.pair_off, flat.pair_a, flat.pair_b, flat.pair_w, flat.qweight, margins,
+            coef, n_viol, slack)
         psi = np.asarray(Xe.X.T @ coef, dtype=float).ravel()
         return float(n_viol @ margins), psi, slack
 
