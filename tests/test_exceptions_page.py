@@ -33,7 +33,9 @@ def _public_exceptions():
         if any(part.startswith("_") for part in mod.name.split(".")):
             continue
         module = importlib.import_module(mod.name)
-        for name, obj in vars(module).items():
+        # a lazy package offers its names through __all__ and __getattr__
+        for name in getattr(module, "__all__", None) or list(vars(module)):
+            obj = getattr(module, name)
             if inspect.isclass(obj) and issubclass(obj, BaseException) \
                     and obj.__module__.startswith("structsvm."):
                 found[name] = obj
