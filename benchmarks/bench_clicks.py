@@ -46,7 +46,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import platform
+import os
 import resource
 import sys
 import time
@@ -63,6 +63,9 @@ from structsvm.structures import RankingFeatures
 from structsvm.structures.ranking import (click_totals, expected_click_metric,
                                           ips_estimate, ndcg_at_k, preferences_from_totals,
                                           propensities_from_swaps)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
 
 NOISE = 0.1          # click probability of an examined irrelevant result
 MAX_GRADE = 2        # MQ2008's grades are 0, 1, 2
@@ -305,7 +308,7 @@ def main(argv=None):
     ap.add_argument("--plot", default=None, help="save NDCG@10 against sessions here")
     ap.add_argument("--plot-propensities", default=None,
                     help="save the estimated propensity curves (first fold) here")
-    ap.add_argument("--out", default=None, help="append markdown tables to this file")
+    add_output_options(ap, "clicks")
     args = ap.parse_args(argv)
     t_start = time.perf_counter()
     rng = np.random.default_rng(args.seed)
@@ -384,12 +387,10 @@ def main(argv=None):
         plot_curves(means, logger_mean, methods, args.plot)
     if args.plot_propensities:
         plot_propensities(runs[0]["results"], args.plot_propensities)
-    if args.out:
-        cmd = "python benchmarks/bench_clicks.py " + " ".join(argv or sys.argv[1:])
-        with open(args.out, "a", encoding="utf-8") as fh:
-            fh.write(f"\n`{cmd.strip()}` ({platform.machine()}, "
-                     f"{platform.python_version()}, structsvm {structsvm.__version__})\n\n"
-                     f"{table}\n\n{ptable}\n\n{ctable}\n\n{summary}\n")
+    if args.write:
+        write_results(args.write, f"{table}\n\n{summary}", __file__, argv)
+        write_results(f"{args.write}-propensities", ptable, __file__, argv)
+        write_results(f"{args.write}-counterfactual", ctable, __file__, argv)
     return dict(runs=runs, means=means, checks=checks, logger=logger_mean, full=full_mean)
 
 
