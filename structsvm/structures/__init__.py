@@ -60,7 +60,7 @@ __all__ += ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "get_loss"
 
 #: The built-in structures: a folder each, registered when this package is imported.
 BUILTIN = ("multiclass", "taxonomy", "sequence", "ranking", "grammar", "graph",
-           "alignment", "user")
+           "alignment", "user", "dependency")
 
 __getattr__, __dir__ = attach(__name__, globals(), submodules=BUILTIN)
 
