@@ -13,10 +13,11 @@ Arc scores of sentence s fill ``scores[score_off[s]:score_off[s + 1]]``, an
 arc h → d (head h, dependent d); column 0 and the diagonal are not arcs (0).
 
 Features (McDonald, Crammer & Pereira 2005, Table 1a-c): the value of every template
-(with the template's number) is hashed to a block of ``BLOCK`` consecutive columns of
-the ``D`` (the block's first column is the feature as it is, column ``c`` = 1 .. 14
-of the block the feature conjoined with the arc's direction and distance class c),
-so the two columns of a feature are one hash and one or two cache lines apart.
+(with the template's number) is hashed to a column b of the ``D``; column b is the
+feature as it is, column b + c (c = 1 .. 14) the feature conjoined with the arc's
+direction and distance class c. So the two columns of a feature are one hash and
+one or two cache lines apart, while any two features still share a column with
+probability 1/D, as with a hash per feature: blocks of different values overlap.
 Templates 1-10 read one token (head or dependent), so their sums are computed once
 per token and direction/distance class (``_unigram_sums``), not once per arc.
 """
@@ -38,7 +39,7 @@ SIGNATURES = {
 
 #: number of direction × distance classes: 2 directions × 7 distance buckets
 N_DD = 14
-#: columns a hashed template value owns: as it is, and conjoined with each class
+#: columns a hashed template value spans: as it is, and conjoined with each class
 BLOCK = 16
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -57,11 +58,11 @@ def _mix(h, v):
 @njit(cache=True, nogil=True)
 def _block(h, D):
     """The first column of the block of a finished hash: MurmurHash3's 64-bit
-    finaliser, then one of the D // BLOCK blocks by its high 32 bits (Lemire's
-    multiply-shift, no division; D < 2^36)."""
+    finaliser, then a column in [0, D − BLOCK] by its high 32 bits (Lemire's
+    multiply-shift, no division; D < 2^32)."""
     h = (h ^ (h >> _S)) * _M2
     h = h ^ (h >> _S)
-    return np.int64(((h >> _H) * np.uint64(D // BLOCK)) >> _H) * BLOCK
+    return np.int64(((h >> _H) * np.uint64(D - BLOCK + 1)) >> _H)
 
 
 @njit(cache=True, nogil=True)

@@ -215,9 +215,11 @@ def write_conllu(dest, sentences, heads, relations=None):
     >>> import io
     >>> out = io.StringIO()
     >>> write_conllu(out, [[("John", "NNP"), ("sleeps", "VBZ")]], [[2, 0]])
-    >>> print(out.getvalue().strip())
-    1	John	_	_	NNP	_	2	_	_	_
-    2	sleeps	_	_	VBZ	_	0	_	_	_
+    >>> for line in out.getvalue().splitlines():
+    ...     print(line.split("\\t"))
+    ['1', 'John', '_', '_', 'NNP', '_', '2', '_', '_', '_']
+    ['2', 'sleeps', '_', '_', 'VBZ', '_', '0', '_', '_', '_']
+    ['']
     """
     _write(dest, sentences, heads, relations, CONLLU_FIELDS, "xpos")
 
@@ -293,6 +295,8 @@ def to_dependency_graphs(sentences, heads, relations=None):
     sentences : list of list of token dicts or (word, tag) pairs
     heads : list of list of int
     relations : list of list of str, optional
+        By default the words attached to the root have the relation ``ROOT`` (how
+        nltk finds the root word) and the others none.
 
     Returns
     -------
@@ -306,6 +310,9 @@ def to_dependency_graphs(sentences, heads, relations=None):
     """
     from nltk import DependencyGraph
 
+    if relations is None:  # nltk finds the root word by its relation
+        relations = [["ROOT" if int(h) == 0 else None for h in np.asarray(hs).ravel()]
+                     for hs in heads]
     buf = io.StringIO()
     write_conllx(buf, sentences, heads, relations)
     return [DependencyGraph(block, top_relation_label="ROOT")

@@ -96,7 +96,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
 
     Parameters
     ----------
-    n_hash : int, default=2**23
+    n_hash : int, default=2**22
         Number of feature columns (the length of w) the template values are hashed
         into.
     min_count : int, default=1
@@ -140,8 +140,8 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
     >>> fm = DependencyFeatures(n_hash=2**16).fit(X, [[2, 0]])
     >>> fm.tags_.tolist(), fm.n_features_
     (['NNP', 'VBZ'], 65536)
-    >>> int(fm.joint_feature(X[0], [2, 0]).sum())   # 2 arcs, 2 x 24 columns each
-    96
+    >>> int(fm.joint_feature(X[0], [2, 0]).sum())   # the columns of 2 arcs
+    102
     """
 
     structure: ClassVar[str] = "dependency"
@@ -161,17 +161,19 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 
-    def __init__(self, n_hash=2 ** 23, min_count=1, tag_key="xpos"):
+    def __init__(self, n_hash=2 ** 22, min_count=1, tag_key="xpos"):
         self.n_hash = n_hash
         self.min_count = min_count
         self.tag_key = tag_key
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
-        for name, low in (("n_hash", 16), ("min_count", 1)):
+        for name, low, high in (("n_hash", 16, 2 ** 32 - 1), ("min_count", 1, None)):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low \
+                    or (high is not None and v > high):
+                raise ValueError(f"{name} must be an int from {low}"
+                                 f"{'' if high is None else f' to {high}'}, got {v!r}")
         if not isinstance(self.tag_key, str):
             raise ValueError(f"tag_key must be a str, got {self.tag_key!r}")
 
