@@ -41,8 +41,9 @@ class DependencyData(NamedTuple):
 
 
 def _name(source):
-    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else \
-        getattr(source, "name", "<stream>")
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(source.name) if isinstance(source, io.TextIOWrapper) else "<stream>"
 
 
 def _read(source, fields):

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._compiled import loops
 from ...protocols import Decoder
+from ._arcs import ArcPotentials
 
 __all__ = ["eisner", "chu_liu_edmonds", "EISNER", "CHU_LIU_EDMONDS", "EISNER_ONE_ROOT",
            "CHU_LIU_EDMONDS_ONE_ROOT"]
@@ -15,7 +16,7 @@ _jit = loops("structsvm.structures.dependency._decoders_jit")
 
 
 def _check(batch, exclude, name):
-    if getattr(type(batch), "structure", None) != "dependency":
+    if not isinstance(batch, ArcPotentials):
         raise TypeError(f"{name} decodes dependency potentials (ArcPotentials), got "
                         f"{type(batch).__name__}")
     if exclude is not None:

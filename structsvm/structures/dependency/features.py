@@ -96,7 +96,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
 
     Parameters
     ----------
-    n_hash : int, default=2**22
+    n_hash : int, default=4194304
         Number of feature columns (the length of w) the template values are hashed
         into.
     min_count : int, default=1
