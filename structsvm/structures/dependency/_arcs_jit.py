@@ -26,13 +26,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: The loops compiled at installation, with the argument and result types a call
+#: The loops compiled at installation (those of the default training path; the
+#: others are compiled by numba on first use), with the argument and result types a call
 #: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
 #: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
 SIGNATURES = {
     "arc_scores": ("i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 f8:1", "void"),
-    "scatter_arcs": ("i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 f8:1",
-                     "void"),
     "arc_feature_rows": ("i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8 i8 i8 i8:1",
                          "i8:1"),
 }
