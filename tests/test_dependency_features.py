@@ -203,3 +203,23 @@ def test_hamming_loss_over_heads_is_the_default_loss():
     assert DependencyFeatures.default_loss == "hamming"
     loss = HammingLoss()
     assert loss(np.array([2, 0, 2]), np.array([0, 0, 2])) == 1.0
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_chu_liu_edmonds_trains_and_its_trees_score_at_least_eisners(treebank):
+    """Training with the non-projective decoder; at the learnt w its trees score at
+    least Eisner's (it searches a superset), and equal where its tree is projective."""
+    X, Y, X_te, Y_te = treebank
+    model = structsvm.fit(X[:60], Y[:60], feature_map=DependencyFeatures(n_hash=2 ** 18),
+                          decoder="chu_liu_edmonds", max_iter=10)
+    assert model.decoder_.name == "chu_liu_edmonds"
+    pred = model.predict(X_te)
+    assert all(is_tree(p) for p in pred)
+    assert attachment_scores(Y_te, pred, X_te, exclude_punctuation=True).uas > 0.6
+    fm = model.feature_map_
+    batch = fm.batch_potentials(fm.encode_inputs(X_te), model.coef_)
+    cle, proj = batch.score(fm.encode_outputs(pred, X_te)), batch.score(eisner(batch))
+    assert np.all(cle >= proj - 1e-9)
+    from structsvm.structures.dependency import is_projective
+    same = np.array([is_projective(p) for p in pred])
+    np.testing.assert_allclose(cle[same], proj[same], rtol=1e-12, atol=1e-9)

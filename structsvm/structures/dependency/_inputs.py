@@ -98,18 +98,12 @@ def check_heads(Y, lengths):
     for i, (y, n) in enumerate(zip(Y, lengths)):
         if _is_graph(y):
             y = [y.nodes[d]["head"] for d in range(1, n + 1)]
-        try:
-            arr = np.asarray(y)
-        except (TypeError, ValueError):
-            arr = np.asarray([], dtype=object)
-        if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-            if arr.ndim == 1 and all(isinstance(h, (int, np.integer))
-                                     and not isinstance(h, bool) for h in y):
-                arr = np.asarray(y, dtype=np.int64)
-            else:
-                raise ValueError(f"Sample {i}: heads must be a list of integers (0 = "
-                                 f"the root), got {y!r:.80}")
-        arr = arr.astype(np.int64)
+        if isinstance(y, (str, bytes)) or not isinstance(y, (Sequence, np.ndarray)) \
+                or not all(isinstance(h, (int, np.integer)) and not isinstance(h, bool)
+                           for h in y):
+            raise ValueError(f"Sample {i}: heads must be a list of integers (0 = "
+                             f"the root), got {y!r:.80}")
+        arr = np.asarray(y, dtype=np.int64).reshape(-1)
         if arr.size != n:
             raise ValueError(f"Sample {i}: {arr.size} heads for a sentence of {n} words")
         bad = np.flatnonzero((arr < 0) | (arr > n))

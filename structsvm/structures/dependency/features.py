@@ -91,8 +91,11 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
       five characters (a back-off to stems),
 
     each once as it is and once conjoined with the arc's direction and distance
-    (1, 2, 3, 4, 5, 6-10, more than 10 words). Every template value is hashed into
-    one of ``n_hash`` columns.
+    (1, 2, 3, 4, 5, 6-10, more than 10 words). Every template value is hashed to a
+    column b of the ``n_hash``; its conjunction with direction/distance class c
+    (1 .. 14) is column b + c, so both are one hash and a cache line or two apart,
+    while two features share a column with probability 1 / ``n_hash`` as with a
+    hash per feature.
 
     Parameters
     ----------
@@ -187,7 +190,13 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         return self
 
     def fit_encode(self, X, Y):
-        """:meth:`fit`, and :meth:`encode_inputs` of the same sentences."""
+        """:meth:`fit`, and :meth:`encode_inputs` of the same sentences (read once).
+
+        Returns
+        -------
+        EncodedSentences
+            Equal to ``self.fit(X, Y).encode_inputs(X)``.
+        """
         return self._fit(X, Y)
 
     def _fit(self, X, Y):
@@ -253,9 +262,9 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         return [np.asarray(y, dtype=np.int64).tolist() for y in Ye]
 
     # ------------------------------------------------------------------ features
-    def _arcs(self, Xs, parts, signs=None):
-        """(head, dependent, sentence, sign) of the arcs of one tree per sentence of
-        ``Xs`` (``parts``: head arrays), only at the words where ``signs`` is not 0."""
+    def _arcs(self, Xs, parts):
+        """(head, dependent, sentence) of the arcs of one tree per sentence of ``Xs``
+        (``parts``: head arrays), checked against the sentences' lengths."""
         n = Xs.lengths()
         if len(parts) != len(n):
             raise ValueError(f"{len(n)} sentences but {len(parts)} trees")
@@ -275,6 +284,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         return h, dep, sent
 
     def _rows(self, Xs, h, dep, sent, row_of_arc, data, n_rows):
+        """CSR rows: row ``row_of_arc[a]`` adds ``data[a]`` on every column of arc a."""
         jit = loops("structsvm.structures.dependency._arcs_jit")
         ptr = np.empty(h.size + 1, dtype=np.int64)
         warmup.wait(jit.arc_feature_rows)
@@ -295,6 +305,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         return self._rows(Xs, h, dep, sent, sent, np.ones(h.size), len(Xs))
 
     def _difference_arcs(self, Xs, Ye, Ye_hat):
+        """The true arcs (+1) and predicted arcs (−1) of the words whose heads differ."""
         h, dep, sent = self._arcs(Xs, Ye)
         g, _, _ = self._arcs(Xs, Ye_hat)
         diff = np.flatnonzero(h != g)
