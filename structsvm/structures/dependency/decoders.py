@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._compiled import loops
+from ..._compiled import loops, warmup
 from ...protocols import Decoder
 from ._arcs import ArcPotentials
 
@@ -42,6 +42,7 @@ def _decode(func, batch, exclude, single_root, name):
     scores, score_off, head_off = _check(batch, exclude, name)
     heads = np.empty(int(head_off[-1]), dtype=np.int64)
     best = np.empty(len(head_off) - 1)
+    warmup.wait(func)
     func(scores, score_off, head_off, bool(single_root), heads, best)
     return [heads[head_off[i]:head_off[i + 1]] for i in range(len(head_off) - 1)]
 

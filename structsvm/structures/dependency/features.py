@@ -162,9 +162,9 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
                                                       "inner_passes": 0}),)
     # its compiled loops, in the order its default training path calls them
     compiled_loops: ClassVar[tuple] = (
-        "structsvm.structures.dependency._arcs_jit:arc_feature_rows",
         "structsvm.structures.dependency._arcs_jit:arc_scores",
-        "structsvm.structures.dependency._decoders_jit:eisner_batch")
+        "structsvm.structures.dependency._decoders_jit:eisner_batch",
+        "structsvm.structures.dependency._arcs_jit:arc_feature_rows")
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 
