@@ -162,6 +162,8 @@ def is_tree(heads):
     every head in 0 .. n, no word its own head, and no cycle (every word reaches
     the root).
 
+    Examples
+    --------
     >>> is_tree([2, 0, 2]), is_tree([2, 1, 0])
     (True, False)
     """
@@ -189,6 +191,8 @@ def is_projective(heads):
     dependent descends from that head (no crossing arcs, the root counted left of
     the sentence).
 
+    Examples
+    --------
     >>> is_projective([2, 0, 2]), is_projective([3, 4, 0, 3])
     (True, False)
     """
@@ -231,6 +235,8 @@ def _projective_arcs(n):
 def projective_trees(n):
     """Every projective tree of a sentence of n words, as head arrays.
 
+    Examples
+    --------
     >>> [t.tolist() for t in projective_trees(2)]
     [[0, 1], [2, 0], [0, 0]]
     """
@@ -246,6 +252,8 @@ def count_projective_trees(n):
     """The number of projective trees of a sentence of n words (the root may take
     several dependents), counted by the spans of Eisner's algorithm.
 
+    Examples
+    --------
     >>> [count_projective_trees(n) for n in range(1, 6)]
     [1, 3, 12, 55, 273]
     """

@@ -37,6 +37,8 @@ def is_punctuation(word):
     Unicode punctuation character (category P*), the test of the CoNLL shared
     tasks' ``eval.pl`` (``^[[:punct:]]+$``).
 
+    Examples
+    --------
     >>> [is_punctuation(w) for w in (",", "``", "--", "$", "U.S.", "-LRB-")]
     [True, True, True, True, False, False]
     """
