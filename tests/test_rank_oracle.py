@@ -17,8 +17,10 @@ from structsvm.structures.ranking import SwappedPairsLoss
 
 
 def random_set(rng, n_queries=6, d=4, max_docs=8, ties=False, explicit=0.5,
-               min_docs=1):
-    """Queries with graded or (with probability ``explicit``) explicit-pair targets."""
+               min_docs=1, weighted=False):
+    """Queries with graded or (with probability ``explicit``) explicit-pair targets;
+    ``weighted``: Preferences with a random weight per query (graded) or per pair
+    (explicit), some of them 0."""
     X, Y = [], []
     for _ in range(n_queries):
         n = int(rng.integers(min_docs, max_docs + 1))
@@ -28,10 +30,21 @@ def random_set(rng, n_queries=6, d=4, max_docs=8, ties=False, explicit=0.5,
             k = int(rng.integers(0, 2 * n))
             a = rng.integers(0, n, size=k)
             b = (a + rng.integers(1, n, size=k)) % n      # never a == b; duplicates kept
-            Y.append(np.stack([a, b], axis=1).astype(np.intp))
+            y = np.stack([a, b], axis=1).astype(np.intp)
+            if weighted:
+                y = Preferences(n, pairs=y, weights=random_weights(rng, k))
         else:
-            Y.append(rng.integers(0, int(rng.choice([1, 2, 3, 4, 12])), size=n))
+            y = rng.integers(0, int(rng.choice([1, 2, 3, 4, 12])), size=n)
+            if weighted:
+                y = Preferences(n, grades=y, weights=float(random_weights(rng, 1)[0]))
+        Y.append(y)
     return X, Y
+
+
+def random_weights(rng, k):
+    """Weights of k pairs: exponential, a fifth of them 0, some integer-valued."""
+    w = rng.exponential(2.0, size=k) * (rng.random(k) > 0.2)
+    return np.where(rng.random(k) < 0.3, np.round(w), w)
 
 
 def make_problem(X, Y, normalize=False):
@@ -43,11 +56,12 @@ def make_problem(X, Y, normalize=False):
 def run_kernel(s, offsets, targets, margins, enumerate_factor=None):
     flat = FlatTargets(targets, offsets, enumerate_factor)
     coef = np.full(s.size, np.nan)
-    n_viol = np.full(len(targets), -1, dtype=np.int64)
+    n_viol = np.full(len(targets), np.nan)
     hinge = np.full(len(targets), np.nan)
     aggregate_kernel(s, np.asarray(offsets, dtype=np.int64), flat.ranks, flat.max_rank,
                      flat.method, flat.perm, flat.lower, flat.pair_off, flat.pair_a,
-                     flat.pair_b, np.asarray(margins, dtype=float), coef, n_viol, hinge)
+                     flat.pair_b, flat.pair_w, flat.qweight,
+                     np.asarray(margins, dtype=float), coef, n_viol, hinge)
     return coef, n_viol, hinge
 
 
@@ -64,21 +78,29 @@ def test_kernel_equals_pairwise_reference(seed, enumerate_factor):
     if seed % 2:
         s = np.round(2 * s) / 2        # many tied scores, and ties at s_a - s_b == m
     targets = []
+    weighted = seed % 4 >= 2   # weights of 0, integers and fractions
     for n in lens:
         if n >= 2 and rng.random() < 0.4:
             k = int(rng.integers(0, 3 * n))
             a = rng.integers(0, n, size=k)
             b = (a + rng.integers(1, n, size=k)) % n
-            targets.append(Preferences(n, pairs=np.stack([a, b], axis=1)))
+            targets.append(Preferences(n, pairs=np.stack([a, b], axis=1),
+                                       weights=random_weights(rng, k) if weighted else None))
         else:
             # 1..4 grade levels, or up to 30 (the Fenwick-tree branch beyond 8 levels)
             levels = 30 if seed % 5 == 4 else 1 + seed % 4
-            targets.append(Preferences(n, grades=rng.integers(0, levels, size=n)))
+            targets.append(Preferences(n, grades=rng.integers(0, levels, size=n),
+                                       weights=float(random_weights(rng, 1)[0])
+                                       if weighted else None))
     margins = rng.choice([0.0, 0.5, 1.0, 1 / 3], size=len(targets))
     coef, n_viol, hinge = run_kernel(s, offsets, targets, margins, enumerate_factor)
     rc, rn, rh = aggregate_reference(s, offsets, targets, margins)
-    assert np.array_equal(coef, rc)
-    assert np.array_equal(n_viol, rn)
+    if weighted:  # sums of weights in another order
+        assert np.allclose(coef, rc, rtol=1e-12, atol=1e-12)
+        assert np.allclose(n_viol, rn, rtol=1e-12, atol=1e-12)
+    else:
+        assert np.array_equal(coef, rc)
+        assert np.array_equal(n_viol, rn)
     assert np.allclose(hinge, rh, rtol=1e-12, atol=1e-12)
 
 

@@ -26,8 +26,10 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .newsgroups import NewsgroupsData, load_mini_newsgroups
     from .qc import QCData, load_qc, read_qc
     from .svmlight import RankingData, read_svm_rank, write_svm_rank
-    from .clicks import (ClickLog, click_preferences, make_ranking_problem,
-                         preferences_from_clicks, simulate_clicks)
+    from .clicks import (ClickLog, ClickLogs, click_preferences, click_probabilities,
+                         examination_probabilities, make_ranking_problem,
+                         preferences_from_clicks, read_click_log, simulate_click_logs,
+                         simulate_clicks, write_click_log)
     from .alignment import (read_alignment_pairs, simulate_alignment_pairs,
                             write_alignment_pairs)
 
@@ -47,7 +49,9 @@ __all__ += ["LetorFold", "load_mq2008", "load_svm_rank_example3", "NewsgroupsDat
             "load_mini_newsgroups", "QCData", "load_qc", "read_qc", "RankingData",
             "read_svm_rank", "write_svm_rank"]
 
-__all__ += ["ClickLog", "simulate_clicks", "preferences_from_clicks", "click_preferences",
+__all__ += ["ClickLog", "ClickLogs", "simulate_clicks", "simulate_click_logs",
+            "click_probabilities", "examination_probabilities", "read_click_log",
+            "write_click_log", "preferences_from_clicks", "click_preferences",
             "make_ranking_problem"]
 
 __all__ += ["simulate_alignment_pairs", "read_alignment_pairs", "write_alignment_pairs"]

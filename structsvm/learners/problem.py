@@ -293,9 +293,9 @@ class Problem:
     def _workers(self):
         if self.n_jobs == 1:
             return 1
-        from joblib import effective_n_jobs
+        from ._parallel import worker_count
 
-        return effective_n_jobs(self.n_jobs)
+        return worker_count(self.n_jobs, self.n_samples)
 
     def _python_bound(self):
         # enumeration in this module or in an "any"-structure decoder holds the GIL
@@ -320,7 +320,8 @@ class Problem:
 
                 self._pool = ChunkPool(
                     self, self.n_jobs,
-                    prefer="processes" if self._python_bound() else "threads")
+                    prefer="processes" if self._python_bound() else "threads",
+                    n_tasks=self.n_samples)
                 weakref.finalize(self, self._pool.close)
             if self._pool.is_in_process() or len(idx) >= MIN_REMOTE:
                 return self._pool.map(method, w, chunks, args)

@@ -2,12 +2,13 @@
 
 One pass over all queries of a training set (Joachims 2006, "Training linear SVMs
 in linear time"). For query q with document scores s, margin m_q (the loss of one
-swapped pair) and preference pairs P_q, the most violated labelling swaps exactly
-the pairs (a, b) ∈ P_q with s_a < s_b + m_q, and
+swapped pair) and preference pairs P_q with weights ω_ab (see
+:mod:`structsvm.structures.ranking.outputs`), the most violated labelling swaps
+exactly the pairs (a, b) ∈ P_q with s_a < s_b + m_q (whatever their weight), and
 
-    c_d    = #{violated pairs won by d} − #{violated pairs lost by d}
-    n_q    = number of violated pairs
-    hinge_q = Σ_violated (m_q − (s_a − s_b)) = n_q m_q − Σ_d c_d s_d
+    c_d    = Σ ω over the violated pairs won by d − Σ ω over those lost by d
+    n_q    = Σ ω over the violated pairs
+    hinge_q = Σ_violated ω (m_q − (s_a − s_b)) = n_q m_q − Σ_d c_d s_d
 
 so Σ_q (Φ(q, y_q) − Φ(q, ŷ_q)) = Xᵀ c, Σ_q Δ_q = Σ_q n_q m_q and ξ_q = hinge_q.
 
@@ -17,8 +18,9 @@ the pairs a document wins are one contiguous, branch-free, vectorised loop, O(|P
 Other graded queries: documents sorted by score once, then two sweeps that insert
 documents by grade rank (precomputed, dense) and count, per document, the violated
 pairs it wins and loses: O(n log n) with a Fenwick tree over the ranks (a plain
-count array when there are at most 8 grade levels). Explicit-pair queries (click
-preferences): one loop over the pairs, O(|P|). Every comparison is
+count array when there are at most 8 grade levels); a graded query's one weight
+scales its counts at the end. Explicit-pair queries (click preferences): one loop
+over the pairs and their weights, O(|P|). Every comparison is
 ``s_a < s_b + m_q`` on the same floats as :func:`structsvm.structures.ranking.sort.sort_decode`,
 so ties resolve identically.
 
@@ -37,7 +39,7 @@ __all__ = ["aggregate_kernel", "aggregate_reference", "EXPLICIT", "SWEEP", "ENUM
 SIGNATURES = {
     "aggregate_kernel": (
         "f8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 "
-        "i8:1 i8:1 i8:1 f8:1 f8:1 i8:1 f8:1",
+        "i8:1 i8:1 i8:1 f8:1 f8:1 f8:1 f8:1 f8:1 f8:1",
         "void"),
 }
 
@@ -98,14 +100,16 @@ def _below(cnt, r, R):
 
 @numba.njit(cache=True, nogil=True)
 def aggregate_kernel(s, offsets, ranks, max_rank, method, perm, lower, pair_off, pair_a,
-                     pair_b, margins, coef, n_viol, hinge):
+                     pair_b, pair_w, qweight, margins, coef, n_viol, hinge):
     """Fill ``coef`` (per document), ``n_viol`` and ``hinge`` (per query).
 
     ``method[q]``: EXPLICIT (loop over ``pair_a``/``pair_b``, the query-local
-    (better, worse) pairs delimited by ``pair_off``), SWEEP (sort + two sweeps over
-    the dense grade ranks 1..max_rank[q] in ``ranks``) or ENUMERATE (every graded
-    pair, branch-free: ``perm`` lists the query's documents by increasing grade and
-    ``lower[k]`` counts the documents of lower grade than ``perm[k]``).
+    (better, worse) pairs delimited by ``pair_off``, weighing ``pair_w``), SWEEP
+    (sort + two sweeps over the dense grade ranks 1..max_rank[q] in ``ranks``) or
+    ENUMERATE (every graded pair, branch-free: ``perm`` lists the query's documents
+    by increasing grade and ``lower[k]`` counts the documents of lower grade than
+    ``perm[k]``); a graded query's pairs all weigh ``qweight[q]``. ``n_viol[q]``:
+    the summed weight of the violated pairs.
     """
     n_q = offsets.shape[0] - 1
     n_max = 1
@@ -124,7 +128,7 @@ def aggregate_kernel(s, offsets, ranks, max_rank, method, perm, lower, pair_off,
         m = margins[q]
         for k in range(n):
             coef[lo + k] = 0.0
-        cnt = 0
+        cnt = 0.0
         if method[q] == ENUMERATE:
             # documents by increasing grade: the pairs won by the k-th are those with
             # the first lower[k]; one contiguous, vectorisable loop per document
@@ -180,9 +184,13 @@ def aggregate_kernel(s, offsets, ranks, max_rank, method, perm, lower, pair_off,
                 a = pair_a[p]
                 b = pair_b[p]
                 if s[lo + a] < s[lo + b] + m:
-                    coef[lo + a] += 1.0
-                    coef[lo + b] -= 1.0
-                    cnt += 1
+                    coef[lo + a] += pair_w[p]
+                    coef[lo + b] -= pair_w[p]
+                    cnt += pair_w[p]
+        if method[q] != EXPLICIT and qweight[q] != 1.0:
+            cnt *= qweight[q]
+            for k in range(n):
+                coef[lo + k] *= qweight[q]
         marg = 0.0
         for k in range(n):
             marg += coef[lo + k] * s[lo + k]
@@ -203,21 +211,23 @@ def aggregate_reference(s, offsets, targets, margins):
     Returns
     -------
     coef : ndarray of shape (n_docs_total,)
-    n_viol : ndarray of int, shape (n_queries,)
+    n_viol : ndarray of shape (n_queries,)
+        Summed weight of the violated pairs.
     hinge : ndarray of shape (n_queries,)
     """
     s = np.asarray(s, dtype=float)
     coef = np.zeros(s.size)
-    n_viol = np.zeros(len(targets), dtype=np.int64)
+    n_viol = np.zeros(len(targets))
     hinge = np.zeros(len(targets))
     for q, y in enumerate(targets):
         lo, hi = offsets[q], offsets[q + 1]
         sq = s[lo:hi]
         pairs = y.pair_list()
         a, b = pairs[:, 0], pairs[:, 1]
+        om = y.weights_of_pairs()
         v = sq[a] < sq[b] + margins[q]
-        coef[lo:hi] = (np.bincount(a[v], minlength=hi - lo)
-                       - np.bincount(b[v], minlength=hi - lo))
-        n_viol[q] = int(v.sum())
-        hinge[q] = float(np.sum(margins[q] - (sq[a[v]] - sq[b[v]])))
+        coef[lo:hi] = (np.bincount(a[v], weights=om[v], minlength=hi - lo)
+                       - np.bincount(b[v], weights=om[v], minlength=hi - lo))
+        n_viol[q] = float(om[v].sum())
+        hinge[q] = float(np.sum(om[v] * (margins[q] - (sq[a[v]] - sq[b[v]]))))
     return coef, n_viol, hinge

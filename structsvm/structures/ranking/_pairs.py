@@ -20,8 +20,9 @@ class FlatTargets:
     dense grade ranks 1..R per graded query (``ranks``, ``max_rank``), the documents
     of each graded query by increasing grade (``perm``, query-local) with the number
     of documents of lower grade (``lower``), the query-local explicit pairs
-    (``pair_a``, ``pair_b`` delimited by ``pair_off``), ``n_pairs`` and the loop's
-    ``method`` per query (:mod:`structsvm.structures.ranking._jit`). ``matches(Ye)`` tells
+    (``pair_a``, ``pair_b`` delimited by ``pair_off``) and their weights
+    (``pair_w``), the weight of each graded query's pairs (``qweight``), ``n_pairs``
+    and the loop's ``method`` per query (:mod:`structsvm.structures.ranking._jit`). ``matches(Ye)`` tells
     whether it was built from exactly these (identical) Preferences objects, which it
     keeps alive.
 
@@ -40,7 +41,7 @@ class FlatTargets:
     """
 
     __slots__ = ("targets", "ranks", "max_rank", "method", "perm", "lower", "pair_off",
-                 "pair_a", "pair_b", "n_pairs")
+                 "pair_a", "pair_b", "pair_w", "qweight", "n_pairs")
 
     def __init__(self, Ye, offsets, enumerate_factor=None):
         from . import _jit as _ranking_jit
@@ -54,7 +55,8 @@ class FlatTargets:
         self.targets = tuple(Ye)
         lens = np.diff(offsets)
         graded = np.zeros(n, dtype=bool)
-        grades, pa, pb, counts = [], [], [], np.zeros(n, dtype=np.int64)
+        grades, pa, pb, pw, counts = [], [], [], [], np.zeros(n, dtype=np.int64)
+        self.qweight = np.ones(n)
         for q, y in enumerate(self.targets):
             if not isinstance(y, Preferences) or y.n_docs != lens[q]:
                 raise ValueError(f"Sample {q}: the true output does not match the "
@@ -62,14 +64,17 @@ class FlatTargets:
             if y.grades is not None:
                 graded[q] = True
                 grades.append(y.grades)
+                self.qweight[q] = y.weight
             else:
                 grades.append(np.zeros(y.n_docs))
                 pa.append(y.pairs[:, 0])
                 pb.append(y.pairs[:, 1])
+                pw.append(y.weights_of_pairs())
                 counts[q] = len(y.pairs)
         self.pair_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.pair_a = (np.concatenate(pa) if pa else np.zeros(0)).astype(np.int64)
         self.pair_b = (np.concatenate(pb) if pb else np.zeros(0)).astype(np.int64)
+        self.pair_w = (np.concatenate(pw) if pw else np.zeros(0)).astype(np.float64)
         # all queries at once: documents by (query, grade), stable, then dense ranks,
         # the local order by grade and the number of documents of lower grade
         size = int(offsets[-1])

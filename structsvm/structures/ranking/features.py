@@ -12,6 +12,8 @@ from ...protocols import FeatureMapBase, as_sequence, check_decomposition
 from ..._compiled import loops
 from .._names import FeatureNamesMixin, input_feature_names
 from ._pairs import FlatTargets
+from .._input_columns import compact_columns, kept_columns
+from .._state import StateReader, read_input_columns
 from .._validation import check_finite
 
 __all__ = ["RankingFeatures", "RankingPotentials", "RankingInputs"]
@@ -144,19 +146,32 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         \qquad \Delta(P, c) = \sum_{(a,b) \in P} (1 - c_{ab}),
 
     so that ½‖w‖² + C Σ_q ξ_q = ½‖w‖² + C Σ_{(a,b)} max(0, 1 − w·(φ_a − φ_b)).
+    Weighted targets (``Preferences(..., weights=ω)``: a weight per query or per
+    pair) put ω_ab before each pair's term of both Φ and Δ, and every learner then
+    minimises ½‖w‖² + C Σ ω_ab max(0, 1 − w·(φ_a − φ_b)): the example-weighted and
+    the propensity-weighted ranking SVM (Joachims, Swaminathan & Schnabel 2017;
+    :func:`structsvm.structures.ranking.propensity_preferences`).
     ``decoder="sort"`` ranks documents by w·φ(q, d) (prediction: document indices,
     best first) and, loss-augmented, finds the most violated labelling in
     O(n log n) per query.
 
     Attributes
     ----------
+    n_features_in_ : int
+        Number of document feature columns (the width of the queries in training).
+    input_columns_ : ndarray of int or None
+        With sparse queries, the columns that hold a value in some training document:
+        w covers only those, so a feature number sizes nothing by itself (None:
+        every column).
     n_features_ : int
-        d (w scores single documents).
+        d, the columns w covers (w scores single documents).
 
     References
     ----------
     T. Joachims. Optimizing search engines using clickthrough data. KDD 2002.
     T. Joachims. Training linear SVMs in linear time. KDD 2006.
+    T. Joachims, A. Swaminathan, T. Schnabel. Unbiased learning-to-rank with biased
+    feedback. WSDM 2017.
 
     Examples
     --------
@@ -187,7 +202,10 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def fit(self, X, Y):
         """Learn the document feature dimension (and check the targets)."""
         Xe = self._stack(X, None)
-        self.n_features_ = int(Xe.X.shape[1])
+        self.n_features_in_ = int(Xe.X.shape[1])
+        self.input_columns_ = kept_columns(Xe.X)
+        self.n_features_ = self.n_features_in_ if self.input_columns_ is None \
+            else int(self.input_columns_.size)
         self.encode_outputs(Y, X)
         return self
 
@@ -223,8 +241,12 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return RankingInputs(Xall, offsets)
 
     def encode_inputs(self, X):
-        """Stack all queries' documents (:class:`RankingInputs`)."""
-        return self._stack(X, self.n_features_)
+        """Stack all queries' documents (:class:`RankingInputs`), over the columns the
+        weights cover."""
+        Xe = self._stack(X, self.n_features_in_)
+        kept = self.input_columns_
+        return Xe if kept is None else RankingInputs(compact_columns(Xe.X, kept),
+                                                     Xe.offsets)
 
     def encode_outputs(self, Y, X=None):
         """Targets to :class:`Preferences` (X gives each query's number of documents)."""
@@ -289,11 +311,11 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         loss_sum : float
             Σ_q Δ(y_q, ŷ_q) for the most violated labellings ŷ_q.
         psi_sum : ndarray of shape (n_features,)
-            Σ_q (Φ(q, y_q) − Φ(q, ŷ_q)) = Xᵀ c with c_d the violated pairs document d
-            wins minus those it loses.
+            Σ_q (Φ(q, y_q) − Φ(q, ŷ_q)) = Xᵀ c with c_d the weight of the violated
+            pairs document d wins minus that of those it loses.
         slack : ndarray of shape (n_queries,)
-            ξ_q = Σ_{(a,b)∈P_q, s_a < s_b + m_q} (m_q − (s_a − s_b)), m_q the loss of
-            one swapped pair.
+            ξ_q = Σ_{(a,b)∈P_q, s_a < s_b + m_q} ω_ab (m_q − (s_a − s_b)), m_q the
+            loss of one swapped pair, ω_ab the pair's weight (1 unless given).
 
         Raises
         ------
@@ -332,11 +354,12 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         s = np.ascontiguousarray(np.asarray(Xe.X @ w, dtype=float).ravel())
         margins = np.asarray(loss.part_costs(Ye), dtype=float)
         coef = np.empty(s.size)
-        n_viol = np.empty(len(margins), dtype=np.int64)
+        n_viol = np.empty(len(margins))
         slack = np.empty(len(margins))
-        loops("structsvm.structures.ranking._jit").aggregate_kernel(s, Xe.offsets, flat.ranks, flat.max_rank, flat.method,
-                                      flat.perm, flat.lower, flat.pair_off, flat.pair_a,
-                                      flat.pair_b, margins, coef, n_viol, slack)
+        loops("structsvm.structures.ranking._jit").aggregate_kernel(
+            s, Xe.offsets, flat.ranks, flat.max_rank, flat.method, flat.perm, flat.lower,
+            flat.pair_off, flat.pair_a, flat.pair_b, flat.pair_w, flat.qweight, margins,
+            coef, n_viol, slack)
         psi = np.asarray(Xe.X.T @ coef, dtype=float).ravel()
         return float(n_viol @ margins), psi, slack
 
@@ -364,17 +387,27 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return self.batch_potentials(self.encode_inputs([x]), w)
 
     def _feature_names_key(self):
-        return None  # the names depend on n_features_ only
+        return self.input_columns_  # None: the names follow n_features_
 
     def _build_feature_names(self):
-        """``x<j>``: w scores single documents."""
-        return input_feature_names(self.n_features_, 0)
+        """``x<j>``: w scores single documents (j among the columns the weights
+        cover)."""
+        return input_feature_names(self.n_features_, 0, self.input_columns_)
 
     def fitted_state(self):
-        """Fitted attributes for :mod:`structsvm.io` (the number of features)."""
-        return {"n_features_": self.n_features_}
+        """Fitted attributes for :mod:`structsvm.io` (the number of features and the
+        columns w covers)."""
+        state = {"n_features_": self.n_features_, "n_features_in_": self.n_features_in_}
+        if self.input_columns_ is not None:
+            state["input_columns_"] = self.input_columns_
+        return state
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.n_features_ = int(state["n_features_"])
+        """Restore the attributes written by :meth:`fitted_state`; return self (a
+        count that is no non-negative integer, or input columns outside the width,
+        are a :class:`~structsvm.io.ModelFileError`)."""
+        r = StateReader(state, type(self).__name__)
+        d = r.integer("n_features_")
+        self.n_features_in_, self.input_columns_ = read_input_columns(r, d)
+        self.n_features_ = d
         return self

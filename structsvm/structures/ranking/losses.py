@@ -19,17 +19,21 @@ __all__ = ["SwappedPairsLoss", "count_violated"]
 
 
 def count_violated(prefs, s, margin):
-    """Per-document counts of pairs with s_a < s_b + margin: (up, down), O(n log n).
+    """Per-document weights of pairs with s_a < s_b + margin: (up, down), O(n log n).
 
-    ``up[a]`` counts violated pairs where a is the better document, ``down[b]`` those
-    where b is the worse one; Σ up = Σ down = number of violated pairs.
+    ``up[a]`` sums the weights of the violated pairs where a is the better document,
+    ``down[b]`` those where b is the worse one; Σ up = Σ down = the summed weight of
+    the violated pairs (their number when the pairs are unweighted).
     """
     s = np.asarray(s, dtype=float)
     if prefs.pairs is not None:
         a, b = prefs.pairs[:, 0], prefs.pairs[:, 1]
+        om = prefs.weights_of_pairs()
         v = s[a] < s[b] + margin
-        return (np.bincount(a[v], minlength=s.size), np.bincount(b[v], minlength=s.size))
-    return violated_pair_counts(s, s + margin, prefs.grades, [0, s.size])
+        return (np.bincount(a[v], weights=om[v], minlength=s.size),
+                np.bincount(b[v], weights=om[v], minlength=s.size))
+    up, down = violated_pair_counts(s, s + margin, prefs.grades, [0, s.size])
+    return prefs.weight * up, prefs.weight * down
 
 
 class SwappedPairsLoss(BaseLoss):
@@ -37,20 +41,23 @@ class SwappedPairsLoss(BaseLoss):
 
     .. math::
 
-        \Delta(y, \hat y) = \sum_{(a, b) \in P(y)} [\hat y \text{ ranks } b
-        \text{ above } a] \;(/\,|P(y)| \text{ when normalised}).
+        \Delta(y, \hat y) = \sum_{(a, b) \in P(y)} \omega_{ab}\,[\hat y \text{ ranks } b
+        \text{ above } a] \;(/\,\textstyle\sum_P \omega_{ab} \text{ when normalised}),
+
+    with pair weights ω_ab = 1 unless the preferences are weighted.
 
     With Φ(x, ŷ) = Σ_{(a,b)∈P} c_ab (φ_a − φ_b) and margin rescaling the
     loss-augmented maximum decomposes over pairs, and the summed slacks equal
     Σ_pairs max(0, 1 − w·(φ_a − φ_b)): the objective of a linear SVM on pair
     differences (svm_rank; ``LinearSVC(loss="hinge", fit_intercept=False)`` on the
-    explicit pairs at the same C).
+    explicit pairs at the same C), each pair's term weighted by ω_ab.
 
     Parameters
     ----------
     normalize : bool, default=False
-        Divide by |P(y)| (Joachims 2006's per-query normalisation): every query
-        weighs the same regardless of its number of pairs.
+        Divide by |P(y)| (Joachims 2006's per-query normalisation; by the summed
+        pair weights of weighted preferences): every query weighs the same
+        regardless of its number of pairs.
 
     Notes
     -----
@@ -84,9 +91,10 @@ class SwappedPairsLoss(BaseLoss):
                             f"(RankingFeatures.encode_outputs), got {type(y_true).__name__}")
 
     def part_cost(self, y_true):
-        """Loss of one swapped pair of ``y_true`` (1, or 1/|P| when normalised)."""
+        """Loss of one swapped pair of weight 1 of ``y_true`` (1, or 1/|P| when
+        normalised: 1/Σω for weighted preferences)."""
         self._check(y_true)
-        return float(self.pair_weights(np.array([y_true.n_pairs]))[0])
+        return float(self.pair_weights(np.array([y_true.total_weight]))[0])
 
     def part_costs(self, Y_true):
         """:meth:`part_cost` of every query (1 each unless normalised)."""
@@ -94,14 +102,16 @@ class SwappedPairsLoss(BaseLoss):
             return np.ones(len(Y_true))
         for y in Y_true:
             self._check(y)
-        return self.pair_weights(np.array([y.n_pairs for y in Y_true]))
+        return self.pair_weights(np.array([y.total_weight for y in Y_true]))
 
     def pair_weights(self, n_pairs):
         """Loss of one swapped pair for queries with ``n_pairs`` pairs (vectorised).
 
         Parameters
         ----------
-        n_pairs : ndarray of int, shape (n_queries,)
+        n_pairs : ndarray of shape (n_queries,)
+            The number of pairs of each query (their summed weight for weighted
+            preferences).
 
         Returns
         -------
@@ -141,13 +151,15 @@ class SwappedPairsLoss(BaseLoss):
                 all(isinstance(p, PairLabelling) for p in Y_pred) and \
                 all(isinstance(y, Preferences) for y in Y_true):
             n_swapped = np.array([p.n_swapped for p in Y_pred], dtype=float)
-            return n_swapped * self.pair_weights(np.array([y.n_pairs for y in Y_true]))
+            return n_swapped * self.pair_weights(np.array([y.total_weight
+                                                           for y in Y_true]))
         return super().batch(Y_true, Y_pred)
 
     def max_loss(self, y_true):
-        """The number of preference pairs of ``y_true`` (1 when normalised)."""
+        """The number (summed weight) of the preference pairs of ``y_true`` (1 when
+        normalised)."""
         self._check(y_true)
-        return 1.0 if self.normalize else float(y_true.n_pairs)
+        return 1.0 if self.normalize else float(y_true.total_weight)
 
     def part_losses(self, y_true, n_states):
         """Not available (raises TypeError): the loss is applied per pair by the potentials."""

@@ -80,16 +80,20 @@ def _labellings(batch):
                              for y in targets]) if len(targets) else np.zeros(0)
     truth = np.concatenate([y.coef for y in targets]) if len(targets) else np.zeros(0)
     t = s + np.repeat(batch.margins, lens)
-    up, down = violated_pair_counts(s, t, grades, off)
+    counts = violated_pair_counts(s, t, grades, off)
+    # a graded query's pairs all weigh its one weight
+    qw = np.repeat(np.array([y.weight for y in targets], dtype=float), lens)
+    up, down = counts[0] * qw, counts[1] * qw
     for i in np.flatnonzero(~graded):
         lo, hi = off[i], off[i + 1]
         a, b = targets[i].pairs[:, 0], targets[i].pairs[:, 1]
+        om = targets[i].weights_of_pairs()
         v = s[lo + a] < t[lo + b]
-        up[lo:hi] = np.bincount(a[v], minlength=hi - lo)
-        down[lo:hi] = np.bincount(b[v], minlength=hi - lo)
+        up[lo:hi] = np.bincount(a[v], weights=om[v], minlength=hi - lo)
+        down[lo:hi] = np.bincount(b[v], weights=om[v], minlength=hi - lo)
     coef = truth - (up - down)
     swapped = (np.add.reduceat(up, np.minimum(off[:-1], s.size - 1)) if s.size
-               else np.zeros(len(targets), dtype=np.int64))
+               else np.zeros(len(targets)))
     swapped[lens == 0] = 0
     return [PairLabelling(coef[off[i]:off[i + 1]], swapped[i]) for i in range(len(targets))]
 
@@ -110,7 +114,8 @@ def sort_decode(batch, exclude=None):
         Plain batch: per query an int array of document indices, best first (ties
         keep document order). Augmented batch: per query a
         :class:`~structsvm.structures.ranking.outputs.PairLabelling` in which pair (a, b) is
-        swapped iff s_a − s_b < Δ_pair, the per-pair maximiser of Δ − w·δΦ.
+        swapped iff s_a − s_b < Δ_pair, the per-pair maximiser of Δ − w·δΦ (a
+        pair's weight ω > 0 scales both terms alike).
 
     Notes
     -----
