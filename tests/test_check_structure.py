@@ -71,10 +71,19 @@ def _alignment(rng):
     return AlignmentFeatures(), X, [[(0, 0), (2, 1)], [(0, 0), (1, 2)], [(0, 0), (1, 2)]]
 
 
+def _dependency(rng):
+    from structsvm.structures import DependencyFeatures
+
+    X = [[("John", "NNP"), ("sleeps", "VBZ")], [("Dogs", "NNS"), ("bark", "VBP"),
+                                                 ("loudly", "RB")], [("Yes", "UH")]]
+    return DependencyFeatures(n_hash=2 ** 10), X, [[2, 0], [2, 0, 2], [0]]
+
+
 MAPS = {"MulticlassFeatures": _multiclass, "MulticlassFeatures-attributes": _attributes,
         "TaxonomyFeatures": _taxonomy, "SequenceFeatures": _sequence,
         "RankingFeatures": _ranking, "GrammarFeatures": _grammar,
-        "GraphFeatures": _graph, "AlignmentFeatures": _alignment}
+        "GraphFeatures": _graph, "AlignmentFeatures": _alignment,
+        "DependencyFeatures": _dependency}
 
 
 def test_every_registered_map_is_checked():

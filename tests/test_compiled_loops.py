@@ -165,6 +165,12 @@ def _default_calls():
     structsvm.fit(Xn, Yn, feature_map=GraphFeatures(), max_iter=2).predict(Xn[:2])
     Xa, Ya = evolved_pairs(12, random_state=0)
     structsvm.fit(Xa, Ya, feature_map=AlignmentFeatures(), max_iter=2).predict(Xa[:2])
+    # dependency trees: the arc scores, their feature rows, Eisner
+    from test_dependency_features import X_TOY, Y_TOY
+
+    from structsvm.structures import DependencyFeatures
+    structsvm.fit(X_TOY, Y_TOY, feature_map=DependencyFeatures(n_hash=2 ** 12),
+                  max_iter=2).predict(X_TOY[:2])
     # the structured Pegasos learner (the sparse sums, the running average)
     structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1,
                   learner="pegasos", max_iter=2, random_state=0)

@@ -63,3 +63,27 @@ def test_dependency_split_matches_the_tagging_split(need_data):
 def test_missing_dependency_treebank_says_how_to_get_it(tmp_path):
     with pytest.raises(DataNotFoundError, match=r"nltk\.download\('dependency_treebank'\)"):
         load_dependency_treebank(tmp_path / "nowhere")
+
+
+def test_dependency_split_by_files(need_data):
+    """The first 80 % of the 199 files train (wsj_0001-wsj_0159: 3,396 sentences),
+    the rest test (518): every article on one side, all sentences once."""
+    X_tr, Y_tr, X_te, Y_te = need_data(load_dependency_treebank, split="files")
+    assert (len(X_tr), len(X_te)) == (3396, 518)
+    sents = dependency_treebank_sents()
+    assert [s for s, _ in sents] == X_tr + X_te and [h for _, h in sents] == Y_tr + Y_te
+    # the test side starts with the first sentence of wsj_0160
+    from structsvm.corpora._paths import find_data
+
+    root = find_data("dependency_treebank", nltk_subdir="corpora/dependency_treebank")
+    assert read_dependency_file(root / "wsj_0160.dp")[0] == (X_te[0], Y_te[0])
+    X_tr2, _, X_te2, _ = load_dependency_treebank(split="files", train_fraction=0.5)
+    assert len(X_tr2) + len(X_te2) == 3914 and len(X_tr2) < len(X_tr)
+
+
+def test_dependency_split_arguments_are_checked(need_data):
+    need_data(dependency_treebank_sents)
+    with pytest.raises(ValueError, match="split must be 'sentences' or 'files'"):
+        load_dependency_treebank(split="file")
+    with pytest.raises(ValueError, match="leaves 199 of 199 files for training"):
+        load_dependency_treebank(split="files", train_fraction=1.0)

@@ -255,6 +255,6 @@ def fm_augments(structure):
     potentials = {"multiclass": "MulticlassPotentials", "taxonomy": "TreePotentials",
                   "sequence": "ChainPotentials", "ranking": "RankingPotentials",
                   "grammar": "GrammarPotentials", "graph": "GraphPotentials",
-                  "alignment": "AlignmentPotentials"}
+                  "alignment": "AlignmentPotentials", "dependency": "ArcPotentials"}
     cls = getattr(importlib.import_module(s.__name__), potentials[structure])
     return capability(cls, "augments")

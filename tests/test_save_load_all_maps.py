@@ -91,12 +91,25 @@ def _graph(rng):
     return GraphFeatures(bias=1.5, directed=("chain",)), "max_product", X, Y, test
 
 
+def _dependency(rng):
+    from structsvm.structures import DependencyFeatures
+
+    X = [[("the", "DT"), ("dog", "NN"), ("barks", "VBZ")], [("a", "DT"), ("cat", "NN"),
+                                                          ("sat", "VBD"), (".", ".")],
+         [("Fido", "NNP"), ("runs", "VBZ"), ("fast", "RB")]] * 4
+    Y = [[2, 3, 0], [2, 3, 0, 3], [2, 0, 2]] * 4
+    test = [[("the", "DT"), ("cat", "NN"), ("runs", "VBZ")], [("Rex", "NNP"),
+                                                             ("sleeps", "VBZ")]]
+    return DependencyFeatures(n_hash=2 ** 14), "eisner", X, Y, test
+
+
 MAPS = {"multiclass": _multiclass,
         "multiclass-attributes": lambda rng: _multiclass(rng, attributes=True),
         "taxonomy": _taxonomy, "sequence-tokens": _sequence_tokens,
         "sequence-matrices": _sequence_matrices, "ranking": _ranking,
         "grammar-words": lambda rng: _grammar(rng, tagged=False),
-        "grammar-tagged": lambda rng: _grammar(rng, tagged=True), "graph": _graph}
+        "grammar-tagged": lambda rng: _grammar(rng, tagged=True), "graph": _graph,
+        "dependency": _dependency}
 
 
 @pytest.mark.parametrize("name", list(MAPS))

@@ -53,6 +53,17 @@ def read_dependency_file(source):
     return out
 
 
+def _files(path):
+    root = find_data("dependency_treebank", path=path,
+                     nltk_subdir="corpora/dependency_treebank", hint=_HINT)
+    files = sorted(root.glob("wsj_*.dp"))
+    if not files:
+        raise DataNotFoundError(
+            f"{root} holds no wsj_*.dp files. Get the corpus with: "
+            f"{fetch_command('dependency_treebank', 'dependency_treebank')}.")
+    return files
+
+
 def dependency_treebank_sents(path=None):
     """All sentences of the dependency treebank sample, in file order.
 
@@ -73,30 +84,33 @@ def dependency_treebank_sents(path=None):
     structsvm.corpora.DataNotFoundError
         When the corpus is absent; the message says how to get it.
     """
-    root = find_data("dependency_treebank", path=path,
-                     nltk_subdir="corpora/dependency_treebank", hint=_HINT)
-    files = sorted(root.glob("wsj_*.dp"))
-    if not files:
-        raise DataNotFoundError(
-            f"{root} holds no wsj_*.dp files. Get the corpus with: "
-            f"{fetch_command('dependency_treebank', 'dependency_treebank')}.")
     sents = []
-    for f in files:
+    for f in _files(path):
         sents.extend(read_dependency_file(f))
     return sents
 
 
-def load_dependency_treebank(path=None, *, n_train=3000):
-    """The parsing split: the first ``n_train`` sentences train, the rest test.
+def load_dependency_treebank(path=None, *, n_train=3000, split="sentences",
+                             train_fraction=0.8):
+    """A parsing split: by sentences (the first ``n_train`` train) or by files (the
+    first ``train_fraction`` of the 199 files train).
 
-    The split is the same as :func:`structsvm.corpora.load_treebank`'s (the two
-    corpora hold the same sentences in the same order).
+    ``split="sentences"`` is the same split as
+    :func:`structsvm.corpora.load_treebank`'s (the two corpora hold the same
+    sentences in the same order). ``split="files"`` keeps every article on one
+    side: with the default fraction the first 159 files (``wsj_0001`` ..
+    ``wsj_0159``, 3,396 sentences) train and the last 40 (518 sentences) test, the
+    split of the dependency benchmark.
 
     Parameters
     ----------
     path : str or path-like, optional
         See :func:`dependency_treebank_sents`.
     n_train : int, default=3000
+        Training sentences of the sentence split.
+    split : {"sentences", "files"}, default="sentences"
+    train_fraction : float, default=0.8
+        Of the file split: the first ``int(train_fraction * n_files)`` files train.
 
     Returns
     -------
@@ -104,13 +118,35 @@ def load_dependency_treebank(path=None, *, n_train=3000):
         ``X`` are sentences as lists of ``(word, tag)`` pairs, ``Y`` lists of heads
         (0 = root, otherwise the 1-based position of the head).
 
+    Raises
+    ------
+    ValueError
+        An unknown ``split``, or a fraction that leaves either side without files.
+
     Examples
     --------
     >>> X_tr, Y_tr, X_te, Y_te = load_dependency_treebank()  # doctest: +SKIP
     >>> len(X_tr), len(X_te), sum(map(len, X_tr + X_te))  # doctest: +SKIP
     (3000, 914, 94084)
+    >>> X_tr, Y_tr, X_te, Y_te = load_dependency_treebank(split="files")  # doctest: +SKIP
+    >>> len(X_tr), len(X_te)  # doctest: +SKIP
+    (3396, 518)
     """
-    sents = dependency_treebank_sents(path)
-    X = [s for s, _ in sents]
-    Y = [h for _, h in sents]
-    return X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
+    if split == "sentences":
+        sents = dependency_treebank_sents(path)
+        X = [s for s, _ in sents]
+        Y = [h for _, h in sents]
+        return X[:n_train], Y[:n_train], X[n_train:], Y[n_train:]
+    if split != "files":
+        raise ValueError(f"split must be 'sentences' or 'files', got {split!r}")
+    files = _files(path)
+    k = int(float(train_fraction) * len(files))
+    if not 0 < k < len(files):
+        raise ValueError(f"train_fraction={train_fraction!r} leaves {k} of "
+                         f"{len(files)} files for training; both sides need files")
+    parts = [[], []]
+    for i, f in enumerate(files):
+        parts[i >= k].extend(read_dependency_file(f))
+    (train, test) = parts
+    return ([s for s, _ in train], [h for _, h in train],
+            [s for s, _ in test], [h for _, h in test])

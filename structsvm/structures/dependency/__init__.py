@@ -1,0 +1,35 @@
+"""Dependency trees: a head for every word, with arc-factored features (McDonald,
+Crammer & Pereira 2005); decoded by ``eisner`` (projective) and ``chu_liu_edmonds``
+(non-projective); Hamming loss over the heads (shared); attachment scores; CoNLL-X
+and CoNLL-U files.
+"""
+from typing import TYPE_CHECKING
+
+from ..._lazy import attach
+from ...registry import register
+
+if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
+    from .features import DependencyFeatures, EncodedSentences
+    from ._arcs import (ArcPotentials, count_projective_trees, is_projective, is_tree,
+                        projective_trees)
+    from .decoders import eisner, chu_liu_edmonds
+    from .metrics import AttachmentScores, attachment_scores, is_punctuation
+    from .conll import (DependencyData, read_conllu, read_conllx, write_conllu,
+                        write_conllx, from_dependency_graphs, to_dependency_graphs)
+
+__all__ = ["DependencyFeatures", "EncodedSentences", "ArcPotentials", "eisner",
+           "chu_liu_edmonds", "is_tree", "is_projective", "projective_trees",
+           "count_projective_trees", "attachment_scores", "AttachmentScores",
+           "is_punctuation", "DependencyData", "read_conllu", "read_conllx",
+           "write_conllu", "write_conllx", "from_dependency_graphs",
+           "to_dependency_graphs"]
+
+__getattr__, __dir__ = attach(__name__, globals())
+
+# the registration: what this structure adds to structsvm, by name (no import)
+register("structure", "dependency", f"{__name__}.features:DependencyFeatures")
+register("decoder", "eisner", f"{__name__}.decoders:EISNER")
+register("decoder", "chu_liu_edmonds", f"{__name__}.decoders:CHU_LIU_EDMONDS")
+register("decoder", "eisner_one_root", f"{__name__}.decoders:EISNER_ONE_ROOT")
+register("decoder", "chu_liu_edmonds_one_root",
+         f"{__name__}.decoders:CHU_LIU_EDMONDS_ONE_ROOT")

@@ -1,0 +1,275 @@
+"""Arc-factored potentials: the arc scores a dependency decoder reads, a tree's score,
+loss augmentation, and the projective trees of a short sentence."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import ClassVar
+
+import numpy as np
+
+from ...protocols import check_decomposition
+
+__all__ = ["ArcPotentials", "count_projective_trees", "projective_trees", "is_tree",
+           "is_projective"]
+
+
+class ArcPotentials:
+    """Arc scores of a batch of sentences: s(h → d) for every head h and dependent d.
+
+    Sentence i of n_i words has nodes 0 (the root) .. n_i and the block
+    ``scores[score_off[i]:score_off[i + 1]]``, an (n_i + 1) × (n_i + 1) matrix in
+    row-major order whose entry (h, d) scores the arc h → d (column 0 and the
+    diagonal are no arcs). A tree y, ``y[d - 1]`` the head of word d, scores
+
+    .. math::
+
+        s_i(y) = \\sum_{d=1}^{n_i} \\mathrm{scores}_i[y_d, d].
+
+    Parameters
+    ----------
+    scores : ndarray of shape (sum_i (n_i + 1)^2,)
+    lengths : ndarray of int of shape (n_sentences,)
+        n_i, the number of words of every sentence (at least 1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[0., 1., 2.],   # root -> 1, root -> 2
+    ...               [0., 0., 5.],   # 1 -> 2
+    ...               [0., 3., 0.]])  # 2 -> 1
+    >>> p = ArcPotentials(S.ravel(), [2])
+    >>> p.score([0, 1]), p.score([2, 0])
+    (6.0, 5.0)
+    """
+
+    structure: ClassVar[str] = "dependency"
+    enumerable: ClassVar[bool] = True
+    augments: ClassVar[tuple] = ("position",)  # a loss over the words' heads: Hamming
+
+    def __init__(self, scores, lengths):
+        self.scores = np.asarray(scores, dtype=float).ravel()
+        self.n_words = np.asarray(lengths, dtype=np.int64).ravel()
+        self.score_off = np.concatenate([[0], np.cumsum((self.n_words + 1) ** 2)]) \
+            .astype(np.int64)
+        self.head_off = np.concatenate([[0], np.cumsum(self.n_words)]).astype(np.int64)
+        if self.scores.size != self.score_off[-1]:
+            raise ValueError(f"{self.scores.size} arc scores for sentences that need "
+                             f"{int(self.score_off[-1])} ((n + 1)² each)")
+
+    def __len__(self):
+        return self.n_words.size
+
+    def lengths(self):
+        """Number of words of every sentence of the batch."""
+        return self.n_words
+
+    def matrix(self, i):
+        """The (n_i + 1) × (n_i + 1) arc scores of sentence i (a view)."""
+        m = int(self.n_words[i]) + 1
+        return self.scores[self.score_off[i]:self.score_off[i + 1]].reshape(m, m)
+
+    def __getitem__(self, i):
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"sentence {i} out of range for a batch of {n}")
+        i %= n
+        return ArcPotentials(self.scores[self.score_off[i]:self.score_off[i + 1]],
+                             self.n_words[i:i + 1])
+
+    # ------------------------------------------------------------------ scores
+    def _flat_heads(self, Y):
+        """The heads of one tree per sentence, concatenated and checked."""
+        if len(Y) != len(self):
+            raise ValueError(f"{len(Y)} trees for a batch of {len(self)} sentences")
+        parts = [np.asarray(y, dtype=np.int64).reshape(-1) for y in Y]
+        for i, y in enumerate(parts):
+            n = int(self.n_words[i])
+            if y.size != n:
+                raise ValueError(f"Sample {i}: {y.size} heads for a sentence of {n} "
+                                 "words")
+            if y.size and (y.min() < 0 or y.max() > n):
+                raise ValueError(f"Sample {i}: a head outside 0 .. {n}")
+        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+
+    def _arc_positions(self, heads):
+        """Index into ``scores`` of the arc heads[t] → (its word) of every word t."""
+        seq = np.repeat(np.arange(len(self)), self.n_words)
+        dep = np.arange(heads.size) - self.head_off[seq] + 1
+        return self.score_off[seq] + heads * (self.n_words[seq] + 1) + dep, seq
+
+    def score(self, y):
+        """Score of tree ``y`` (a batch of one), or an array of the scores of ``Y[i]``."""
+        if _is_single_tree(y):
+            if len(self) != 1:
+                raise ValueError("score(y) with one tree needs a batch of one sentence; "
+                                 "pass a list of trees")
+            return float(self._score_batch([y])[0])
+        return self._score_batch(y)
+
+    def _score_batch(self, Y):
+        pos, seq = self._arc_positions(self._flat_heads(Y))
+        return np.bincount(seq, weights=self.scores[pos], minlength=len(self))
+
+    # ------------------------------------------------------------------ the loss
+    def augment(self, Y, loss):
+        """Arc scores plus the loss of every head: ``part_cost(y_i)`` on every arc
+        into word d from another head than y_d for a loss that counts wrong
+        positions (Hamming over heads), else ``loss.part_losses(y_i, n_i + 1)[d -
+        1, h]`` on the arc h → d."""
+        check_decomposition(loss, self.augments, "a dependency batch")
+        heads = self._flat_heads(Y)
+        if type(loss).counts_wrong_parts:
+            costs = np.asarray(loss.part_costs(Y), dtype=float)
+            out = self.scores + np.repeat(costs, (self.n_words + 1) ** 2)
+            pos, seq = self._arc_positions(heads)
+            out[pos] -= costs[seq]
+            return ArcPotentials(out, self.n_words)
+        out = self.scores.copy()
+        for i, y in enumerate(Y):
+            n = int(self.n_words[i])
+            table = np.asarray(loss.part_losses(np.asarray(y, dtype=np.intp), n + 1),
+                               dtype=float).reshape(-1, n + 1)
+            if table.shape[0] != n:
+                raise ValueError(f"Sample {i}: loss table has {table.shape[0]} rows for "
+                                 f"{n} words")
+            block = out[self.score_off[i]:self.score_off[i + 1]].reshape(n + 1, n + 1)
+            block[:, 1:] += table.T
+        return ArcPotentials(out, self.n_words)
+
+    # ------------------------------------------------------------------ enumeration
+    def output_space_sizes(self):
+        """Number of projective trees of every sentence (Python ints, exact)."""
+        return [count_projective_trees(int(n)) for n in self.n_words]
+
+    def enumerate(self):
+        """Every projective tree of a batch of one (for tests on short sentences)."""
+        if len(self) != 1:
+            raise ValueError("enumerate() needs a batch of one sentence")
+        yield from projective_trees(int(self.n_words[0]))
+
+
+def _is_single_tree(y):
+    if isinstance(y, np.ndarray):
+        return y.dtype != object and y.ndim == 1
+    if isinstance(y, (list, tuple)):
+        return len(y) == 0 or np.ndim(y[0]) == 0
+    return False
+
+
+# --------------------------------------------------------------------------- trees
+def is_tree(heads):
+    """Whether ``heads`` (``heads[d - 1]`` the head of word d, 0 the root) is a tree:
+    every head in 0 .. n, no word its own head, and no cycle (every word reaches
+    the root).
+
+    Examples
+    --------
+    >>> is_tree([2, 0, 2]), is_tree([2, 1, 0])
+    (True, False)
+    """
+    h = np.asarray(heads, dtype=np.int64).ravel()
+    n = h.size
+    if n and (h.min() < 0 or h.max() > n or np.any(h == np.arange(1, n + 1))):
+        return False
+    state = np.zeros(n + 1, dtype=np.int8)  # 0 unseen, 1 on the walk, 2 reaches root
+    state[0] = 2
+    for d in range(1, n + 1):
+        path = []
+        v = d
+        while state[v] == 0:
+            state[v] = 1
+            path.append(v)
+            v = int(h[v - 1])
+        if state[v] == 1:
+            return False
+        state[path] = 2
+    return True
+
+
+def is_projective(heads):
+    """Whether the tree ``heads`` is projective: every word between a head and its
+    dependent descends from that head (no crossing arcs, the root counted left of
+    the sentence).
+
+    Examples
+    --------
+    >>> is_projective([2, 0, 2]), is_projective([3, 4, 0, 3])
+    (True, False)
+    """
+    h = np.asarray(heads, dtype=np.int64).ravel()
+    arcs = [(min(int(a), d), max(int(a), d)) for d, a in enumerate(h, start=1)]
+    for a, b in arcs:
+        for c, e in arcs:
+            if a < c < b < e:
+                return False
+    return True
+
+
+def _projective_arcs(n):
+    """Every projective tree over words 1..n as a list of arcs, by Eisner's unique
+    derivation (complete and incomplete spans)."""
+    @lru_cache(maxsize=None)
+    def complete(s, t, right):
+        if s == t:
+            return ((),)
+        out = []
+        if right:  # head s; r is its rightmost dependent in the span
+            for r in range(s + 1, t + 1):
+                out += [a + b for a in incomplete(s, r, True) for b in complete(r, t, True)]
+        else:      # head t; r is its leftmost dependent in the span
+            for r in range(s, t):
+                out += [a + b for a in complete(s, r, False) for b in incomplete(r, t, False)]
+        return tuple(out)
+
+    @lru_cache(maxsize=None)
+    def incomplete(s, t, right):
+        if not right and s == 0:
+            return ()
+        arc = ((s, t),) if right else ((t, s),)
+        return tuple(a + b + arc for r in range(s, t)
+                     for a in complete(s, r, True) for b in complete(r + 1, t, False))
+
+    return complete(0, n, True)
+
+
+def projective_trees(n):
+    """Every projective tree of a sentence of n words, as head arrays.
+
+    Examples
+    --------
+    >>> [t.tolist() for t in projective_trees(2)]
+    [[0, 1], [2, 0], [0, 0]]
+    """
+    for arcs in _projective_arcs(n):
+        heads = np.zeros(n, dtype=np.intp)
+        for h, d in arcs:
+            heads[d - 1] = h
+        yield heads
+
+
+@lru_cache(maxsize=None)
+def count_projective_trees(n):
+    """The number of projective trees of a sentence of n words (the root may take
+    several dependents), counted by the spans of Eisner's algorithm.
+
+    Examples
+    --------
+    >>> [count_projective_trees(n) for n in range(1, 6)]
+    [1, 3, 12, 55, 273]
+    """
+    m = n + 1
+    CR = [[0] * m for _ in range(m)]
+    CL = [[0] * m for _ in range(m)]
+    IR = [[0] * m for _ in range(m)]
+    IL = [[0] * m for _ in range(m)]
+    for s in range(m):
+        CR[s][s] = CL[s][s] = 1
+    for k in range(1, m):
+        for s in range(m - k):
+            t = s + k
+            both = sum(CR[s][r] * CL[r + 1][t] for r in range(s, t))
+            IR[s][t] = both
+            IL[s][t] = both if s > 0 else 0
+            CL[s][t] = sum(CL[s][r] * IL[r][t] for r in range(s, t))
+            CR[s][t] = sum(IR[s][r] * CR[r][t] for r in range(s + 1, t + 1))
+    return CR[0][n]

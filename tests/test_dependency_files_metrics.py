@@ -1,0 +1,150 @@
+"""CoNLL-X and CoNLL-U files, nltk DependencyGraphs, and attachment scores by hand."""
+import io
+
+import numpy as np
+import pytest
+
+from structsvm.corpora import dependency_treebank_sents
+from structsvm.structures.dependency import (attachment_scores, from_dependency_graphs,
+                                             is_punctuation, read_conllu, read_conllx,
+                                             to_dependency_graphs, write_conllu,
+                                             write_conllx)
+
+CONLLU = """# sent_id = 1
+# text = Don't stop.
+1-2\tDon't\t_\t_\t_\t_\t_\t_\t_\t_
+1\tDo\tdo\tAUX\tVBP\tMood=Imp\t3\taux\t_\t_
+2\tn't\tnot\tPART\tRB\t_\t3\tadvmod\t_\t_
+3\tstop\tstop\tVERB\tVB\t_\t0\troot\t_\t_
+3.1\tx\t_\t_\t_\t_\t_\t_\t3:dep\t_
+4\t.\t.\tPUNCT\t.\t_\t3\tpunct\t_\tSpaceAfter=No
+
+1\tGo\tgo\tVERB\t_\t_\t0\troot\t_\t_
+
+"""
+
+
+def test_read_conllu_skips_multiword_tokens_and_empty_nodes():
+    data = read_conllu(io.StringIO(CONLLU))
+    assert data.heads == [[3, 3, 0, 3], [0]]
+    assert data.relations == [["aux", "advmod", "root", "punct"], ["root"]]
+    first = data.sentences[0][0]
+    assert first["form"] == "Do" and first["xpos"] == "VBP" and first["upos"] == "AUX"
+    assert first["feats"] == {"Mood": "Imp"}
+    assert data.sentences[1][0]["xpos"] is None  # "_" in the file
+
+
+def test_conllu_round_trip(tmp_path):
+    data = read_conllu(io.StringIO(CONLLU))
+    path = tmp_path / "out.conllu"
+    write_conllu(path, data.sentences, data.heads, data.relations)
+    again = read_conllu(path)
+    assert again == data
+
+
+def test_conllx_round_trip_of_the_treebank(tmp_path, need_data):
+    """The dependency treebank written as CoNLL-X and read back: the same words, tags
+    and heads; and as CoNLL-U, read by the conllu package's own parser."""
+    sents = need_data(dependency_treebank_sents)[:200]
+    X, Y = [s for s, _ in sents], [h for _, h in sents]
+    path = tmp_path / "wsj.conll"
+    write_conllx(path, X, Y)
+    data = read_conllx(path)
+    assert data.heads == Y
+    assert [[(t["form"], t["postag"]) for t in s] for s in data.sentences] == X
+    buf = io.StringIO()
+    write_conllu(buf, X, Y)
+    import conllu
+
+    parsed = conllu.parse(buf.getvalue())
+    assert [[t["head"] for t in s] for s in parsed] == Y
+    assert [[(t["form"], t["xpos"]) for t in s] for s in parsed] == X
+
+
+@pytest.mark.parametrize("text, match", [
+    ("1\ta\t_\tX\tX\t_\tx\tdep\t_\t_\n\n", r"sentence 0: Failed parsing field 'head'"),
+    ("1\ta\t_\tX\tX\t_\t1\tdep\t_\t_\n\n", r"sentence 0, word 1: head 1 is not 0"),
+    ("1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n1\tb\t_\tX\tX\t_\t3\tdep\t_\t_\n\n",
+     r"sentence 1, word 1: head 3 is not 0"),
+    ("1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n3\tb\t_\tX\tX\t_\t1\tdep\t_\t_\n\n",
+     r"sentence 0: word ids \[1, 3\] are not 1, 2"),
+    ("1\ta\t_\tX\tX\t_\t_\t_\t_\t_\n\n", r"sentence 0, word 1: head None is not 0"),
+])
+def test_bad_conllu_is_refused_naming_file_and_sentence(tmp_path, text, match):
+    path = tmp_path / "bad.conllu"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"bad\.conllu: {match}"):
+        read_conllu(path)
+
+
+def test_non_utf8_file_is_refused(tmp_path):
+    path = tmp_path / "latin.conllu"
+    path.write_bytes("1\tcaf\xe9\t_\tX\tX\t_\t0\troot\t_\t_\n\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin\.conllu: not UTF-8 text"):
+        read_conllu(path)
+
+
+def test_writers_check_lengths():
+    with pytest.raises(ValueError, match=r"Sample 0: 2 words, 1 heads"):
+        write_conllu(io.StringIO(), [[("a", "X"), ("b", "Y")]], [[0]])
+    with pytest.raises(ValueError, match="1 sentences but 2 head lists"):
+        write_conllx(io.StringIO(), [[("a", "X")]], [[0], [0]])
+
+
+def test_dependency_graphs_against_nltk(need_data):
+    """nltk's own reader of the treebank and ours give the same graphs both ways."""
+    from nltk import DependencyGraph
+
+    sents = need_data(dependency_treebank_sents)[:50]
+    X, Y = [s for s, _ in sents], [h for _, h in sents]
+    graphs = to_dependency_graphs(X, Y)
+    for g, x, y in zip(graphs, X, Y):
+        assert [(g.nodes[i]["word"], g.nodes[i]["tag"], g.nodes[i]["head"])
+                for i in range(1, len(x) + 1)] == [(w, t, h) for (w, t), h in zip(x, y)]
+        assert g.root["address"] == y.index(0) + 1
+    text = "\n".join(f"{w}\t{t}\t{h}\t{'ROOT' if h == 0 else 'dep'}"
+                     for (w, t), h in zip(X[0], Y[0]))
+    data = from_dependency_graphs([DependencyGraph(text)])
+    assert data.heads == [Y[0]] and [t["xpos"] for t in data.sentences[0]] == \
+        [t for _, t in X[0]]
+
+
+def test_punctuation_test():
+    assert all(map(is_punctuation, [",", ".", "``", "''", "--", ";", "...", "$", "#",
+                                    "«", "—"]))
+    assert not any(map(is_punctuation, ["a", "U.S.", "-LRB-", "3.5", ""]))
+
+
+def test_attachment_scores_by_hand():
+    X = [[("The", "DT"), ("dog", "NN"), ("barks", "VBZ"), (".", ".")],
+         [("Yes", "UH"), ("!", ".")]]
+    true = [[2, 3, 0, 3], [0, 1]]
+    pred = [[2, 0, 0, 2], [0, 1]]
+    # 6 words, right heads: The, barks, Yes, ! = 4; without the two punctuation
+    # marks: The, barks, Yes = 3 of 4
+    s = attachment_scores(true, pred, X)
+    assert (s.uas, s.n_words) == (4 / 6, 6) and np.isnan(s.las)
+    s = attachment_scores(true, pred, X, exclude_punctuation=True)
+    assert (s.uas, s.n_words) == (3 / 4, 4)
+    s = attachment_scores(true, pred, X, exclude_punctuation=True,
+                          punctuation_tags={"."})
+    assert (s.uas, s.n_words) == (3 / 4, 4)
+    rel_t = [["det", "nsubj", "root", "punct"], ["root", "punct"]]
+    rel_p = [["det", "obj", "root", "punct"], ["root", "dep"]]
+    s = attachment_scores(true, pred, X, relations_true=rel_t, relations_pred=rel_p)
+    assert (s.uas, s.las) == (4 / 6, 3 / 6)   # "!" has its head but not its relation
+    s = attachment_scores(true, pred, X, exclude_punctuation=True,
+                          relations_true=rel_t, relations_pred=rel_p)
+    assert (s.uas, s.las) == (3 / 4, 3 / 4)
+    pairs_t = [list(zip(h, r)) for h, r in zip(true, rel_t)]
+    pairs_p = [list(zip(h, r)) for h, r in zip(pred, rel_p)]
+    assert attachment_scores(pairs_t, pairs_p).las == 3 / 6
+
+
+def test_attachment_scores_errors():
+    with pytest.raises(ValueError, match="needs the sentences X"):
+        attachment_scores([[0]], [[0]], exclude_punctuation=True)
+    with pytest.raises(ValueError, match="Sample 0: 2 true and 1 predicted heads"):
+        attachment_scores([[0, 1]], [[0]])
+    with pytest.raises(ValueError, match="no word to score"):
+        attachment_scores([[0]], [[0]], [[(".", ".")]], exclude_punctuation=True)
