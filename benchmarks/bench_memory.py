@@ -42,6 +42,9 @@ from collections import Counter
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
+from _runner import add_output_options, write_results  # noqa: E402
+
 CORPORA = ("brown", "treebank", "conll2000", "conll2002")
 #: a (part of speech, phrase) pair becomes a tag of its own from this many tokens on
 PAIR_MIN_COUNT = 6
@@ -134,7 +137,7 @@ def main(argv=None):
     ap.add_argument("--max-train", type=int, default=0,
                     help="train on the first N sentences only (0: all)")
     ap.add_argument("--only", choices=CORPORA, help=argparse.SUPPRESS)
-    ap.add_argument("--markdown", action="store_true")
+    add_output_options(ap, "memory")
     args = ap.parse_args(argv)
     if args.only:  # the child: one corpus, one JSON line
         print(json.dumps(run(args.only, args.max_train)))
@@ -154,15 +157,18 @@ def main(argv=None):
               f"{row['added_mb']:.0f} MiB; estimate {row['estimate']}), model "
               f"{row['model_mb']:.2f} MiB, token accuracy {row['accuracy']:.4f}",
               flush=True)
-    if args.markdown:
-        print("\n| corpus | sentences | tags | weights (non-zero) | train s | peak MiB | "
-              "added MiB | estimate | model MiB | token acc. |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for r in rows:
-            print(f"| {r['corpus']} | {r['sentences']:,} | {r['tags']} | "
-                  f"{r['weights']:,} ({100 * r['nonzero']:.2f} %) | {r['seconds']:.1f} | "
-                  f"{r['peak_mb']:.0f} | {r['added_mb']:.0f} | {r['estimate']} | "
-                  f"{r['model_mb']:.2f} | {r['accuracy']:.4f} |")
+    table = ["| corpus | sentences | tags | weights (non-zero) | train s | peak MiB | "
+             "added MiB | estimate | model MiB | token acc. |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        table.append(f"| {r['corpus']} | {r['sentences']:,} | {r['tags']} | "
+                     f"{r['weights']:,} ({100 * r['nonzero']:.2f} %) | "
+                     f"{r['seconds']:.1f} | {r['peak_mb']:.0f} | {r['added_mb']:.0f} | "
+                     f"{r['estimate']} | {r['model_mb']:.2f} | {r['accuracy']:.4f} |")
+    if args.markdown or args.write:
+        print("\n" + "\n".join(table))
+    if args.write:
+        write_results(args.write, "\n".join(table), __file__, argv)
     return rows
 
 
