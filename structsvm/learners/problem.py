@@ -424,7 +424,8 @@ class Problem:
         With Φ(X, Ȳ) = Σ_i Φ(x_i, ȳ_i), the constraint of a labelling Ȳ is
         w·(Φ(X, Y) − Φ(X, Ȳ)) ≥ Δ(Y, Ȳ) − ξ; the loss's ``most_violated(batch, Y)``
         returns argmax_Ȳ Δ(Y, Ȳ) + Σ_i score_i(ȳ_i) from the potentials of all
-        examples.
+        examples, and gets that labelling back in ``loss(Y, Ȳ)`` as it returned it
+        (a list, an array, or a sequence of its own kind).
 
         Returns
         -------
@@ -435,9 +436,13 @@ class Problem:
         slack : ndarray of shape (1,)
             ξ = max(0, Δ(Y, Ȳ) − w·psi): the one slack of the objective ½‖w‖² + C ξ.
         """
-        loss, Y = self.loss, list(self.Ye)
+        loss, Y = self.loss, self.Ye
         batch = self.feature_map.batch_potentials(self.Xe, w)
-        y_hat = list(loss.most_violated(batch, Y))
+        # the labelling goes back to the loss and the map as the loss made it (an
+        # array, or a sequence of its own kind such as a labelling of pairs)
+        y_hat = loss.most_violated(batch, Y)
+        if not isinstance(y_hat, (Sequence, np.ndarray)):
+            y_hat = list(y_hat)
         if len(y_hat) != len(Y):
             raise ValueError(f"loss {plugin_name(loss)!r}: most_violated returned "
                              f"{len(y_hat)} outputs for {len(Y)} examples")
