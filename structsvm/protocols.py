@@ -41,6 +41,7 @@ __all__ = [
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
+    "LOSS_CAPABILITIES",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -247,7 +248,13 @@ class Loss(Protocol):
     that are wrong, or of y that are missed): Hamming, spans, alignment cells,
     swapped pairs; maps then take a vectorised path (``part_costs(Y)``: every
     example's cost). ``max_loss(y)`` is the largest loss any prediction can have for
-    ``y`` (``score`` = 1 − Σ loss / Σ max_loss).
+    ``y`` (``score`` = 1 − Σ loss / Σ max_loss). Optional
+    (:data:`LOSS_CAPABILITIES`): ``default_C``, the C to train with when the
+    estimator's is None, for a loss whose scale calls for another than the feature
+    map's ``default_C``; ``ranks``, for a loss over a data set's labelling that
+    reads only the order of the scores (precision at k, ROC area: a constant
+    feature carries nothing), with ``positives(Y)``, the number of positive labels
+    of the labellings it ranges over (where a classifier puts its threshold).
     """
 
     name: str
@@ -418,8 +425,17 @@ POTENTIALS_CAPABILITIES = {
     "augments": ("position",),     # the loss decompositions augment(Y, loss) adds
 }
 
+#: Optional capabilities of a loss and their defaults (see :class:`Loss`).
+LOSS_CAPABILITIES = {
+    "default_C": None,             # the C it trains with when none is given (None:
+                                   # the feature map's default_C)
+    "ranks": False,                # a function of the order of the scores only (no
+                                   # threshold); then positives(Y) gives the number
+                                   # of positives its labellings have
+}
+
 _CAPABILITIES = {**FEATURE_MAP_CAPABILITIES, **LEARNER_CAPABILITIES,
-                 **POTENTIALS_CAPABILITIES}
+                 **POTENTIALS_CAPABILITIES, **LOSS_CAPABILITIES}
 
 
 def capability(plugin, name):

@@ -8,6 +8,7 @@ from nltk import Tree
 import structsvm
 from structsvm.registry import registered
 from structsvm.structures import (AlignmentFeatures,
+    BinaryFeatures,
     GraphFeatures,
     GrammarFeatures,
     MulticlassFeatures,
@@ -71,10 +72,16 @@ def _alignment(rng):
     return AlignmentFeatures(), X, [[(0, 0), (2, 1)], [(0, 0), (1, 2)], [(0, 0), (1, 2)]]
 
 
+def _binary(rng):
+    X = list(rng.normal(size=(8, 3)))
+    return BinaryFeatures(), X, ["spam" if x[0] > 0 else "ham" for x in X]
+
+
 MAPS = {"MulticlassFeatures": _multiclass, "MulticlassFeatures-attributes": _attributes,
         "TaxonomyFeatures": _taxonomy, "SequenceFeatures": _sequence,
         "RankingFeatures": _ranking, "GrammarFeatures": _grammar,
-        "GraphFeatures": _graph, "AlignmentFeatures": _alignment}
+        "GraphFeatures": _graph, "AlignmentFeatures": _alignment,
+        "BinaryFeatures": _binary}
 
 
 def test_every_registered_map_is_checked():

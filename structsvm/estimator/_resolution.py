@@ -128,9 +128,14 @@ class Resolution:
                              f"cannot train it; use one of {able}")
         return learner
 
-    def C_for(self, fm):
-        """C: the parameter, or the map's ``default_C``."""
-        return float(type(fm).default_C if self.C is None else self.C)
+    def C_for(self, fm, loss=None):
+        """C: the parameter, else the loss's ``default_C`` where it declares one
+        (losses over a whole data set have scales of their own), else the map's
+        ``default_C``."""
+        if self.C is not None:
+            return float(self.C)
+        own = None if loss is None else capability(loss, "default_C")
+        return float(type(fm).default_C if own is None else own)
 
     def tol_for(self, fm):
         """tol: the parameter, or the map's ``default_tol``."""

@@ -176,7 +176,7 @@ def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
                        bool(fitted["converged_"]),
                        interrupted=meta.get("interrupted", False) is True,
                        decoder=decoder, loss=loss, learner=learner,
-                       C=resolution.C_for(fm), tol=resolution.tol_for(fm))
+                       C=resolution.C_for(fm, loss), tol=resolution.tol_for(fm))
     if not checkpoint:
         return model, state, {}
     try:

@@ -282,7 +282,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     learner = res.learner_for(fm, plugins=(fm, decoder, loss, res.rescaling))
     problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
                       Ye=fm.encode_outputs(Y, X),
-                      feature_map=fm, decoder=decoder, loss=loss, C=res.C_for(fm),
+                      feature_map=fm, decoder=decoder, loss=loss, C=res.C_for(fm, loss),
                       rescaling=res.rescaling, n_jobs=res.n_jobs)
     w0 = previous.coef if previous is not None else np.zeros(fm.n_features_)
     tol = res.tol_for(fm)

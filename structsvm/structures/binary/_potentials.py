@@ -6,6 +6,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ...protocols import plugin_name
+
 __all__ = ["BinaryPotentials"]
 
 
@@ -22,7 +24,7 @@ class BinaryPotentials:
     scores : ndarray of shape (n_samples,)
         s_i = w·x_i (the bias feature included).
     scale : float
-        κ, the map's factor (1 / 2n for a data set of n examples).
+        κ, the map's factor (1 / 2nR for a data set of n examples).
     """
 
     structure: ClassVar[str] = "binary"
@@ -70,7 +72,7 @@ class BinaryPotentials:
         """Not available (raises TypeError): a binary batch adds no loss to its
         scores; a loss over the whole data set labels all examples at once."""
         raise TypeError(f"a binary batch adds no loss to its scores: loss "
-                        f"{getattr(loss, 'name', type(loss).__name__)!r} decomposes over "
+                        f"{plugin_name(loss)!r} decomposes over "
                         f"{type(loss).decomposition}; the binary structure trains the "
                         "losses over the whole data set (error_rate, f1, prbep, "
                         "precision_at_k, recall_at_k, roc_auc)")

@@ -25,17 +25,21 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     .. math::
 
-        \Phi(\bar X, \bar Y) = \frac{1}{2n} \sum_{i=1}^n \bar y_i\, x_i,
+        \Phi(\bar X, \bar Y) = \frac{1}{2nR} \sum_{i=1}^n \bar y_i\, x_i,
 
-    Joachims' (2005) multivariate map scaled by 1/2n, so that the labelling
-    that flips one example differs from the truth by x_i y_i / n: with the
-    error-rate loss (1/n per wrong example) every example asks for the margin
-    y_i w·x_i ≥ 1, the 1-slack objective is ½‖w‖² + (C/n) Σ_i max(0, 1 − y_i w·x_i)
-    (a linear SVM with C/n, Joachims 2006), and the other losses — F_β, precision
-    and recall at k, PRBEP, ROC area (:mod:`.losses`) — train at the same scale of
-    w. The prediction is the labelling with the highest score, sign(w·x_i) for
-    every example (decoder ``"sign"``). Inputs may be scipy sparse matrices (CSR,
-    e.g. 10⁵ tf-idf features) or dense arrays.
+    Joachims' (2005) multivariate map Σ_i ȳ_i x_i, scaled. The factor 1/2n makes
+    the labelling that flips one example differ from the truth by y_i x_i / (nR):
+    with the error-rate loss (1/n per wrong example) every example asks for the
+    margin y_i w·x_i / R ≥ 1 and the 1-slack objective is
+    ½‖w‖² + (C/n) Σ_i max(0, 1 − y_i w·x_i / R) (a linear SVM with C/n, Joachims
+    2006); the other losses — F_β, precision and recall at k, PRBEP, ROC area
+    (:mod:`.losses`) — train at that scale of w. R, the root mean square norm of
+    the training examples (``scale_``), makes the model the same for features
+    multiplied by any constant (tf-idf vectors of norm 1, word counts), so one C
+    suits both, as SVM-light's default C = 1/R² does. The prediction is the
+    labelling with the highest score, sign(w·x_i) for every example (decoder
+    ``"sign"``). Inputs may be scipy sparse matrices (CSR, e.g. 10⁵ tf-idf
+    features) or dense arrays.
 
     Parameters
     ----------
@@ -47,11 +51,15 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     positive_class : label, optional
         The label that is +1. Default: the greater of the two (scikit-learn's
         ``classes_[1]``).
+    normalize : bool, default=True
+        Divide by R (above); False keeps R = 1, the map Σ_i ȳ_i x_i / 2n.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
         The negative and the positive label (encoded −1 and +1).
+    scale_ : float
+        R: the root mean square norm of the training examples (bias included), or 1.
     n_input_features_ : int
         Dimension of x (with the bias column).
     n_features_ : int
@@ -62,13 +70,14 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     Notes
     -----
     Defaults: the loss ``"error_rate"`` (the ordinary linear SVM, Joachims 2005,
-    Theorem 1; pass ``loss="f1"``, ``"roc_auc"``, ... for the others), the
-    learner ``"one_slack"`` (the only one that trains a loss over the whole data
-    set), C = 1000 (its error-rate model is LinearSVC's with C = 1000 / n, i.e.
-    LinearSVC's default C = 1 at n = 1000 examples; SVM-perf's ``-c`` is C / 100 in
-    these units) and tol = 0.01 (relative duality gap).
+    Theorem 1; pass ``loss="f1"``, ``"roc_auc"``, ... for the others, each with its
+    own ``default_C`` where it declares one), the learner ``"one_slack"`` (the only
+    one that trains a loss over the whole data set), C and tol below (the class
+    attributes ``default_C``, ``default_tol``). With the error-rate loss, C is
+    scikit-learn's ``LinearSVC`` C times n R² (SVM-perf's ``-c`` times 100, without
+    the 1/R).
 
-    The oracle's Σ δΦ = (1/2n) Σ_i (y_i − ȳ_i) x_i is one product of the data with
+    The oracle's Σ δΦ = (1/2nR) Σ_i (y_i − ȳ_i) x_i is one product of the data with
     the coefficients of the most violated output (for ROC area, the per-example
     counts of swapped pairs: :class:`~.outputs.PairSwaps`), built from the rows
     whose coefficient changed.
@@ -82,7 +91,8 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> fm = BinaryFeatures().fit(np.array([[1., 2.], [0., 1.]]), ["spam", "ham"])
+    >>> fm = BinaryFeatures(normalize=False).fit(np.array([[1., 2.], [0., 1.]]),
+    ...                                          ["spam", "ham"])
     >>> fm.classes_.tolist()
     ['ham', 'spam']
     >>> fm.joint_feature(np.array([1., 2.]), "spam").tolist()   # one example: 1/2
@@ -97,9 +107,10 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     default_learners: ClassVar[tuple] = (("one_slack", {}),)
     has_difference_sum: ClassVar[bool] = True
 
-    def __init__(self, bias=1.0, positive_class=None):
+    def __init__(self, bias=1.0, positive_class=None, normalize=True):
         self.bias = bias
         self.positive_class = positive_class
+        self.normalize = normalize
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
@@ -109,6 +120,7 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
         self.n_features_ = int(self.n_input_features_)
         check_weights(self.n_features_, f"{self.n_features_} features")
+        self.scale_ = _rms_norm(Xm, self.bias) if self.normalize else 1.0
         return self
 
     def _classes(self, Y):
@@ -156,10 +168,9 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return list(np.where(y > 0, self.classes_[1], self.classes_[0]))
 
     # ------------------------------------------------------------------ Φ
-    @staticmethod
-    def _scale(Xe):
-        """κ = 1/(2n) for a data set of n examples."""
-        return 0.5 / max(Xe.shape[0], 1)
+    def _scale(self, Xe):
+        """κ = 1/(2nR) for a data set of n examples."""
+        return 0.5 / (max(Xe.shape[0], 1) * self.scale_)
 
     @staticmethod
     def _rows(Xe, idx):
@@ -179,7 +190,7 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return c
 
     def joint_features(self, Xe, Ye, idx=None):
-        """CSR matrix whose row i is κ ȳ_i x_i (κ = 1/2n, n the rows of ``Xe``): the
+        """CSR matrix whose row i is κ ȳ_i x_i (κ = 1/2nR, n the rows of ``Xe``): the
         terms of Φ(X̄, Ȳ)."""
         X = self._rows(Xe, idx)
         c = self._coef(Ye, X.shape[0], "outputs") * self._scale(Xe)
@@ -221,7 +232,7 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                                 self._scale(Xe))
 
     def joint_feature(self, x, y):
-        """Φ of the one-example data set (x, y): x y / 2, with the bias (raw x and
+        """Φ of the one-example data set (x, y): x y / 2R, with the bias (raw x and
         label y)."""
         Xe = self.encode_inputs([x])
         return self.joint_features(Xe, self.encode_outputs([y])).toarray().ravel()
@@ -240,7 +251,8 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # ------------------------------------------------------------------ model files
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io`."""
-        return {"classes_": self.classes_, "n_input_features_": self.n_input_features_,
+        return {"classes_": self.classes_, "scale_": self.scale_,
+                "n_input_features_": self.n_input_features_,
                 "n_features_": self.n_features_}
 
     def load_fitted_state(self, state):
@@ -248,14 +260,38 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self.classes_ = as_label_array(state["classes_"])
         if len(self.classes_) != 2:
             raise ValueError(f"classes_ must hold two labels, got {len(self.classes_)}")
+        self.scale_ = float(state["scale_"])
+        if not (np.isfinite(self.scale_) and self.scale_ > 0):
+            raise ValueError(f"scale_ must be a finite number > 0, got {self.scale_!r}")
         self.n_input_features_ = int(state["n_input_features_"])
         self.n_features_ = int(state["n_features_"])
         return self
 
 
+def _rms_norm(X, bias):
+    """R = √(mean_i ‖x_i‖²) of the rows with the bias column (1 when all are 0)."""
+    if sp.issparse(X):
+        if not X.has_canonical_format:  # duplicate entries are summed before squaring
+            X = X.copy()
+            X.sum_duplicates()
+        sq = float(X.data @ X.data)
+    else:
+        sq = float(np.einsum("ij,ij->", X, X))
+    mean = sq / X.shape[0] + float(bias) ** 2
+    return math.sqrt(mean) if mean > 0 else 1.0
+
+
 def _label_array(Y):
     """The labels as a 1-D array (numbers stay numeric: a vectorised comparison),
     refusing None and NaN with the sample's index."""
+    if isinstance(Y, list) and Y and all(isinstance(v, (int, float, np.number))
+                                         and not isinstance(v, bool) for v in Y[:1]):
+        try:
+            arr = np.asarray(Y)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iuf":
+            Y = arr
     if isinstance(Y, np.ndarray) and Y.ndim == 1 and Y.dtype.kind in "biuf":
         if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):
             i = int(np.flatnonzero(~np.isfinite(Y))[0])

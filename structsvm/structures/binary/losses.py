@@ -19,11 +19,13 @@ of each class and prefix sums of their gains reduce the search to the table
 (Joachims 2005, Algorithm 2):
 
 - error rate: every example on its own, O(n);
-- precision@k, recall@k, PRBEP: labellings with exactly k (PRBEP: P) positives,
-  a + b = k, O(n log n);
+- PRBEP: labellings with exactly P positives, a + b = P, O(n log n);
 - F_β: for fixed a, Δ is concave in b (and so is the prefix sum of the sorted
   gains), so the best b is found by bisection: O(n log n) in all, where the
   enumeration of every (a, b) costs O(P N);
+- precision@k, recall@k: every labelling read as a ranking (its positives first,
+  ties in random order): concave in b as F_β for k positives or more, every
+  (a, b) below k, O(n log n + P k);
 - ROC area: a labelling of the P·N pairs (:class:`~.outputs.PairSwaps`); a pair
   is swapped exactly when its score difference is below its margin, and the swapped
   pairs of every example are counted from the sorted scores in O(n log n), never
@@ -41,6 +43,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..._compiled import loops
 from ..losses import BaseLoss
 from .metrics import contingency, resolve_k, swapped_pairs, top_k_hits
 from .outputs import PairSwaps
@@ -116,13 +119,69 @@ def _labelling(n, pos, neg, a, b):
 
 def _with_k_positives(g, y, k, loss_of_tp):
     """The most violated labelling among those with exactly k positives, Δ a
-    function of the true positives a alone (precision, recall at k, PRBEP)."""
+    function of the true positives a alone (PRBEP: k = P)."""
     pos, neg, SP, SN = _ranked(g, y)
     P, N = pos.size, neg.size
     a = np.arange(max(0, k - N), min(P, k) + 1)
     value = loss_of_tp(a) + SP[a] + SN[k - a]
     best = int(a[int(np.argmax(value))])
     return _labelling(y.size, pos, neg, best, k - best)
+
+
+def _concave_in_fp(g, y, table_loss, min_positives=0):
+    """The most violated labelling when Δ(a, b) is concave in b = fp for every
+    a = tp on b ≥ max(1, min_positives − a): for each a, the best b by bisection on
+    the concave Δ(a, b) + SN[b] (the sorted negative gains decrease), and b = 0
+    apart where allowed. O(n log n).
+
+    ``table_loss(a, b)`` is vectorised over arrays of a and b; the labellings range
+    over a + b ≥ ``min_positives``. Returns (labelling, value)."""
+    pos, neg, SP, SN = _ranked(g, y)
+    a, b, value = _best_concave(SP, SN, table_loss, min_positives)
+    return _labelling(y.size, pos, neg, a, b), value
+
+
+def _best_concave(SP, SN, table_loss, min_positives):
+    """(a, b, value) of :func:`_concave_in_fp` from the prefix sums."""
+    P, N = SP.size - 1, SN.size - 1
+    a = np.arange(P + 1)
+    lo0 = np.maximum(min_positives - a, 0)         # fewest negatives allowed
+    best = np.full(P + 1, -np.inf)
+    best_b = np.zeros(P + 1, dtype=np.intp)
+    zero = lo0 == 0                                  # b = 0 allowed: taken apart
+    best[zero] = table_loss(a[zero], 0) + SP[zero]
+    lo = np.maximum(lo0, 1)
+    if N:
+        # the last b in [lo, N] where f(b) − f(b − 1) > 0 (concavity: the argmax)
+        b_lo, b_hi = np.minimum(lo, N), np.full(P + 1, N, dtype=np.intp)
+        while True:
+            active = b_lo < b_hi
+            if not active.any():
+                break
+            mid = (b_lo + b_hi + 1) // 2
+            rise = table_loss(a, mid) - table_loss(a, mid - 1) + (SN[mid] - SN[mid - 1])
+            up = active & (rise > 0)
+            b_lo = np.where(up, mid, b_lo)
+            b_hi = np.where(active & ~up, mid - 1, b_hi)
+        value = np.where(lo <= N, table_loss(a, b_lo) + SP + SN[b_lo], -np.inf)
+        take = value > best
+        best_b = np.where(take, b_lo, best_b)
+        best = np.where(take, value, best)
+    k = int(np.argmax(best))
+    return k, int(best_b[k]), float(best[k])
+
+
+def _at_k(g, y, k, den, table_loss):
+    """The most violated labelling of a measure at k read from a ranking: at
+    least k positives (:func:`_concave_in_fp`) or fewer, whose loss fills the
+    places left at random (:func:`._jit.below_k_search`, O(P k))."""
+    pos, neg, SP, SN = _ranked(g, y)
+    a, b, value = _best_concave(SP, SN, table_loss, k)
+    a2, b2, value2 = loops("structsvm.structures.binary._jit").below_k_search(
+        SP, SN, int(y.size), int(k), float(den))
+    if value2 > value:
+        a, b = a2, b2
+    return _labelling(y.size, pos, neg, a, b)
 
 
 # --------------------------------------------------------------------------- losses
@@ -209,35 +268,25 @@ class FBetaLoss(_DataSetLoss):
     def most_violated(self, batch, Y_true):
         """The contingency table search with bisection over fp, O(n log n)."""
         y = self._truth(Y_true)
-        g = self._gains(batch, y.size)
-        pos, neg, SP, SN = _ranked(g, y)
-        P, N = pos.size, neg.size
-        a = np.arange(P + 1)
-        best_b = np.zeros(P + 1, dtype=np.intp)
-        best = self._table_loss(a, 0, P) + SP
-        if N:
-            gn = g[neg]  # sorted, decreasing
-            # f(b) = Δ(a, b) + SN[b] is concave on 1..N: find its last increase
-            lo, hi = np.ones(P + 1, dtype=np.intp), np.full(P + 1, N, dtype=np.intp)
-            while True:
-                active = lo < hi
-                if not active.any():
-                    break
-                mid = (lo + hi + 1) // 2
-                rise = (self._table_loss(a, mid, P) - self._table_loss(a, mid - 1, P)
-                        + gn[mid - 1])
-                up = active & (rise > 0)
-                lo = np.where(up, mid, lo)
-                hi = np.where(active & ~up, mid - 1, hi)
-            value = self._table_loss(a, lo, P) + SP + SN[lo]
-            take = value > best
-            best_b = np.where(take, lo, 0)
-            best = np.where(take, value, best)
-        k = int(np.argmax(best))
-        return _labelling(y.size, pos, neg, k, int(best_b[k]))
+        P = int(np.count_nonzero(y))
+        return _concave_in_fp(self._gains(batch, y.size), y,
+                              lambda a, b: self._table_loss(a, b, P))[0]
 
 
-class _AtKLoss(_DataSetLoss):
+class _RankLoss(_DataSetLoss):
+    """A measure of the ranking by score: its labellings have a fixed number of
+    positives, so a constant added to every score changes nothing (``ranks``): train
+    it without a bias feature (``BinaryFeatures(bias=0)``; a bias would shift every
+    constraint alike where that number differs from the truth's)."""
+
+    ranks: ClassVar[bool] = True
+
+    def positives(self, Y_true):
+        """The number of positive labels of the labellings the loss ranges over."""
+        return int(np.count_nonzero(self._truth(Y_true)))
+
+
+class _AtKLoss(_RankLoss):
     """Precision or recall at k: measures of the k highest-scoring examples."""
 
     _default_k: ClassVar[str] = "half"
@@ -248,10 +297,21 @@ class _AtKLoss(_DataSetLoss):
     def _k(self, y):
         return resolve_k(self.k, int(np.count_nonzero(y)), y.size, self._default_k)
 
+    def positives(self, Y_true):
+        """k."""
+        return self._k(self._truth(Y_true))
+
 
 class PrecisionAtKLoss(_AtKLoss):
-    r"""Δ(Y, Ȳ) = 1 − precision at k: 1 − tp / k over the labellings with exactly k
-    positives (the k examples a ranking by score puts on top).
+    r"""Δ(Y, Ȳ) = 1 − precision at k of the ranking by score.
+
+    A labelling read as a ranking puts its m positives first in random order and
+    the others after them, also in random order; Δ of every labelling is 1 − its
+    expected precision at k: tp / m for m ≥ k (its precision, as SVM-perf's loss),
+    (tp + (k − m)(P − tp)/(n − m)) / k for m < k. Training ranges over all
+    labellings, so some have fewer positives than the truth and some more: a
+    constant added to every score (or a direction every example shares, as the
+    positive orthant of word counts) satisfies none of the constraints for free.
 
     Parameters
     ----------
@@ -261,10 +321,12 @@ class PrecisionAtKLoss(_AtKLoss):
 
     Notes
     -----
-    Training ranges over the labellings with k positives (Joachims 2005), so the
-    model's scores rank and the measure is read from the top k; a prediction
-    passed as scores is scored by its top k (ties in random order: the expected
-    precision). O(n log n).
+    The measure reads the order of the scores only (``ranks``): train without a
+    bias feature. A prediction passed as scores is scored by its top k (ties in
+    random order: the expected precision). Most violated labelling: for tp = a
+    and m ≥ k, Δ = fp / (a + fp) is concave in fp (bisection as for F_β,
+    O(n log n)); below k the filled loss is convex in fp and every (tp, fp) with
+    m < k is tried (a compiled loop, O(P k)).
 
     Examples
     --------
@@ -280,16 +342,26 @@ class PrecisionAtKLoss(_AtKLoss):
         return 1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), k) / k
 
     def most_violated(self, batch, Y_true):
-        """The best labelling with k positives: a search over tp, O(n log n)."""
+        """The most violated labelling: O(n log n) for k positives or more,
+        O(P k) below."""
         y = self._truth(Y_true)
         k = self._k(y)
-        return _with_k_positives(self._gains(batch, y.size), y, k,
-                                 lambda a: 1.0 - a / k)
+
+        def table_loss(a, b):
+            a = np.asarray(a, dtype=float)
+            return 1.0 - a / np.maximum(a + b, 1)
+
+        return _at_k(self._gains(batch, y.size), y, k, k, table_loss)
 
 
 class RecallAtKLoss(_AtKLoss):
-    r"""Δ(Y, Ȳ) = 1 − recall at k: 1 − tp / P over the labellings with exactly k
-    positives (0 when there is no positive).
+    r"""Δ(Y, Ȳ) = 1 − recall at k of the ranking by score (0 when there is no
+    positive).
+
+    As :class:`PrecisionAtKLoss`, every labelling read as a ranking: its expected
+    recall at k is (k / m) tp / P for m ≥ k positives and
+    (tp + (k − m)(P − tp)/(n − m)) / P for m < k; training ranges over all
+    labellings (O(n log n) for m ≥ k, O(P k) below).
 
     Parameters
     ----------
@@ -314,14 +386,23 @@ class RecallAtKLoss(_AtKLoss):
         return 1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), self._k(y)) / P
 
     def most_violated(self, batch, Y_true):
-        """The best labelling with k positives: a search over tp, O(n log n)."""
+        """The most violated labelling: O(n log n) for k positives or more,
+        O(P k) below."""
         y = self._truth(Y_true)
         P = int(np.count_nonzero(y))
-        return _with_k_positives(self._gains(batch, y.size), y, self._k(y),
-                                 lambda a: 1.0 - a / P if P else 0.0 * a)
+        k = self._k(y)
+
+        if P == 0:  # every labelling has loss 0: the highest-scoring one
+            return np.where(self._gains(batch, y.size) > 0, 1, -1).astype(np.int8)
+
+        def table_loss(a, b):
+            a = np.asarray(a, dtype=float)
+            return 1.0 - k * a / (P * np.maximum(a + b, 1))
+
+        return _at_k(self._gains(batch, y.size), y, k, P, table_loss)
 
 
-class PRBEPLoss(_DataSetLoss):
+class PRBEPLoss(_RankLoss):
     r"""Δ(Y, Ȳ) = 1 − PRBEP, the precision-recall break-even point: over the
     labellings with as many positives as the truth (P), precision = recall =
     tp / P (0 when there is no positive).
@@ -350,7 +431,7 @@ class PRBEPLoss(_DataSetLoss):
         return _with_k_positives(self._gains(batch, y.size), y, P, lambda a: 1.0 - a / P)
 
 
-class ROCAreaLoss(_DataSetLoss):
+class ROCAreaLoss(_RankLoss):
     r"""Δ(Y, c̄) = fraction of positive-negative pairs ranked the wrong way round:
     1 − the area under the ROC curve.
 
