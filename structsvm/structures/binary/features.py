@@ -102,8 +102,8 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     structure: ClassVar[str] = "binary"
     default_decoder: ClassVar[str] = "sign"
     default_loss: ClassVar[str] = "error_rate"
-    default_C: ClassVar[float] = 1000.0
-    default_tol: ClassVar[float] = 0.01
+    default_C: ClassVar[float] = 1e4
+    default_tol: ClassVar[float] = 0.1
     default_learners: ClassVar[tuple] = (("one_slack", {}),)
     has_difference_sum: ClassVar[bool] = True
 
@@ -158,8 +158,8 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         bad = np.flatnonzero(~(is_pos | is_neg))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"Sample {i}: unknown label {labels[i]!r}; the labels are "
-                             f"{[neg, pos]!r}")
+            raise ValueError(f"Sample {i}: unknown label {_plain(labels[i])!r}; the "
+                             f"labels are {[neg, pos]!r}")
         return np.where(is_pos, 1, -1).astype(np.int8)
 
     def decode_outputs(self, Ye):
@@ -295,15 +295,21 @@ def _label_array(Y):
     if isinstance(Y, np.ndarray) and Y.ndim == 1 and Y.dtype.kind in "biuf":
         if Y.dtype.kind == "f" and not np.all(np.isfinite(Y)):
             i = int(np.flatnonzero(~np.isfinite(Y))[0])
-            raise ValueError(f"Sample {i}: label is {Y[i]!r}; every training output "
-                             "needs a label")
+            raise ValueError(f"Sample {i}: label is {float(Y[i])}; every output needs "
+                             "a finite label")
         return Y
     Y = as_sequence(Y, "Y")
     labels = as_label_array(Y)
     for i, v in enumerate(labels):
         if v is None or (isinstance(v, (float, np.floating)) and math.isnan(v)):
-            raise ValueError(f"Sample {i}: label is {v!r}; every output needs a label")
+            raise ValueError(f"Sample {i}: label is {'None' if v is None else 'nan'}; "
+                             "every output needs a label")
     return labels
+
+
+def _plain(v):
+    """A numpy scalar as the Python value it holds (for messages)."""
+    return v.item() if isinstance(v, np.generic) else v
 
 
 def _equal(labels, value):

@@ -19,13 +19,12 @@ of each class and prefix sums of their gains reduce the search to the table
 (Joachims 2005, Algorithm 2):
 
 - error rate: every example on its own, O(n);
-- PRBEP: labellings with exactly P positives, a + b = P, O(n log n);
 - F_β: for fixed a, Δ is concave in b (and so is the prefix sum of the sorted
   gains), so the best b is found by bisection: O(n log n) in all, where the
   enumeration of every (a, b) costs O(P N);
-- precision@k, recall@k: every labelling read as a ranking (its positives first,
-  ties in random order): concave in b as F_β for k positives or more, every
-  (a, b) below k, O(n log n + P k);
+- precision@k, recall@k, PRBEP (precision at P): every labelling read as a
+  ranking (its positives first, ties in random order): concave in b as F_β for k
+  positives or more, every (a, b) below k, O(n log n + P k);
 - ROC area: a labelling of the P·N pairs (:class:`~.outputs.PairSwaps`); a pair
   is swapped exactly when its score difference is below its margin, and the swapped
   pairs of every example are counted from the sorted scores in O(n log n), never
@@ -117,17 +116,6 @@ def _labelling(n, pos, neg, a, b):
     return out
 
 
-def _with_k_positives(g, y, k, loss_of_tp):
-    """The most violated labelling among those with exactly k positives, Δ a
-    function of the true positives a alone (PRBEP: k = P)."""
-    pos, neg, SP, SN = _ranked(g, y)
-    P, N = pos.size, neg.size
-    a = np.arange(max(0, k - N), min(P, k) + 1)
-    value = loss_of_tp(a) + SP[a] + SN[k - a]
-    best = int(a[int(np.argmax(value))])
-    return _labelling(y.size, pos, neg, best, k - best)
-
-
 def _concave_in_fp(g, y, table_loss, min_positives=0):
     """The most violated labelling when Δ(a, b) is concave in b = fp for every
     a = tp on b ≥ max(1, min_positives − a): for each a, the best b by bisection on
@@ -169,6 +157,12 @@ def _best_concave(SP, SN, table_loss, min_positives):
         best = np.where(take, value, best)
     k = int(np.argmax(best))
     return k, int(best_b[k]), float(best[k])
+
+
+def _precision_table(a, b):
+    """1 − a / (a + b): 1 − the precision of a labelling with a + b ≥ 1 positives."""
+    a = np.asarray(a, dtype=float)
+    return 1.0 - a / np.maximum(a + b, 1)
 
 
 def _at_k(g, y, k, den, table_loss):
@@ -243,6 +237,7 @@ class FBetaLoss(_DataSetLoss):
     """
 
     name = "f1"
+    default_C: ClassVar[float] = 1e5
 
     def __init__(self, beta=1.0):
         self.beta = beta
@@ -335,6 +330,7 @@ class PrecisionAtKLoss(_AtKLoss):
     """
 
     name = "precision_at_k"
+    default_C: ClassVar[float] = 1e4
 
     def __call__(self, Y_true, Y_pred):
         y = self._truth(Y_true)
@@ -346,12 +342,7 @@ class PrecisionAtKLoss(_AtKLoss):
         O(P k) below."""
         y = self._truth(Y_true)
         k = self._k(y)
-
-        def table_loss(a, b):
-            a = np.asarray(a, dtype=float)
-            return 1.0 - a / np.maximum(a + b, 1)
-
-        return _at_k(self._gains(batch, y.size), y, k, k, table_loss)
+        return _at_k(self._gains(batch, y.size), y, k, k, _precision_table)
 
 
 class RecallAtKLoss(_AtKLoss):
@@ -376,6 +367,7 @@ class RecallAtKLoss(_AtKLoss):
     """
 
     name = "recall_at_k"
+    default_C: ClassVar[float] = 1e4
     _default_k: ClassVar[str] = "twice"
 
     def __call__(self, Y_true, Y_pred):
@@ -403,9 +395,13 @@ class RecallAtKLoss(_AtKLoss):
 
 
 class PRBEPLoss(_RankLoss):
-    r"""Δ(Y, Ȳ) = 1 − PRBEP, the precision-recall break-even point: over the
-    labellings with as many positives as the truth (P), precision = recall =
-    tp / P (0 when there is no positive).
+    r"""Δ(Y, Ȳ) = 1 − PRBEP, the precision-recall break-even point of the ranking
+    by score: precision (= recall) at k = P, the number of positives (0 when there
+    is none).
+
+    Joachims (2005) trains it over the labellings with P positives, where Δ =
+    1 − tp / P; here, as :class:`PrecisionAtKLoss` with k = P, over every labelling
+    read as a ranking (those with P positives included, with that Δ).
 
     Examples
     --------
@@ -414,6 +410,7 @@ class PRBEPLoss(_RankLoss):
     """
 
     name = "prbep"
+    default_C: ClassVar[float] = 1e4
 
     def __call__(self, Y_true, Y_pred):
         y = self._truth(Y_true)
@@ -423,12 +420,13 @@ class PRBEPLoss(_RankLoss):
         return 1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), P) / P
 
     def most_violated(self, batch, Y_true):
-        """The best labelling with P positives: a search over tp, O(n log n)."""
+        """As precision at k = P: O(n log n) for P positives or more, O(P²) below."""
         y = self._truth(Y_true)
         P = int(np.count_nonzero(y))
-        if P == 0:
-            return np.full(y.size, -1, dtype=np.int8)
-        return _with_k_positives(self._gains(batch, y.size), y, P, lambda a: 1.0 - a / P)
+        g = self._gains(batch, y.size)
+        if P == 0:  # every labelling has loss 0: the highest-scoring one
+            return np.where(g > 0, 1, -1).astype(np.int8)
+        return _at_k(g, y, P, P, _precision_table)
 
 
 class ROCAreaLoss(_RankLoss):
@@ -455,6 +453,7 @@ class ROCAreaLoss(_RankLoss):
     """
 
     name = "roc_auc"
+    default_C: ClassVar[float] = 1e3
 
     def __call__(self, Y_true, Y_pred):
         y = self._truth(Y_true)
