@@ -22,7 +22,7 @@ from structsvm.structures import BinaryFeatures, get_decoder, get_loss
 from structsvm.structures.binary import (ErrorRateLoss, FBetaLoss, PairSwaps,
                                          PrecisionAtKLoss, PRBEPLoss, RecallAtKLoss,
                                          ROCAreaLoss, metrics)
-from structsvm.structures.binary._jit import below_k_reference
+from structsvm.structures.binary._jit import below_k_reference, concave_search_reference
 from structsvm._compiled import loops
 
 
@@ -128,18 +128,35 @@ def test_pair_swaps_refuses_counts_of_no_pair_labelling():
         ROCAreaLoss()([1, -1], PairSwaps([1, -1, -1], [0, 0, 0]))
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_below_k_loop_equals_its_numpy_reference(seed):
-    rng = np.random.default_rng(seed)
-    P, N = int(rng.integers(0, 8)), int(rng.integers(0, 8))
+def _prefix_sums(rng, P, N):
     SP = np.concatenate([[0.0], np.cumsum(np.sort(rng.normal(size=P))[::-1])])
     SN = np.concatenate([[0.0], np.cumsum(np.sort(rng.normal(size=N))[::-1])])
+    return SP, SN
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_searches_equal_their_numpy_references(seed):
+    """The bisection over fp (concave losses) and the search below k against trying
+    every (tp, fp) of random prefix sums."""
+    rng = np.random.default_rng(seed)
+    P, N = int(rng.integers(0, 9)), int(rng.integers(0, 9))
+    SP, SN = _prefix_sums(rng, P, N)
+    jit = loops("structsvm.structures.binary._jit")
+    for kind, p1 in ((0, 1.0), (0, 4.0), (0, 0.25)):
+        got = jit.concave_search(SP, SN, kind, p1, 0)
+        assert got[2] == pytest.approx(concave_search_reference(SP, SN, kind, p1, 0)[2],
+                                       abs=1e-12)
     for k in range(1, P + N + 1):
+        for kind, p1 in ((1, 0.0), (2, float(k))):
+            if kind == 2 and P == 0:
+                continue
+            got = jit.concave_search(SP, SN, kind, p1, k)
+            ref = concave_search_reference(SP, SN, kind, p1, k)
+            assert got[2] == pytest.approx(ref[2], abs=1e-12) and got[0] + got[1] >= k
         for den in (float(k), float(max(P, 1))):
-            got = loops("structsvm.structures.binary._jit").below_k_search(
-                SP, SN, P + N, k, den)
-            ref = below_k_reference(SP, SN, P + N, k, den)
-            assert got[2] == pytest.approx(ref[2], abs=1e-12)
+            got = jit.below_k_search(SP, SN, P + N, k, den)
+            assert got[2] == pytest.approx(below_k_reference(SP, SN, P + N, k, den)[2],
+                                           abs=1e-12)
             assert got[0] + got[1] < k
 
 

@@ -1,11 +1,23 @@
-"""Compiled loop of the binary losses: the best labelling with fewer than k
-positives for precision and recall at k, with a numpy reference.
+"""Compiled loops of the binary losses' most violated labellings, each with a numpy
+reference.
 
-For tp = a and fp = b with m = a + b < k, a labelling read as a ranking fills the
-k − m places below its positives at random from the n − m others, so its expected
-hits at k are a + (k − m)(P − a)/(n − m); the loss is 1 − hits / den (den = k for
-precision, P for recall) and the labelling's score the prefix sums SP[a] + SN[b] of
-the sorted gains. That loss is convex in b, so every (a, b) is tried: O(P k).
+Both search a contingency table: with the positives and the negatives sorted by
+decreasing gain and SP, SN the prefix sums of their gains, the best labelling with
+tp = a and fp = b labels the a first positives and the b first negatives positive
+and scores SP[a] + SN[b] (above the all-negative labelling); the loops find the
+(a, b) maximising Δ(a, b) + SP[a] + SN[b].
+
+- ``concave_search``: where Δ(a, ·) is concave on the allowed b (F_β; precision and
+  recall at k for m = a + b ≥ k), so is Δ(a, ·) + SN (SN's increments decrease):
+  bisection on its increments for every a, O(P log N);
+- ``below_k_search``: precision and recall at k for m < k, read as a ranking whose
+  k − m places below the positives are filled at random from the n − m others:
+  expected hits a + (k − m)(P − a)/(n − m), a loss convex in b, so every (a, b) is
+  tried, O(P k).
+
+The losses (``kind``): 0 F_β, Δ = 1 − (1 + β²) a / ((1 + β²) a + β² (P − a) + b)
+(0 when the denominator is: no positive either way), ``p1`` = β²; 1 precision,
+Δ = 1 − a / (a + b); 2 recall at k, Δ = 1 − k a / (P (a + b)), ``p1`` = k.
 
 Private module: no validation (:mod:`structsvm.structures.binary.losses` checks
 its inputs).
@@ -15,12 +27,63 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["below_k_search", "below_k_reference"]
+__all__ = ["concave_search", "below_k_search", "concave_search_reference",
+           "below_k_reference", "table_loss_reference"]
 
 #: the loops compiled at installation, with their argument and result types
 SIGNATURES = {
+    "concave_search": ("f8:1 f8:1 i8 f8 i8", "(i8 i8 f8)"),
     "below_k_search": ("f8:1 f8:1 i8 i8 f8", "(i8 i8 f8)"),
 }
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _table_loss(kind, a, b, P, p1):
+    if kind == 0:
+        den = (1.0 + p1) * a + p1 * (P - a) + b
+        return 0.0 if den == 0.0 else 1.0 - (1.0 + p1) * a / den
+    m = max(a + b, 1.0)
+    if kind == 1:
+        return 1.0 - a / m
+    return 1.0 - p1 * a / (P * m)
+
+
+@numba.njit(cache=True, nogil=True)
+def concave_search(SP, SN, kind, p1, min_positives):
+    """(a, b, value) maximising Δ(a, b) + SP[a] + SN[b] over a + b ≥
+    ``min_positives``, Δ(a, ·) concave on b ≥ max(1, min_positives − a) (b = 0
+    tried apart)."""
+    P = SP.shape[0] - 1
+    N = SN.shape[0] - 1
+    Pf = float(P)
+    best_a, best_b, best = 0, 0, -np.inf
+    for a in range(P + 1):
+        af = float(a)
+        lo = max(min_positives - a, 0)
+        if lo > N:
+            continue
+        if lo == 0:
+            value = _table_loss(kind, af, 0.0, Pf, p1) + SP[a]
+            if value > best:
+                best_a, best_b, best = a, 0, value
+            lo = 1
+        if lo > N:
+            continue
+        hi = N
+        # the last b in [lo, hi] where the concave f(b) still rose from f(b − 1)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            rise = (_table_loss(kind, af, float(mid), Pf, p1)
+                    - _table_loss(kind, af, float(mid - 1), Pf, p1)
+                    + (SN[mid] - SN[mid - 1]))
+            if rise > 0.0:
+                lo = mid
+            else:
+                hi = mid - 1
+        value = _table_loss(kind, af, float(lo), Pf, p1) + SP[a] + SN[lo]
+        if value > best:
+            best_a, best_b, best = a, lo, value
+    return best_a, best_b, best
 
 
 @numba.njit(cache=True, nogil=True)
@@ -41,8 +104,31 @@ def below_k_search(SP, SN, n, k, den):
     return best_a, best_b, best
 
 
+# --------------------------------------------------------------------------- references
+def table_loss_reference(kind, a, b, P, p1):
+    """Δ(a, b) of the loss ``kind``, vectorised over arrays a and b."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if kind == 0:
+        den = (1.0 + p1) * a + p1 * (P - a) + b
+        return np.where(den == 0, 0.0, 1.0 - (1.0 + p1) * a / np.where(den == 0, 1, den))
+    m = np.maximum(a + b, 1.0)
+    return 1.0 - a / m if kind == 1 else 1.0 - p1 * a / (P * m)
+
+
+def concave_search_reference(SP, SN, kind, p1, min_positives):
+    """:func:`concave_search` by trying every allowed (a, b) in numpy."""
+    P, N = SP.size - 1, SN.size - 1
+    a = np.arange(P + 1)[:, None]
+    b = np.arange(N + 1)[None, :]
+    value = table_loss_reference(kind, a, b, float(P), p1) + SP[:, None] + SN[None, :]
+    value = np.where(a + b >= min_positives, value, -np.inf)
+    i = int(np.argmax(value))
+    return i // (N + 1), i % (N + 1), float(value.flat[i])
+
+
 def below_k_reference(SP, SN, n, k, den):
-    """The same in numpy (a grid over a and b)."""
+    """:func:`below_k_search` on a grid over a and b in numpy."""
     P, N = SP.size - 1, SN.size - 1
     a = np.arange(P + 1)[:, None]
     b = np.arange(N + 1)[None, :]

@@ -36,7 +36,7 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     (:mod:`.losses`) — train at that scale of w. R, the root mean square norm of
     the training examples (``scale_``), makes the model the same for features
     multiplied by any constant (tf-idf vectors of norm 1, word counts), so one C
-    suits both, as SVM-light's default C = 1/R² does. The prediction is the
+    suits both (SVM-light's default C, 1/R², has the same purpose). The prediction is the
     labelling with the highest score, sign(w·x_i) for every example (decoder
     ``"sign"``). Inputs may be scipy sparse matrices (CSR, e.g. 10⁵ tf-idf
     features) or dense arrays.
@@ -105,6 +105,10 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     default_C: ClassVar[float] = 1e4
     default_tol: ClassVar[float] = 0.1
     default_learners: ClassVar[tuple] = (("one_slack", {}),)
+    # the compiled loops its losses' most violated labellings call
+    compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.binary._jit:concave_search",
+        "structsvm.structures.binary._jit:below_k_search")
     has_difference_sum: ClassVar[bool] = True
 
     def __init__(self, bias=1.0, positive_class=None, normalize=True):

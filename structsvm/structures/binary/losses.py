@@ -116,66 +116,26 @@ def _labelling(n, pos, neg, a, b):
     return out
 
 
-def _concave_in_fp(g, y, table_loss, min_positives=0):
-    """The most violated labelling when Δ(a, b) is concave in b = fp for every
-    a = tp on b ≥ max(1, min_positives − a): for each a, the best b by bisection on
-    the concave Δ(a, b) + SN[b] (the sorted negative gains decrease), and b = 0
-    apart where allowed. O(n log n).
+#: the loss kinds of the compiled searches (:mod:`._jit`)
+_F_BETA, _PRECISION, _RECALL = 0, 1, 2
 
-    ``table_loss(a, b)`` is vectorised over arrays of a and b; the labellings range
-    over a + b ≥ ``min_positives``. Returns (labelling, value)."""
+
+def _search():
+    return loops("structsvm.structures.binary._jit")
+
+
+def _contingency_search(g, y, kind, p1, k=0):
+    """The most violated labelling of a contingency-table loss: a = tp and b = fp
+    from the compiled concave search over a + b ≥ k (O(n log n)) and, for a
+    measure at k (k > 0), the search below k (O(P k))."""
     pos, neg, SP, SN = _ranked(g, y)
-    a, b, value = _best_concave(SP, SN, table_loss, min_positives)
-    return _labelling(y.size, pos, neg, a, b), value
-
-
-def _best_concave(SP, SN, table_loss, min_positives):
-    """(a, b, value) of :func:`_concave_in_fp` from the prefix sums."""
-    P, N = SP.size - 1, SN.size - 1
-    a = np.arange(P + 1)
-    lo0 = np.maximum(min_positives - a, 0)         # fewest negatives allowed
-    best = np.full(P + 1, -np.inf)
-    best_b = np.zeros(P + 1, dtype=np.intp)
-    zero = lo0 == 0                                  # b = 0 allowed: taken apart
-    best[zero] = table_loss(a[zero], 0) + SP[zero]
-    lo = np.maximum(lo0, 1)
-    if N:
-        # the last b in [lo, N] where f(b) − f(b − 1) > 0 (concavity: the argmax)
-        b_lo, b_hi = np.minimum(lo, N), np.full(P + 1, N, dtype=np.intp)
-        while True:
-            active = b_lo < b_hi
-            if not active.any():
-                break
-            mid = (b_lo + b_hi + 1) // 2
-            rise = table_loss(a, mid) - table_loss(a, mid - 1) + (SN[mid] - SN[mid - 1])
-            up = active & (rise > 0)
-            b_lo = np.where(up, mid, b_lo)
-            b_hi = np.where(active & ~up, mid - 1, b_hi)
-        value = np.where(lo <= N, table_loss(a, b_lo) + SP + SN[b_lo], -np.inf)
-        take = value > best
-        best_b = np.where(take, b_lo, best_b)
-        best = np.where(take, value, best)
-    k = int(np.argmax(best))
-    return k, int(best_b[k]), float(best[k])
-
-
-def _precision_table(a, b):
-    """1 − a / (a + b): 1 − the precision of a labelling with a + b ≥ 1 positives."""
-    a = np.asarray(a, dtype=float)
-    return 1.0 - a / np.maximum(a + b, 1)
-
-
-def _at_k(g, y, k, den, table_loss):
-    """The most violated labelling of a measure at k read from a ranking: at
-    least k positives (:func:`_concave_in_fp`) or fewer, whose loss fills the
-    places left at random (:func:`._jit.below_k_search`, O(P k))."""
-    pos, neg, SP, SN = _ranked(g, y)
-    a, b, value = _best_concave(SP, SN, table_loss, k)
-    a2, b2, value2 = loops("structsvm.structures.binary._jit").below_k_search(
-        SP, SN, int(y.size), int(k), float(den))
-    if value2 > value:
-        a, b = a2, b2
-    return _labelling(y.size, pos, neg, a, b)
+    a, b, value = _search().concave_search(SP, SN, int(kind), float(p1), int(k))
+    if k > 0:
+        den = float(k) if kind == _PRECISION else float(pos.size)
+        a2, b2, value2 = _search().below_k_search(SP, SN, int(y.size), int(k), den)
+        if value2 > value:
+            a, b = a2, b2
+    return _labelling(y.size, pos, neg, int(a), int(b))
 
 
 # --------------------------------------------------------------------------- losses
@@ -264,8 +224,7 @@ class FBetaLoss(_DataSetLoss):
         """The contingency table search with bisection over fp, O(n log n)."""
         y = self._truth(Y_true)
         P = int(np.count_nonzero(y))
-        return _concave_in_fp(self._gains(batch, y.size), y,
-                              lambda a, b: self._table_loss(a, b, P))[0]
+        return _contingency_search(self._gains(batch, y.size), y, _F_BETA, self._b2())
 
 
 class _RankLoss(_DataSetLoss):
@@ -342,7 +301,7 @@ class PrecisionAtKLoss(_AtKLoss):
         O(P k) below."""
         y = self._truth(Y_true)
         k = self._k(y)
-        return _at_k(self._gains(batch, y.size), y, k, k, _precision_table)
+        return _contingency_search(self._gains(batch, y.size), y, _PRECISION, 0.0, k)
 
 
 class RecallAtKLoss(_AtKLoss):
@@ -387,11 +346,7 @@ class RecallAtKLoss(_AtKLoss):
         if P == 0:  # every labelling has loss 0: the highest-scoring one
             return np.where(self._gains(batch, y.size) > 0, 1, -1).astype(np.int8)
 
-        def table_loss(a, b):
-            a = np.asarray(a, dtype=float)
-            return 1.0 - k * a / (P * np.maximum(a + b, 1))
-
-        return _at_k(self._gains(batch, y.size), y, k, P, table_loss)
+        return _contingency_search(self._gains(batch, y.size), y, _RECALL, float(k), k)
 
 
 class PRBEPLoss(_RankLoss):
@@ -426,7 +381,7 @@ class PRBEPLoss(_RankLoss):
         g = self._gains(batch, y.size)
         if P == 0:  # every labelling has loss 0: the highest-scoring one
             return np.where(g > 0, 1, -1).astype(np.int8)
-        return _at_k(g, y, P, P, _precision_table)
+        return _contingency_search(g, y, _PRECISION, 0.0, P)
 
 
 class ROCAreaLoss(_RankLoss):
