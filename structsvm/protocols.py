@@ -140,8 +140,8 @@ class FeatureMap(Protocol):
       gives the CSR rows Φ(x_i, y_i) − Φ(x_i, ŷ_i); the oracle then uses it instead
       of two ``joint_features`` calls;
     - ``has_difference_sum``: ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx,
-      weights)`` gives the dense vector Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) for
-      the 1-slack oracle;
+      weights)`` gives the vector Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) for
+      the 1-slack oracle (dense, or a 1 × D sparse row);
     - ``has_aggregate_oracle``: ``aggregate_violation(Xe, Ye, w, loss) -> (Σ_i Δ_i,
       Σ_i δΦ_i (dense or a sparse row), ξ per example)`` computes the whole
       margin-rescaled 1-slack oracle with the map's default decoder (e.g. Joachims'
@@ -251,7 +251,8 @@ class Loss(Protocol):
     ``y`` (``score`` = 1 − Σ loss / Σ max_loss). Optional
     (:data:`LOSS_CAPABILITIES`): ``default_C``, the C to train with when the
     estimator's is None, for a loss whose scale calls for another than the feature
-    map's ``default_C``; ``ranks``, for a loss over a data set's labelling that
+    map's ``default_C`` (a number, or a method ``default_C(Ye)`` of the encoded
+    training outputs); ``ranks``, for a loss over a data set's labelling that
     reads only the order of the scores (precision at k, ROC area: a constant
     feature carries nothing), with ``positives(Y)``, the number of positive labels
     of the labellings it ranges over (where a classifier puts its threshold).
@@ -427,8 +428,9 @@ POTENTIALS_CAPABILITIES = {
 
 #: Optional capabilities of a loss and their defaults (see :class:`Loss`).
 LOSS_CAPABILITIES = {
-    "default_C": None,             # the C it trains with when none is given (None:
-                                   # the feature map's default_C)
+    "default_C": None,             # the C it trains with when none is given: a
+                                   # number, or default_C(Ye) of the encoded training
+                                   # outputs (None: the feature map's default_C)
     "ranks": False,                # a function of the order of the scores only (no
                                    # threshold); then positives(Y) gives the number
                                    # of positives its labellings have

@@ -22,7 +22,8 @@ from structsvm.structures import BinaryFeatures, get_decoder, get_loss
 from structsvm.structures.binary import (ErrorRateLoss, FBetaLoss, PairSwaps,
                                          PrecisionAtKLoss, PRBEPLoss, RecallAtKLoss,
                                          ROCAreaLoss, metrics)
-from structsvm.structures.binary._jit import below_k_reference, concave_search_reference
+from structsvm.structures.binary._jit import (below_k_reference, concave_search_reference,
+                                              squared_norm_sum_reference)
 from structsvm._compiled import loops
 
 
@@ -158,6 +159,22 @@ def test_the_compiled_searches_equal_their_numpy_references(seed):
             assert got[2] == pytest.approx(below_k_reference(SP, SN, P + N, k, den)[2],
                                            abs=1e-12)
             assert got[0] + got[1] < k
+
+
+def test_squared_norms_sum_duplicates_first_without_sorting():
+    """A CSR matrix may hold a row's column twice (scipy sums them) and its columns
+    in any order: the compiled pass equals scipy's summed-then-squared entries."""
+    rng = np.random.default_rng(0)
+    rows, cols = rng.integers(0, 30, size=400), rng.integers(0, 50, size=400)
+    vals = rng.normal(size=400)
+    order = np.argsort(rows, kind="stable")   # rows in order, columns not, repeats
+    indptr = np.searchsorted(rows[order], np.arange(31)).astype(np.int32)
+    A = sp.csr_matrix((vals[order], cols[order].astype(np.int32), indptr), shape=(30, 50))
+    assert not A.has_canonical_format
+    got = loops("structsvm.structures.binary._jit").squared_norm_sum(
+        A.indptr, A.indices, A.data, A.shape[1])
+    assert got == pytest.approx(squared_norm_sum_reference(A))
+    assert got == pytest.approx(float(np.sum(A.toarray() ** 2)))
 
 
 # --------------------------------------------------------------------------- QP
@@ -329,7 +346,10 @@ def test_the_map_refuses_bad_labels_and_inputs_with_the_sample():
 def test_a_loss_default_C_is_the_fit_default():
     X, y = _data(30, 1)
     model = structsvm.fit(X, y, feature_map=BinaryFeatures(), loss="roc_auc")
-    assert model.C_ == ROCAreaLoss.default_C
+    P = int((y > 0).sum())
+    assert model.C_ == pytest.approx(3 * P * (30 - P) / 30)
+    f1 = structsvm.fit(X, y, feature_map=BinaryFeatures(), loss=FBetaLoss(beta=2.0))
+    assert f1.C_ == pytest.approx(BinaryFeatures.default_C * 30 / (5 * P + 1))
     assert structsvm.fit(X, y, feature_map=BinaryFeatures()).C_ == BinaryFeatures.default_C
     assert structsvm.fit(X, y, feature_map=BinaryFeatures(), loss="f1", C=3.0).C_ == 3.0
 
@@ -341,5 +361,6 @@ def test_sparse_inputs_and_save_load_through_the_estimator(tmp_path):
     model = structsvm.fit(X, y, feature_map=BinaryFeatures(), loss="f1")
     back = structsvm.load(model.save(tmp_path / "m.npz"))
     assert back.predict(X) == model.predict(X)
+    assert back.C_ == model.C_   # a default of the training labels, kept in the file
     assert back.feature_map_.scale_ == model.feature_map_.scale_
     assert back.score(X, y) == pytest.approx(model.score(X, y))

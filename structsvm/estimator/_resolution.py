@@ -128,13 +128,16 @@ class Resolution:
                              f"cannot train it; use one of {able}")
         return learner
 
-    def C_for(self, fm, loss=None):
+    def C_for(self, fm, loss=None, Ye=None):
         """C: the parameter, else the loss's ``default_C`` where it declares one
-        (losses over a whole data set have scales of their own), else the map's
+        (losses over a whole data set have scales of their own; a method
+        ``default_C(Ye)`` reads the encoded training outputs ``Ye``), else the map's
         ``default_C``."""
         if self.C is not None:
             return float(self.C)
         own = None if loss is None else capability(loss, "default_C")
+        if callable(own):
+            own = None if Ye is None else own(Ye)
         return float(type(fm).default_C if own is None else own)
 
     def tol_for(self, fm):

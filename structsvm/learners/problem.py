@@ -431,8 +431,9 @@ class Problem:
         -------
         loss : float
             Δ(Y, Ȳ).
-        psi : ndarray of shape (n_features,)
-            Φ(X, Y) − Φ(X, Ȳ).
+        psi : ndarray of shape (n_features,) or 1 × n_features CSR row
+            Φ(X, Y) − Φ(X, Ȳ) (a sparse row where the map's
+            ``joint_feature_difference_sum`` gives one).
         slack : ndarray of shape (1,)
             ξ = max(0, Δ(Y, Ȳ) − w·psi): the one slack of the objective ½‖w‖² + C ξ.
         """
@@ -451,12 +452,16 @@ class Problem:
         if capability(self.feature_map, "has_difference_sum"):
             psi = self.feature_map.joint_feature_difference_sum(
                 self.Xe, Y, y_hat, idx, np.ones(len(Y)))
-            psi = psi.toarray().ravel() if sp.issparse(psi) else np.asarray(psi).ravel()
+            # a sparse row stays one (a labelling that differs from the truth on a
+            # few examples of a wide data set): no dense vector to scan for nonzeros
+            psi = as_row(psi) if sp.issparse(psi) else \
+                np.asarray(psi, dtype=float).ravel()
         else:
             diff = self.truth_features() - self.feature_map.joint_features(self.Xe, y_hat)
             psi = np.asarray(diff.sum(axis=0), dtype=float).ravel()
-        psi = np.asarray(psi, dtype=float)
-        return delta, psi, np.array([max(0.0, delta - float(psi @ w))])
+        margin = float(np.asarray(psi @ w).ravel()[0]) if sp.issparse(psi) else \
+            float(psi @ w)
+        return delta, psi, np.array([max(0.0, delta - margin)])
 
     def aggregates_in_one_pass(self):
         """Whether :meth:`oracle_sum` forms no per-example rows: it is the map's own

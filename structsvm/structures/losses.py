@@ -41,7 +41,8 @@ class BaseLoss:
     decomposition: ClassVar[str] = "whole"
     counts_wrong_parts: ClassVar[bool] = False
     #: the C to train with when none is given, where the loss's scale calls for
-    #: another than the feature map's ``default_C`` (None: the map's)
+    #: another than the feature map's ``default_C`` (None: the map's); a loss may
+    #: define a method ``default_C(Y_true)`` instead (of the encoded training outputs)
     default_C: ClassVar[Optional[float]] = None
 
     def __call__(self, y_true, y_pred):  # pragma: no cover - abstract

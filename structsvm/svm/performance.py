@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_array, check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from .._version import __version__
 from ..estimator import StructuredSVM
@@ -63,8 +64,9 @@ class PerformanceSVC(ClassifierMixin, BaseEstimator):
         (``decomposition = "dataset"``).
     C : float or None, default=None
         Weight of the slack: the objective ½‖w‖² + C ξ above, ξ in the measure's
-        units (SVM-perf's ``-c`` times 100). None: the loss's ``default_C`` (the
-        Defaults page; 10⁵ for F1, 10³ for ROC area, ...). With
+        units (SVM-perf's ``-c`` times 100). None: the loss's ``default_C``
+        (:mod:`structsvm.structures.binary.losses`: 10⁴ × n / ((1 + β²) P + 1) for
+        F_β, 3 P N / n for ROC area, the binary map's 10⁴ for the others). With
         ``loss="error_rate"`` the model is ``LinearSVC(C=C / (n R²),
         loss="hinge")`` with ``intercept_scaling`` as the bias, n training
         examples of root mean square norm R (bias included).
@@ -99,7 +101,8 @@ class PerformanceSVC(ClassifierMixin, BaseEstimator):
         (multilabel).
     intercept_ : ndarray of shape (1,) or (n_problems,)
     C_ : float
-        The C used.
+        The C used (of the last binary problem: a default may depend on its
+        labels).
     n_iter_ : ndarray of int, shape (n_problems,)
         Cutting-plane rounds of each binary problem.
     objective_ : ndarray of shape (n_problems,)
@@ -118,7 +121,9 @@ class PerformanceSVC(ClassifierMixin, BaseEstimator):
     problems), not the accuracy: ``GridSearchCV`` then tunes for it.
 
     A column of a multilabel y with one value only gets a constant model (w = 0,
-    b = ±1) and a warning, as ``OneVsRestClassifier`` does.
+    b = ±1) and a warning, as ``OneVsRestClassifier`` does. ``fit`` runs BLAS in
+    one thread (``threadpoolctl``): its products are of single vectors, where
+    threads cost more than they give.
 
     References
     ----------
@@ -229,8 +234,11 @@ class PerformanceSVC(ClassifierMixin, BaseEstimator):
                              f"matrix, got a {kind!r} target")
         self._kind = kind
         self.n_features_in_ = X.shape[1]
-        rows = [self._fit_binary(X, positive, loss, j) for j, positive in
-                enumerate(problems)]
+        # the products of a round are of vectors (n or d long): BLAS threads would
+        # only wait for each other, and for other processes on a busy machine
+        with threadpool_limits(limits=1, user_api="blas"):
+            rows = [self._fit_binary(X, positive, loss, j) for j, positive in
+                    enumerate(problems)]
         self.coef_ = np.array([r[0] for r in rows])
         self.intercept_ = np.array([r[1] for r in rows])
         self.n_iter_ = np.array([r[2] for r in rows], dtype=int)
@@ -247,8 +255,8 @@ class PerformanceSVC(ClassifierMixin, BaseEstimator):
             warnings.warn(f"Label {j} is {'present in all' if sign > 0 else 'absent from'} "
                           "the training examples: it is predicted constantly",
                           UserWarning, stacklevel=3)
-            C = self.C if self.C is not None else capability(loss, "default_C")
-            return np.zeros(d), sign, 0, 0.0, True, C if C is not None else np.nan
+            return np.zeros(d), sign, 0, 0.0, True, \
+                float(self.C) if self.C is not None else float("nan")
         ranks = bool(capability(loss, "ranks"))
         bias = float(self.intercept_scaling) if self.fit_intercept and not ranks else 0.0
         y = np.where(positive, 1, -1).astype(np.int8)
@@ -395,8 +403,8 @@ def _allowed():
 
 
 def _check_X(X, n_features=None):
-    """X as CSR (sorted, duplicates summed, float64; a copy only when needed) or a
-    2-D float array, finite; the message names a bad sample."""
+    """X as CSR (float64; a copy only when needed) or a 2-D float array, finite;
+    the message names a bad sample."""
     X = check_array(X, accept_sparse="csr", dtype=np.float64, ensure_all_finite=False)
     data = X.data if sp.issparse(X) else X
     if not np.all(np.isfinite(data)):
@@ -406,9 +414,6 @@ def _check_X(X, n_features=None):
         else:
             bad = int(np.flatnonzero(~np.all(np.isfinite(X), axis=1))[0])
         raise ValueError(f"Sample {bad}: X contains NaN or infinite values")
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()  # never reorder the caller's arrays
-        X.sum_duplicates()
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"X has {X.shape[1]} features, the classifier was fitted with "
                          f"{n_features}")

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
+from ..._compiled import loops
 from ...limits import check_weights
 from ...protocols import FeatureMapBase, as_sequence
 from ._potentials import BinaryPotentials
@@ -107,6 +108,7 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     default_learners: ClassVar[tuple] = (("one_slack", {}),)
     # the compiled loops its losses' most violated labellings call
     compiled_loops: ClassVar[tuple] = (
+        "structsvm.structures.binary._jit:squared_norm_sum",
         "structsvm.structures.binary._jit:concave_search",
         "structsvm.structures.binary._jit:below_k_search")
     has_difference_sum: ClassVar[bool] = True
@@ -205,8 +207,13 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
 
     def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
-        """Σ_i ω_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) = κ Xᵀ (ω (y − ŷ)), dense, from the
-        rows whose label or coefficient differs."""
+        """Σ_i ω_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) = κ Xᵀ (ω (y − ŷ)), from the rows whose
+        label or coefficient differs: a 1 × D CSR row (sorted columns, no zeros) for
+        sparse inputs, a dense vector for dense ones.
+
+        The row's columns come from a boolean mask of the differing rows' columns:
+        no scan of a dense vector of D floats for its nonzeros.
+        """
         X = self._rows(Xe, idx)
         n = X.shape[0]
         diff = self._coef(Ye, n, "true outputs") - self._coef(Ye_hat, n,
@@ -215,11 +222,22 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             diff = diff * np.asarray(weights, dtype=float).reshape(-1)
         diff *= self._scale(Xe)
         rows = np.flatnonzero(diff)
-        if rows.size == 0:
-            return np.zeros(X.shape[1])
         if rows.size < n // 4:  # few differing rows: gather them (cheaper than all)
-            return np.asarray(X[rows].T @ diff[rows], dtype=float).ravel()
-        return np.asarray(X.T @ diff, dtype=float).ravel()
+            X, diff = X[rows], diff[rows]
+        if not sp.issparse(X):
+            return np.asarray(X.T @ diff, dtype=float).ravel()
+        X = sp.csr_matrix(X)
+        dense = np.asarray(X.T @ diff, dtype=float).ravel()
+        used = np.zeros(X.shape[1], dtype=bool)
+        used[X.indices[:X.indptr[-1]][np.repeat(diff != 0, np.diff(X.indptr))]] = True
+        cols = np.flatnonzero(used)
+        vals = dense[cols]
+        keep = vals != 0.0
+        cols, vals = cols[keep], vals[keep]
+        row = sp.csr_matrix((vals, cols.astype(X.indices.dtype), np.array([0, cols.size])),
+                            shape=(1, X.shape[1]))
+        row.has_canonical_format = True
+        return row
 
     def _check_w(self, w):
         w = np.asarray(w, dtype=float).ravel()
@@ -275,10 +293,11 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 def _rms_norm(X, bias):
     """R = √(mean_i ‖x_i‖²) of the rows with the bias column (1 when all are 0)."""
     if sp.issparse(X):
-        if not X.has_canonical_format:  # duplicate entries are summed before squaring
-            X = X.copy()
-            X.sum_duplicates()
-        sq = float(X.data @ X.data)
+        X = sp.csr_matrix(X)
+        # a row's entries of one column are summed before squaring, without
+        # sorting the rows (a compiled pass)
+        sq = loops("structsvm.structures.binary._jit").squared_norm_sum(
+            X.indptr, X.indices, X.data, X.shape[1])
     else:
         sq = float(np.einsum("ij,ij->", X, X))
     mean = sq / X.shape[0] + float(bias) ** 2
