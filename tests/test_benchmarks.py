@@ -2,6 +2,8 @@
 import importlib.util
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
@@ -101,3 +103,32 @@ def test_bench_first_call_loops(capsys):
     assert med["loops.setup"] > 0 and all(v > 0 for v in digits.values())
     assert f"| digits fit | all | {sum(digits.values()):.2f} |" in out
     assert "| main job |" not in out
+
+
+def test_bench_performance_small_slice(need_data, capsys):
+    """Each loss's own measure for LinearSVC and PerformanceSVC on a slice of spam
+    and of two newsgroups; the PerformanceSVC figure is that of an independent fit,
+    and the scaling table has its 4 sizes."""
+    from structsvm.corpora import load_mini_newsgroups, load_spam
+    from structsvm.structures.binary import metrics
+    from structsvm.svm import PerformanceSVC
+
+    need_data(load_spam)
+    need_data(load_mini_newsgroups)
+    bench = load("bench_performance")
+    out = bench.main(["--data", "spam", "newsgroups", "--max-train", "400",
+                      "--categories", "2", "--losses", "f1", "roc_auc", "precision_at_k",
+                      "--repeats", "1", "--scaling", "f1", "--markdown"])
+    text = capsys.readouterr().out
+    assert "| f1 |" in text and "| roc_auc |" in text and "per 1000" in text
+    spam = out["spam"]
+    (name, X, y, Xt, yt), = bench.load("spam", 400)
+    f1 = metrics.f_beta_score(yt, PerformanceSVC(loss="f1").fit(X, y).predict(Xt))
+    assert spam["summary"]["f1"]["measure"]["PerformanceSVC"] == pytest.approx(f1)
+    for ds in ("spam", "newsgroups"):
+        for loss, s in out[ds]["summary"].items():
+            assert all(0.0 <= v <= 1.0 for v in s["measure"].values()), (ds, loss)
+            assert s["time"] > 0 and s["time_svc"] > 0 and s["rounds"] >= 1
+        sizes = [row["n"] for row in out[ds]["scaling"]]
+        assert sizes == sorted(sizes) and len(sizes) == 4 and sizes[-1] == 400
+    assert len(out["newsgroups"]["rows"]) == 2   # one binary problem per group
