@@ -211,8 +211,8 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         label or coefficient differs: a 1 × D CSR row (sorted columns, no zeros) for
         sparse inputs, a dense vector for dense ones.
 
-        The row's columns come from a boolean mask of the differing rows' columns:
-        no scan of a dense vector of D floats for its nonzeros.
+        The row's columns come from a boolean mask of the columns of the rows
+        summed: no scan of a dense vector of D floats for its nonzeros.
         """
         X = self._rows(Xe, idx)
         n = X.shape[0]
@@ -229,7 +229,7 @@ class BinaryFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         X = sp.csr_matrix(X)
         dense = np.asarray(X.T @ diff, dtype=float).ravel()
         used = np.zeros(X.shape[1], dtype=bool)
-        used[X.indices[:X.indptr[-1]][np.repeat(diff != 0, np.diff(X.indptr))]] = True
+        used[X.indices[:X.indptr[-1]]] = True  # a superset: zero sums are dropped below
         cols = np.flatnonzero(used)
         vals = dense[cols]
         keep = vals != 0.0
