@@ -252,7 +252,7 @@ class Loss(Protocol):
     (:data:`LOSS_CAPABILITIES`): ``default_C``, the C to train with when the
     estimator's is None, for a loss whose scale calls for another than the feature
     map's ``default_C`` (a number, or a method ``default_C(Ye)`` of the encoded
-    training outputs); ``ranks``, for a loss over a data set's labelling that
+    training outputs); ``default_tol``, likewise for tol; ``ranks``, for a loss over a data set's labelling that
     reads only the order of the scores (precision at k, ROC area: a constant
     feature carries nothing), with ``positives(Y)``, the number of positive labels
     of the labellings it ranges over (where a classifier puts its threshold).
@@ -431,6 +431,8 @@ LOSS_CAPABILITIES = {
     "default_C": None,             # the C it trains with when none is given: a
                                    # number, or default_C(Ye) of the encoded training
                                    # outputs (None: the feature map's default_C)
+    "default_tol": None,           # the tol it trains with when none is given
+                                   # (None: the feature map's default_tol)
     "ranks": False,                # a function of the order of the scores only (no
                                    # threshold); then positives(Y) gives the number
                                    # of positives its labellings have

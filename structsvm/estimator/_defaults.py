@@ -134,9 +134,11 @@ def _loss_C(cls):
 
 
 def loss_names():
-    """``{name: (class name, decomposition, default C)}`` of every registered loss
-    (default C: a number, the text of its rule, or None for the feature map's)."""
-    return {name: (cls.__name__, cls.decomposition, _loss_C(cls))
+    """``{name: (class name, decomposition, default C, default tol)}`` of every
+    registered loss (default C: a number, the text of its rule, or None for the
+    feature map's; default tol: a number or None)."""
+    return {name: (cls.__name__, cls.decomposition, _loss_C(cls),
+                   capability(cls, "default_tol"))
             for name, cls in registered("loss").items()}
 
 
@@ -229,13 +231,14 @@ def defaults_markdown():
     rows = [(f"`{n}`", f"`{s}`") for n, s in d["decoders"].items()]
     parts += [_table(("decoder", "structure"), rows), ""]
     parts += ["The registered losses (`loss=` names), how each decomposes "
-              "(`structsvm.protocols.DECOMPOSITIONS`) and the C it trains with when "
-              "`C` is None where it declares one (`default_C`; – : the feature "
-              "map's):", ""]
+              "(`structsvm.protocols.DECOMPOSITIONS`) and the C and tol it trains with "
+              "when they are None, where it declares them (`default_C`, "
+              "`default_tol`; – : the feature map's):", ""]
     rows = [(f"`{n}`", f"`{c}`", f"`{dec}`",
-             "–" if C is None else (_num(C) if not isinstance(C, str) else C))
-            for n, (c, dec, C) in d["losses"].items()]
-    parts += [_table(("loss", "class", "decomposition", "C"), rows), ""]
+             "–" if C is None else (_num(C) if not isinstance(C, str) else C),
+             "–" if tol is None else _num(tol))
+            for n, (c, dec, C, tol) in d["losses"].items()]
+    parts += [_table(("loss", "class", "decomposition", "C", "tol"), rows), ""]
 
     parts += ["## PerformanceSVC", "",
               "The parameters of `structsvm.svm.PerformanceSVC`, the classifier "

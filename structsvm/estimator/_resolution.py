@@ -140,6 +140,10 @@ class Resolution:
             own = None if Ye is None else own(Ye)
         return float(type(fm).default_C if own is None else own)
 
-    def tol_for(self, fm):
-        """tol: the parameter, or the map's ``default_tol``."""
-        return float(type(fm).default_tol if self.tol is None else self.tol)
+    def tol_for(self, fm, loss=None):
+        """tol: the parameter, else the loss's ``default_tol`` where it declares one,
+        else the map's ``default_tol``."""
+        if self.tol is not None:
+            return float(self.tol)
+        own = None if loss is None else capability(loss, "default_tol")
+        return float(type(fm).default_tol if own is None else own)

@@ -178,7 +178,7 @@ def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
                        interrupted=meta.get("interrupted", False) is True,
                        decoder=decoder, loss=loss, learner=learner,
                        C=_saved_C(meta, resolution, fm, loss),
-                       tol=resolution.tol_for(fm))
+                       tol=resolution.tol_for(fm, loss))
     if not checkpoint:
         return model, state, {}
     try:

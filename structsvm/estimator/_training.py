@@ -286,7 +286,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                       C=res.C_for(fm, loss, Ye), rescaling=res.rescaling,
                       n_jobs=res.n_jobs)
     w0 = previous.coef if previous is not None else np.zeros(fm.n_features_)
-    tol = res.tol_for(fm)
+    tol = res.tol_for(fm, loss)
     extra = learner_options(learner, previous is not None, res.constraints,
                             None if previous is None else previous.learner_state)
     max_iter, done, curve0, fingerprint = res.max_iter, 0, [], None

@@ -44,6 +44,8 @@ class BaseLoss:
     #: another than the feature map's ``default_C`` (None: the map's); a loss may
     #: define a method ``default_C(Y_true)`` instead (of the encoded training outputs)
     default_C: ClassVar[Optional[float]] = None
+    #: the tol to train with when none is given (None: the feature map's)
+    default_tol: ClassVar[Optional[float]] = None
 
     def __call__(self, y_true, y_pred):  # pragma: no cover - abstract
         raise NotImplementedError

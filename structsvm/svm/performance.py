@@ -77,8 +77,9 @@ class PerformanceSVC(ClassifierMixin, BaseEstimator):
     beta : float, default=1.0
         For F_β: the weight of recall.
     tol : float or None, default=None
-        Relative duality gap at which training stops (None: the binary map's
-        ``default_tol``).
+        Relative duality gap at which training stops (None: the loss's
+        ``default_tol``, 0.1 for the measures of a ranking, else the binary map's,
+        0.2).
     max_iter : int or None, default=None
         Cutting-plane rounds at most (None: the learner's cap).
     fit_intercept : bool, default=True

@@ -246,6 +246,9 @@ class _RankLoss(_DataSetLoss):
     constraint alike where that number differs from the truth's)."""
 
     ranks: ClassVar[bool] = True
+    # the top of a ranking moves with small changes of w: measured on the mini
+    # newsgroups, precision at k fell from 0.90 to 0.86 with the map's 0.2
+    default_tol: ClassVar[float] = 0.1
 
     def positives(self, Y_true):
         """The number of positive labels of the labellings the loss ranges over."""
