@@ -63,7 +63,7 @@ __all__ += ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "get_loss"
 
 #: The built-in structures: a folder each, registered when this package is imported.
 BUILTIN = ("multiclass", "taxonomy", "sequence", "ranking", "grammar", "graph",
-           "alignment", "binary", "user")
+           "binary", "alignment", "user")
 
 __getattr__, __dir__ = attach(__name__, globals(), submodules=BUILTIN)
 
