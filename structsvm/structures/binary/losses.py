@@ -308,7 +308,7 @@ class PrecisionAtKLoss(_AtKLoss):
     def __call__(self, Y_true, Y_pred):
         y = self._truth(Y_true)
         k = self._k(y)
-        return 1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), k) / k
+        return float(1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), k) / k)
 
     def most_violated(self, batch, Y_true):
         """The most violated labelling: O(n log n) for k positives or more,
@@ -347,7 +347,7 @@ class RecallAtKLoss(_AtKLoss):
         P = int(np.count_nonzero(y))
         if P == 0:
             return 0.0
-        return 1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), self._k(y)) / P
+        return float(1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), self._k(y)) / P)
 
     def most_violated(self, batch, Y_true):
         """The most violated labelling: O(n log n) for k positives or more,
@@ -384,7 +384,7 @@ class PRBEPLoss(_RankLoss):
         P = int(np.count_nonzero(y))
         if P == 0:
             return 0.0
-        return 1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), P) / P
+        return float(1.0 - top_k_hits(y, self._predicted(Y_pred, y.size), P) / P)
 
     def most_violated(self, batch, Y_true):
         """As precision at k = P: O(n log n) for P positives or more, O(P²) below."""
@@ -442,7 +442,7 @@ class ROCAreaLoss(_RankLoss):
             return Y_pred.n_swapped / n_pairs if n_pairs else 0.0
         if not n_pairs:
             return 0.0
-        return swapped_pairs(y, self._predicted(Y_pred, y.size)) / n_pairs
+        return float(swapped_pairs(y, self._predicted(Y_pred, y.size)) / n_pairs)
 
     def most_violated(self, batch, Y_true):
         """Every pair with w·(x_i − x_j) < 1 swapped, counted per example in

@@ -157,7 +157,7 @@ def precision_at_k(y_true, scores, k=None):
     y = _labels(y_true)
     s = _scores(scores, y.size, "scores")
     kk = resolve_k(k, int(y.sum()), y.size, "half")
-    return top_k_hits(y, s, kk) / kk
+    return float(top_k_hits(y, s, kk) / kk)
 
 
 def recall_at_k(y_true, scores, k=None):
@@ -175,7 +175,7 @@ def recall_at_k(y_true, scores, k=None):
     s = _scores(scores, y.size, "scores")
     n_pos = int(y.sum())
     kk = resolve_k(k, n_pos, y.size, "twice")
-    return top_k_hits(y, s, kk) / n_pos if n_pos else 1.0
+    return float(top_k_hits(y, s, kk) / n_pos) if n_pos else 1.0
 
 
 def prbep(y_true, scores):
@@ -190,7 +190,7 @@ def prbep(y_true, scores):
     y = _labels(y_true)
     s = _scores(scores, y.size, "scores")
     n_pos = int(y.sum())
-    return top_k_hits(y, s, n_pos) / n_pos if n_pos else 1.0
+    return float(top_k_hits(y, s, n_pos) / n_pos) if n_pos else 1.0
 
 
 def swapped_pairs(y, s):
@@ -222,4 +222,4 @@ def roc_auc(y_true, scores):
     s = _scores(scores, y.size, "scores")
     n_pos = int(y.sum())
     pairs = n_pos * (y.size - n_pos)
-    return 1.0 - swapped_pairs(y, s) / pairs if pairs else 1.0
+    return float(1.0 - swapped_pairs(y, s) / pairs) if pairs else 1.0
