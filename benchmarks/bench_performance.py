@@ -23,15 +23,28 @@ measures of a ranking do not depend on a threshold), and ``PerformanceSVC(loss=.
 at its defaults (each loss's ``default_C``). Times are medians of ``--repeats``
 wall-clock fits per binary problem, summed over the problems; the first fit of the
 process (numba start-up, where a loop was not compiled at installation) is reported
-apart. ``--scaling`` adds the training time of both on 4 training sizes.
+apart. ``--scaling`` adds the training time of both on 4 training sizes (for the
+losses it names; alone, for every loss of ``--losses``). ``--results FILE`` writes
+every figure, per problem and summed, with the date and the load average, as JSON.
 
 Usage::
 
     STRUCTSVM_DATA=... python benchmarks/bench_performance.py [--data newsgroups spam]
-        [--losses f1 roc_auc ...] [--repeats 3] [--scaling] [--markdown]
+        [--losses f1 roc_auc ...] [--repeats 3] [--scaling [LOSS ...]] [--markdown]
+        [--results FILE]
+
+The full run (every data set and loss; the scaling table of F1, ROC area and
+precision at k)::
+
+    python benchmarks/bench_performance.py --scaling f1 roc_auc precision_at_k \
+        --markdown --results benchmarks/results/performance.json
 """
 import argparse
+import datetime
+import json
+import os
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -231,9 +244,14 @@ def main(argv=None):
     ap.add_argument("--categories", type=int, default=None,
                     help="only the first N newsgroups (smoke tests)")
     ap.add_argument("--scaling", nargs="*", default=None, choices=list(LOSSES),
-                    help="also time these losses on 4 training sizes")
+                    help="also time these losses on 4 training sizes (alone: every "
+                    "loss of --losses)")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--results", default=None,
+                    help="write every figure to this JSON file")
     args = ap.parse_args(argv)
+    if args.scaling is not None and not args.scaling:
+        args.scaling = list(args.losses)
     out = {}
     for name in args.data:
         problems = load(name, args.max_train, args.categories)
@@ -246,6 +264,14 @@ def main(argv=None):
                             categories=args.categories)
             print_scaling(name, table, args.scaling, args.markdown)
             out[name]["scaling"] = table
+    if args.results:
+        folder = os.path.dirname(args.results)
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+        with open(args.results, "w") as f:
+            json.dump({"argv": sys.argv[1:] if argv is None else argv, "date": datetime.datetime.now(
+                datetime.timezone.utc).isoformat(timespec="seconds"),
+                "load_average": os.getloadavg(), "data": out}, f, indent=1)
     return out
 
 
