@@ -143,9 +143,10 @@ def _contingency_search(g, y, kind, p1, k=0):
 class ErrorRateLoss(_DataSetLoss):
     r"""Δ(Y, Ȳ) = (fp + fn) / n, the error rate of the labelling.
 
-    It decomposes over the examples, and with the binary map the 1-slack objective
-    is ½‖w‖² + (C/n) Σ_i max(0, 1 − y_i w·x_i): scikit-learn's ``LinearSVC(C=C/n,
-    loss="hinge")`` with a regularised intercept (Joachims 2005, Theorem 1; 2006).
+    It decomposes over the examples, and with the binary map (scale R) the 1-slack
+    objective is ½‖w‖² + (C/n) Σ_i max(0, 1 − y_i w·x_i / R): scikit-learn's
+    ``LinearSVC(C=C/(n R²), loss="hinge")`` with a regularised intercept (Joachims
+    2005, Theorem 1; 2006).
 
     Examples
     --------
@@ -401,15 +402,15 @@ class ROCAreaLoss(_RankLoss):
     1 − the area under the ROC curve.
 
     The output is a labelling c̄ of the P·N pairs (:class:`~.outputs.PairSwaps`),
-    with the constraint w·(1/PN) Σ_{swapped (i, j)} (x_i − x_j) ≥ Δ − ξ: every pair
-    asks for the margin w·(x_i − x_j) ≥ 1 (Joachims 2005, normalised as SVM-perf
-    does). A prediction passed as scores is scored by its ranking (a tie counts
+    with the constraint w·(1/(PN R)) Σ_{swapped (i, j)} (x_i − x_j) ≥ Δ − ξ: every
+    pair asks for the margin w·(x_i − x_j) ≥ R, R the binary map's scale (Joachims
+    2005, normalised as SVM-perf does). A prediction passed as scores is scored by its ranking (a tie counts
     half).
 
     Notes
     -----
     Most violated labelling: the pair (i, j) is swapped exactly when
-    w·(x_i − x_j) < 1, i.e. g_i − g_j < 1/n for the gains g = w·x / n; the
+    w·(x_i − x_j) < R, i.e. g_i − g_j < 1/n for the gains g = w·x / (nR); the
     swapped pairs of every example are counted by binary search in the sorted
     scores, O(n log n), and the output holds those counts, never the pairs.
 
@@ -445,7 +446,7 @@ class ROCAreaLoss(_RankLoss):
         return float(swapped_pairs(y, self._predicted(Y_pred, y.size)) / n_pairs)
 
     def most_violated(self, batch, Y_true):
-        """Every pair with w·(x_i − x_j) < 1 swapped, counted per example in
+        """Every pair with w·(x_i − x_j) < R swapped, counted per example in
         O(n log n)."""
         y = self._truth(Y_true)
         g = self._gains(batch, y.size)
