@@ -105,10 +105,12 @@ def test_bench_first_call_loops(capsys):
     assert "| main job |" not in out
 
 
-def test_bench_performance_small_slice(need_data, capsys):
+def test_bench_performance_small_slice(need_data, capsys, tmp_path):
     """Each loss's own measure for LinearSVC and PerformanceSVC on a slice of spam
     and of two newsgroups; the PerformanceSVC figure is that of an independent fit,
-    and the scaling table has its 4 sizes."""
+    the scaling table has its 4 sizes, and the results file holds the same figures."""
+    import json
+
     from structsvm.corpora import load_mini_newsgroups, load_spam
     from structsvm.structures.binary import metrics
     from structsvm.svm import PerformanceSVC
@@ -118,7 +120,8 @@ def test_bench_performance_small_slice(need_data, capsys):
     bench = load("bench_performance")
     out = bench.main(["--data", "spam", "newsgroups", "--max-train", "400",
                       "--categories", "2", "--losses", "f1", "roc_auc", "precision_at_k",
-                      "--repeats", "1", "--scaling", "f1", "--markdown"])
+                      "--repeats", "1", "--scaling", "f1", "--markdown",
+                      "--results", str(tmp_path / "results" / "performance.json")])
     text = capsys.readouterr().out
     assert "| f1 |" in text and "| roc_auc |" in text and "per 1000" in text
     spam = out["spam"]
@@ -132,3 +135,11 @@ def test_bench_performance_small_slice(need_data, capsys):
         sizes = [row["n"] for row in out[ds]["scaling"]]
         assert sizes == sorted(sizes) and len(sizes) == 4 and sizes[-1] == 400
     assert len(out["newsgroups"]["rows"]) == 2   # one binary problem per group
+    saved = json.loads((tmp_path / "results" / "performance.json").read_text())
+    assert saved["argv"][:2] == ["--data", "spam"] and len(saved["load_average"]) == 3
+    for ds in ("spam", "newsgroups"):
+        for loss, s in out[ds]["summary"].items():
+            assert saved["data"][ds]["summary"][loss]["measure"] == pytest.approx(
+                s["measure"])
+        assert [r["n"] for r in saved["data"][ds]["scaling"]] == [
+            r["n"] for r in out[ds]["scaling"]]
