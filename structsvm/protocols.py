@@ -41,6 +41,7 @@ __all__ = [
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
+    "LOSS_CAPABILITIES",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -139,8 +140,8 @@ class FeatureMap(Protocol):
       gives the CSR rows Φ(x_i, y_i) − Φ(x_i, ŷ_i); the oracle then uses it instead
       of two ``joint_features`` calls;
     - ``has_difference_sum``: ``joint_feature_difference_sum(Xe, Ye, Ye_hat, idx,
-      weights)`` gives the dense vector Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) for
-      the 1-slack oracle;
+      weights)`` gives the vector Σ_i weights_i (Φ(x_i, y_i) − Φ(x_i, ŷ_i)) for
+      the 1-slack oracle (dense, or a 1 × D sparse row);
     - ``has_aggregate_oracle``: ``aggregate_violation(Xe, Ye, w, loss) -> (Σ_i Δ_i,
       Σ_i δΦ_i (dense or a sparse row), ξ per example)`` computes the whole
       margin-rescaled 1-slack oracle with the map's default decoder (e.g. Joachims'
@@ -247,7 +248,14 @@ class Loss(Protocol):
     that are wrong, or of y that are missed): Hamming, spans, alignment cells,
     swapped pairs; maps then take a vectorised path (``part_costs(Y)``: every
     example's cost). ``max_loss(y)`` is the largest loss any prediction can have for
-    ``y`` (``score`` = 1 − Σ loss / Σ max_loss).
+    ``y`` (``score`` = 1 − Σ loss / Σ max_loss). Optional
+    (:data:`LOSS_CAPABILITIES`): ``default_C``, the C to train with when the
+    estimator's is None, for a loss whose scale calls for another than the feature
+    map's ``default_C`` (a number, or a method ``default_C(Ye)`` of the encoded
+    training outputs); ``default_tol``, likewise for tol; ``ranks``, for a loss over a data set's labelling that
+    reads only the order of the scores (precision at k, ROC area: a constant
+    feature carries nothing), with ``positives(Y)``, the number of positive labels
+    of the labellings it ranges over (where a classifier puts its threshold).
     """
 
     name: str
@@ -420,8 +428,20 @@ POTENTIALS_CAPABILITIES = {
     "augments": ("position",),     # the loss decompositions augment(Y, loss) adds
 }
 
+#: Optional capabilities of a loss and their defaults (see :class:`Loss`).
+LOSS_CAPABILITIES = {
+    "default_C": None,             # the C it trains with when none is given: a
+                                   # number, or default_C(Ye) of the encoded training
+                                   # outputs (None: the feature map's default_C)
+    "default_tol": None,           # the tol it trains with when none is given
+                                   # (None: the feature map's default_tol)
+    "ranks": False,                # a function of the order of the scores only (no
+                                   # threshold); then positives(Y) gives the number
+                                   # of positives its labellings have
+}
+
 _CAPABILITIES = {**FEATURE_MAP_CAPABILITIES, **LEARNER_CAPABILITIES,
-                 **POTENTIALS_CAPABILITIES}
+                 **POTENTIALS_CAPABILITIES, **LOSS_CAPABILITIES}
 
 
 def capability(plugin, name):

@@ -3,6 +3,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -281,3 +282,42 @@ def test_bench_dependency_small_slice(need_data, capsys):
     assert rows["structsvm"]["uas"] > 0.65 and rows["udpipe"]["uas"] > 0.4
     assert rows["nltk"]["n"] == 3 and rows["nltk"]["failed"] == 0
     assert 0 < rows["structsvm"]["uas_nltk"] <= 1
+
+
+def test_bench_performance_small_slice(need_data, capsys, tmp_path, monkeypatch):
+    """Each loss's own measure for LinearSVC and PerformanceSVC on a slice of spam
+    and of two newsgroups; the PerformanceSVC figure is that of an independent fit,
+    the scaling table has its 4 sizes, and the results file holds the printed tables."""
+    from structsvm.corpora import load_mini_newsgroups, load_spam
+    from structsvm.structures.binary import metrics
+    from structsvm.svm import PerformanceSVC
+
+    need_data(load_spam)
+    need_data(load_mini_newsgroups)
+    bench = load("bench_performance")
+    runner = load("_runner")
+    monkeypatch.setattr(bench, "write_results", runner.write_results)
+    monkeypatch.setattr(runner, "RESULTS_DIR", tmp_path)
+    out = bench.main(["--data", "spam", "newsgroups", "--max-train", "400",
+                      "--categories", "2", "--losses", "f1", "roc_auc", "precision_at_k",
+                      "--repeats", "1", "--scaling", "f1", "--write", "smoke"])
+    text = capsys.readouterr().out
+    assert "| f1 |" in text and "| roc_auc |" in text and "per 1000" in text
+    spam = out["spam"]
+    (name, X, y, Xt, yt), = bench.load("spam", 400)
+    f1 = metrics.f_beta_score(yt, PerformanceSVC(loss="f1").fit(X, y).predict(Xt))
+    assert spam["summary"]["f1"]["measure"]["PerformanceSVC"] == pytest.approx(f1)
+    for ds in ("spam", "newsgroups"):
+        for loss, s in out[ds]["summary"].items():
+            assert all(0.0 <= v <= 1.0 for v in s["measure"].values()), (ds, loss)
+            assert s["time"] > 0 and s["time_svc"] > 0 and s["rounds"] >= 1
+        sizes = [row["n"] for row in out[ds]["scaling"]]
+        assert sizes == sorted(sizes) and len(sizes) == 4 and sizes[-1] == 400
+    assert len(out["newsgroups"]["rows"]) == 2   # one binary problem per group
+    saved = (tmp_path / "smoke.md").read_text()
+    assert runner.read_results(tmp_path / "smoke.md")["command"].startswith(
+        "python benchmarks/bench_performance.py --data spam")
+    s = out["spam"]["summary"]["f1"]["measure"]
+    assert f"| f1 | {s['LinearSVC']:.4f} |" in saved
+    for ds in ("spam", "newsgroups"):
+        assert f"{ds}: training time" in saved and f"{ds}: each loss's own measure" in saved

@@ -8,6 +8,7 @@ from nltk import Tree
 import structsvm
 from structsvm.registry import registered
 from structsvm.structures import (AlignmentFeatures,
+    BinaryFeatures,
     GraphFeatures,
     GrammarFeatures,
     MulticlassFeatures,
@@ -79,11 +80,16 @@ def _dependency(rng):
     return DependencyFeatures(n_hash=2 ** 10), X, [[2, 0], [2, 0, 2], [0]]
 
 
+def _binary(rng):
+    X = list(rng.normal(size=(8, 3)))
+    return BinaryFeatures(), X, ["spam" if x[0] > 0 else "ham" for x in X]
+
+
 MAPS = {"MulticlassFeatures": _multiclass, "MulticlassFeatures-attributes": _attributes,
         "TaxonomyFeatures": _taxonomy, "SequenceFeatures": _sequence,
         "RankingFeatures": _ranking, "GrammarFeatures": _grammar,
         "GraphFeatures": _graph, "AlignmentFeatures": _alignment,
-        "DependencyFeatures": _dependency}
+        "DependencyFeatures": _dependency, "BinaryFeatures": _binary}
 
 
 def test_every_registered_map_is_checked():

@@ -176,6 +176,12 @@ def _default_calls():
                   learner="pegasos", max_iter=2, random_state=0)
     # the flat Pegasos SVM
     PegasosClassifier(max_iter=3, random_state=0).fit(Xm, ym == 0)
+    # losses over the whole data set: F1's search over fp, precision at k's below k
+    from structsvm.structures import BinaryFeatures
+    yb = np.where(ym == 0, 1, -1)
+    for loss in ("f1", "precision_at_k"):   # sparse rows: their norms compiled
+        structsvm.fit(sp.csr_matrix(Xm), yb, feature_map=BinaryFeatures(bias=0.0),
+                      loss=loss, max_iter=3).predict(Xm[:5])
 
 
 @needs_extension

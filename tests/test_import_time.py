@@ -97,8 +97,8 @@ def test_registry_is_filled_before_it_is_first_read():
         "import json\n"
         "from structsvm.registry import registered\n"
         "print(json.dumps(sorted(registered('structure'))))\n")
-    assert out == ["alignment", "dependency", "grammar", "graph", "multiclass", "ranking",
-                   "sequence", "taxonomy", "user"]
+    assert out == ["alignment", "binary", "dependency", "grammar", "graph", "multiclass",
+                   "ranking", "sequence", "taxonomy", "user"]
 
 
 def test_a_registered_map_replaces_a_builtin_before_the_first_read():

@@ -15,12 +15,13 @@ import textwrap
 
 from .. import _compiled, limits
 from .._compiled import _table as _loop_table
+from ..protocols import capability
 from ..registry import registered
 from ._estimator import StructuredSVM
 
 __all__ = ["feature_maps", "structure_defaults", "learner_defaults",
-           "estimator_defaults", "decoder_names", "loss_names", "compiled_loops",
-           "defaults", "defaults_markdown"]
+           "estimator_defaults", "decoder_names", "loss_names", "classifier_defaults",
+           "compiled_loops", "defaults", "defaults_markdown"]
 
 
 def feature_maps():
@@ -122,10 +123,30 @@ def decoder_names():
     return {name: d.structure for name, d in registered("decoder").items()}
 
 
+def _loss_C(cls):
+    """What a loss class says of C when none is given: its number, the summary of
+    its ``default_C`` method, or None (the feature map's)."""
+    own = capability(cls, "default_C")
+    if callable(own):
+        return (inspect.getdoc(own) or "a function of the training outputs").split(
+            "\n\n")[0].replace("\n", " ")
+    return own
+
+
 def loss_names():
-    """``{name: (class name, decomposition)}`` of every registered loss."""
-    return {name: (cls.__name__, cls.decomposition)
+    """``{name: (class name, decomposition, default C, default tol)}`` of every
+    registered loss (default C: a number, the text of its rule, or None for the
+    feature map's; default tol: a number or None)."""
+    return {name: (cls.__name__, cls.decomposition, _loss_C(cls),
+                   capability(cls, "default_tol"))
             for name, cls in registered("loss").items()}
+
+
+def classifier_defaults():
+    """``{parameter: default}`` of :class:`structsvm.svm.PerformanceSVC`."""
+    from ..svm.performance import PerformanceSVC
+
+    return _signature_defaults(PerformanceSVC.__init__)
 
 
 def compiled_loops():
@@ -137,10 +158,11 @@ def compiled_loops():
 
 def defaults():
     """All of the above in one dict (``structures``, ``learners``, ``estimator``,
-    ``decoders``, ``losses``, ``compiled_loops``)."""
+    ``decoders``, ``losses``, ``classifier``, ``compiled_loops``)."""
     return {"structures": structure_defaults(), "learners": learner_defaults(),
             "estimator": estimator_defaults(), "decoders": decoder_names(),
-            "losses": loss_names(), "compiled_loops": compiled_loops()}
+            "losses": loss_names(), "classifier": classifier_defaults(),
+            "compiled_loops": compiled_loops()}
 
 
 # ---------------------------------------------------------------------- markdown
@@ -208,10 +230,22 @@ def defaults_markdown():
               "decodes (`any`: every structure whose outputs can be enumerated):", ""]
     rows = [(f"`{n}`", f"`{s}`") for n, s in d["decoders"].items()]
     parts += [_table(("decoder", "structure"), rows), ""]
-    parts += ["The registered losses (`loss=` names) and how each decomposes "
-              "(`structsvm.protocols.DECOMPOSITIONS`):", ""]
-    rows = [(f"`{n}`", f"`{c}`", f"`{dec}`") for n, (c, dec) in d["losses"].items()]
-    parts += [_table(("loss", "class", "decomposition"), rows), ""]
+    parts += ["The registered losses (`loss=` names), how each decomposes "
+              "(`structsvm.protocols.DECOMPOSITIONS`) and the C and tol it trains with "
+              "when they are None, where it declares them (`default_C`, "
+              "`default_tol`; – : the feature map's):", ""]
+    rows = [(f"`{n}`", f"`{c}`", f"`{dec}`",
+             "–" if C is None else (_num(C) if not isinstance(C, str) else C),
+             "–" if tol is None else _num(tol))
+            for n, (c, dec, C, tol) in d["losses"].items()]
+    parts += [_table(("loss", "class", "decomposition", "C", "tol"), rows), ""]
+
+    parts += ["## PerformanceSVC", "",
+              "The parameters of `structsvm.svm.PerformanceSVC`, the classifier "
+              "trained for a measure of the whole data set, and their defaults (C "
+              "None: the loss's, above).", ""]
+    rows = [(f"`{k}`", _code(v)) for k, v in d["classifier"].items()]
+    parts += [_table(("parameter", "default"), rows), ""]
 
     parts += ["## Memory budget", "",
               "The limit every size that comes from the input is checked against "

@@ -57,8 +57,9 @@ class StructuredSVM(BaseEstimator):
         ``solve`` method (:class:`structsvm.protocols.Learner`) is accepted.
     C : float, default=None
         Weight of the summed slacks: the objective is ½‖w‖² + C Σ_i ξ_i. None uses
-        the feature map's ``default_C`` (docs/defaults.md; smaller for sequences,
-        where the slacks sum Hamming losses over many tokens).
+        the loss's ``default_C`` where it declares one (losses over a whole data
+        set), else the feature map's ``default_C`` (docs/defaults.md; smaller for
+        sequences, where the slacks sum Hamming losses over many tokens).
     tol : float, default=None
         Cutting plane, dual_cd, frank_wolfe: stop when the certified duality gap ≤
         tol × primal objective (the returned objective is then within a relative tol

@@ -134,10 +134,22 @@ class Resolution:
                              f"cannot train it; use one of {able}")
         return learner
 
-    def C_for(self, fm):
-        """C: the parameter, or the map's ``default_C``."""
-        return float(type(fm).default_C if self.C is None else self.C)
+    def C_for(self, fm, loss=None, Ye=None):
+        """C: the parameter, else the loss's ``default_C`` where it declares one
+        (losses over a whole data set have scales of their own; a method
+        ``default_C(Ye)`` reads the encoded training outputs ``Ye``), else the map's
+        ``default_C``."""
+        if self.C is not None:
+            return float(self.C)
+        own = None if loss is None else capability(loss, "default_C")
+        if callable(own):
+            own = None if Ye is None else own(Ye)
+        return float(type(fm).default_C if own is None else own)
 
-    def tol_for(self, fm):
-        """tol: the parameter, or the map's ``default_tol``."""
-        return float(type(fm).default_tol if self.tol is None else self.tol)
+    def tol_for(self, fm, loss=None):
+        """tol: the parameter, else the loss's ``default_tol`` where it declares one,
+        else the map's ``default_tol``."""
+        if self.tol is not None:
+            return float(self.tol)
+        own = None if loss is None else capability(loss, "default_tol")
+        return float(type(fm).default_tol if own is None else own)

@@ -141,6 +141,7 @@ def write(path, estimator, params, fitted, *, checkpoint=None):
         "coef": enc(np.asarray(fitted.coef, dtype=float), "coef_"),
         "fitted": {k: enc(v, k) for k, v in fitted.attributes().items()},
         "interrupted": bool(fitted.interrupted),
+        "C": float(fitted.C),
     }
     if checkpoint is not None:
         header["checkpoint"] = enc(checkpoint, "checkpoint")
@@ -176,7 +177,8 @@ def read(path, max_bytes, estimator, *, checkpoint=False, trusted=()):
                        bool(fitted["converged_"]),
                        interrupted=meta.get("interrupted", False) is True,
                        decoder=decoder, loss=loss, learner=learner,
-                       C=resolution.C_for(fm), tol=resolution.tol_for(fm))
+                       C=_saved_C(meta, resolution, fm, loss),
+                       tol=resolution.tol_for(fm, loss))
     if not checkpoint:
         return model, state, {}
     try:
@@ -227,6 +229,18 @@ def _decode_model(meta, decode, estimator):
     if missing:
         raise ModelFileError(f"the header has no fitted value {missing[0]!r}")
     return model, fm, coef, {k: decode(fitted[k], k) for k in FITTED}
+
+
+def _saved_C(meta, resolution, fm, loss):
+    """The C the model was trained with: the file's (a default may depend on the
+    training data), else the parameters' (files written before it was kept)."""
+    if "C" not in meta:
+        return resolution.C_for(fm, loss)
+    C = meta["C"]
+    if isinstance(C, bool) or not isinstance(C, (int, float)) or not np.isfinite(C) \
+            or C <= 0:
+        raise ModelFileError(f"C is {C!r}, not a finite number > 0")
+    return float(C)
 
 
 def _trusted_keys(trusted):

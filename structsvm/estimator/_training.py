@@ -354,14 +354,15 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     decoder, loss = res.plugins(fm)
     # the map is fitted now: a default learner that must accept the problem may apply
     learner = res.learner_for(fm, plugins=(fm, decoder, loss, res.rescaling))
-    problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe,
-                      Ye=fm.encode_outputs(Y, X),
-                      feature_map=fm, decoder=decoder, loss=loss, C=res.C_for(fm),
-                      rescaling=res.rescaling, n_jobs=res.n_jobs)
+    Ye = fm.encode_outputs(Y, X)
+    problem = Problem(Xe=fm.encode_inputs(X) if Xe is None else Xe, Ye=Ye,
+                      feature_map=fm, decoder=decoder, loss=loss,
+                      C=res.C_for(fm, loss, Ye), rescaling=res.rescaling,
+                      n_jobs=res.n_jobs)
     check_scale(problem)
     memory = check_memory(learner, problem)
     w0 = previous.coef if previous is not None else np.zeros(fm.n_features_)
-    tol = res.tol_for(fm)
+    tol = res.tol_for(fm, loss)
     extra = learner_options(learner, previous is not None, res.constraints,
                             None if previous is None else previous.learner_state)
     max_iter, done, curve0, fingerprint = res.max_iter, 0, [], None

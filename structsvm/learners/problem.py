@@ -425,20 +425,26 @@ class Problem:
         With Φ(X, Ȳ) = Σ_i Φ(x_i, ȳ_i), the constraint of a labelling Ȳ is
         w·(Φ(X, Y) − Φ(X, Ȳ)) ≥ Δ(Y, Ȳ) − ξ; the loss's ``most_violated(batch, Y)``
         returns argmax_Ȳ Δ(Y, Ȳ) + Σ_i score_i(ȳ_i) from the potentials of all
-        examples.
+        examples, and gets that labelling back in ``loss(Y, Ȳ)`` as it returned it
+        (a list, an array, or a sequence of its own kind).
 
         Returns
         -------
         loss : float
             Δ(Y, Ȳ).
-        psi : ndarray of shape (n_features,)
-            Φ(X, Y) − Φ(X, Ȳ).
+        psi : ndarray of shape (n_features,) or 1 × n_features CSR row
+            Φ(X, Y) − Φ(X, Ȳ) (a sparse row where the map's
+            ``joint_feature_difference_sum`` gives one).
         slack : ndarray of shape (1,)
             ξ = max(0, Δ(Y, Ȳ) − w·psi): the one slack of the objective ½‖w‖² + C ξ.
         """
-        loss, Y = self.loss, list(self.Ye)
+        loss, Y = self.loss, self.Ye
         batch = self.feature_map.batch_potentials(self.Xe, w)
-        y_hat = list(loss.most_violated(batch, Y))
+        # the labelling goes back to the loss and the map as the loss made it (an
+        # array, or a sequence of its own kind such as a labelling of pairs)
+        y_hat = loss.most_violated(batch, Y)
+        if not isinstance(y_hat, (Sequence, np.ndarray)):
+            y_hat = list(y_hat)
         if len(y_hat) != len(Y):
             raise ValueError(f"loss {plugin_name(loss)!r}: most_violated returned "
                              f"{len(y_hat)} outputs for {len(Y)} examples")
@@ -447,12 +453,16 @@ class Problem:
         if capability(self.feature_map, "has_difference_sum"):
             psi = self.feature_map.joint_feature_difference_sum(
                 self.Xe, Y, y_hat, idx, np.ones(len(Y)))
-            psi = psi.toarray().ravel() if sp.issparse(psi) else np.asarray(psi).ravel()
+            # a sparse row stays one (a labelling that differs from the truth on a
+            # few examples of a wide data set): no dense vector to scan for nonzeros
+            psi = as_row(psi) if sp.issparse(psi) else \
+                np.asarray(psi, dtype=float).ravel()
         else:
             diff = self.truth_features() - self.feature_map.joint_features(self.Xe, y_hat)
             psi = np.asarray(diff.sum(axis=0), dtype=float).ravel()
-        psi = np.asarray(psi, dtype=float)
-        return delta, psi, np.array([max(0.0, delta - float(psi @ w))])
+        margin = float(np.asarray(psi @ w).ravel()[0]) if sp.issparse(psi) else \
+            float(psi @ w)
+        return delta, psi, np.array([max(0.0, delta - margin)])
 
     def aggregates_in_one_pass(self):
         """Whether :meth:`oracle_sum` forms no per-example rows: it is the map's own

@@ -16,6 +16,7 @@ grammar        a parse tree (CFG rule features)                         cky
 graph          a label per node of a graph                              max_product, lp
 alignment      the aligned positions of two sequences                   needleman_wunsch
 dependency     a head for every word (arc-factored features)            eisner, chu_liu_edmonds
+binary         the labelling of a whole data set (F1, ROC area, ...)    sign
 user           any structure written as a :class:`structsvm.Structure`  its argmax
 =============  =======================================================  ============
 
@@ -49,6 +50,7 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .graph import GraphFeatures, GraphPotentials
     from .alignment import AlignmentFeatures, AlignmentPotentials
     from .dependency import ArcPotentials, DependencyFeatures
+    from .binary import BinaryFeatures, BinaryPotentials
     from .losses import BaseLoss, CallableLoss, HammingLoss, ZeroOneLoss, get_loss
     from .decoders import get_decoder
     from .exhaustive import exhaustive
@@ -57,13 +59,14 @@ __all__ = ["MulticlassFeatures", "MulticlassPotentials", "TaxonomyFeatures",
            "TreePotentials", "SequenceFeatures", "ChainPotentials", "RankingFeatures",
            "RankingPotentials", "GrammarFeatures", "GrammarPotentials", "GraphFeatures",
            "GraphPotentials", "AlignmentFeatures", "AlignmentPotentials",
-           "DependencyFeatures", "ArcPotentials"]
+           "DependencyFeatures", "ArcPotentials",
+           "BinaryFeatures", "BinaryPotentials"]
 __all__ += ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "get_loss",
             "get_decoder", "exhaustive", "BUILTIN"]
 
 #: The built-in structures: a folder each, registered when this package is imported.
 BUILTIN = ("multiclass", "taxonomy", "sequence", "ranking", "grammar", "graph",
-           "alignment", "user", "dependency")
+           "binary", "alignment", "user", "dependency")
 
 __getattr__, __dir__ = attach(__name__, globals(), submodules=BUILTIN)
 

@@ -172,6 +172,24 @@ def inputs_with_bias(X, n_input_features, bias, width=None, kept=None):
                          f"was fitted with {d}")
     Xm = compact_columns(Xm, kept)
     if bias > 0:
-        col = np.full((Xm.shape[0], 1), float(bias))
-        Xm = sp.hstack([Xm, col], format="csr") if sp.issparse(Xm) else np.hstack([Xm, col])
+        if sp.issparse(Xm):
+            return _append_column(Xm, float(bias))
+        Xm = np.hstack([Xm, np.full((Xm.shape[0], 1), float(bias))])
     return Xm
+
+
+def _append_column(M, value):
+    """The CSR matrix ``M`` with a last column of ``value``, built in one pass over
+    its arrays (each row's new entry goes last, so sorted rows stay sorted)."""
+    n, d = M.shape
+    nnz = M.indptr[-1]
+    index_dtype = np.int32 if max(d + 1, nnz + n) <= np.iinfo(np.int32).max else np.int64
+    indptr = M.indptr.astype(index_dtype) + np.arange(n + 1, dtype=index_dtype)
+    last = indptr[1:] - 1                       # where each row's new entry goes
+    keep = np.ones(nnz + n, dtype=bool)
+    keep[last] = False
+    indices = np.empty(nnz + n, dtype=index_dtype)
+    data = np.empty(nnz + n, dtype=float)
+    indices[keep], data[keep] = M.indices[:nnz], M.data[:nnz]
+    indices[last], data[last] = d, value
+    return sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))

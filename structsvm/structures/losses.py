@@ -14,7 +14,7 @@ per token). Structures with other encodings bring their own losses, in their fol
 """
 from __future__ import annotations
 
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, Optional
 
 import numpy as np
 
@@ -32,12 +32,20 @@ class BaseLoss:
 
     Subclasses set ``name`` and ``decomposition`` and implement ``__call__``; a loss
     that decomposes over positions implements ``part_losses`` too, and one that
-    counts wrong parts (``counts_wrong_parts``) ``part_cost``.
+    counts wrong parts (``counts_wrong_parts``) ``part_cost``. A loss whose scale
+    calls for a C of its own sets ``default_C`` (used when the estimator's C is
+    None, before the feature map's ``default_C``).
     """
 
     name = "loss"
     decomposition: ClassVar[str] = "whole"
     counts_wrong_parts: ClassVar[bool] = False
+    #: the C to train with when none is given, where the loss's scale calls for
+    #: another than the feature map's ``default_C`` (None: the map's); a loss may
+    #: define a method ``default_C(Y_true)`` instead (of the encoded training outputs)
+    default_C: ClassVar[Optional[float]] = None
+    #: the tol to train with when none is given (None: the feature map's)
+    default_tol: ClassVar[Optional[float]] = None
 
     def __call__(self, y_true, y_pred):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -6,7 +6,9 @@
 - :class:`KernelPegasosClassifier`: dual (kernel) Pegasos, α_i counting margin
   violations;
 - :class:`KernelCuttingPlaneSVM`: multiclass / class-attribute / taxonomy SVM with a
-  joint kernel k(x, x')·Λ(y)ᵀΛ(y'), cutting plane on the dual QP.
+  joint kernel k(x, x')·Λ(y)ᵀΛ(y'), cutting plane on the dual QP;
+- :class:`PerformanceSVC`: linear SVM trained for F1, precision at k, PRBEP, ROC
+  area or the error rate of the whole data set (Joachims 2005, SVM-perf).
 
 Kernel functions and joint kernels are in :mod:`structsvm.svm.kernels`; C, σ and ε are
 chosen with :mod:`structsvm.model_selection`.
@@ -25,8 +27,9 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .kernel_cutting_plane import KernelCuttingPlaneSVM
     from .kernel_pegasos import KernelPegasosClassifier
     from .pegasos import PegasosClassifier, PegasosRegressor
+    from .performance import PerformanceSVC
 
 __all__ = ["PegasosClassifier", "PegasosRegressor", "KernelPegasosClassifier",
-           "KernelCuttingPlaneSVM"]
+           "KernelCuttingPlaneSVM", "PerformanceSVC"]
 
 __getattr__, __dir__ = attach(__name__, globals())
