@@ -204,10 +204,10 @@ def print_summary(name, summary, n_problems, markdown):
     what = f"macro average over {n_problems} groups" if n_problems > 1 else "test set"
     caption = f"{name}: each loss's own measure ({what}); PerformanceSVC at its defaults"
     print(f"\n{caption}\n")
-    md = [caption + ".", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     head = ["trained for (measure)"] + list(systems) + [
         "PerformanceSVC − LinearSVC", "time PerformanceSVC (s)", "time LinearSVC (s)",
         "time ratio", "rounds"]
+    md = [caption + ".", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     if markdown:
         print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
     for loss, s in summary.items():
