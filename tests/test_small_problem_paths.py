@@ -113,16 +113,23 @@ def test_cache_sums_in_numpy_equal_the_loops(seed, slack):
         assert a.dtype == b.dtype
 
 
-@pytest.mark.parametrize("compiled", [False, True])
-def test_working_set_sums_on_either_path(compiled):
+def test_working_set_products_are_one_sparse_product_of_the_block():
+    """Margins, weights and Gram matrix of the working set, with rows added one at a
+    time (dense and sparse) and several at once, equal the dense algebra."""
+    from structsvm.learners._working_set import WorkingSet
+
     rng = np.random.default_rng(1)
-    M = sp.random(6, 80, density=0.25, random_state=2, format="csr")
-    rows = [M[i] for i in range(6)]
+    M = sp.random(6, 80, density=0.25, random_state=2, format="csr").toarray()
+    ws = WorkingSet(80)
+    ws.add(M[0], [0.1], [0])
+    ws.add(sp.csr_matrix(M[1:2]), [0.2], [0])
+    ws.add(sp.csr_matrix(M[2:6]), [0.3] * 4, [0] * 4)
     v = rng.normal(size=80)
-    np.testing.assert_allclose(_sparse.gather_dots(rows, v, compiled), M @ v, rtol=1e-13)
+    np.testing.assert_allclose(ws.dots(v), M @ v, rtol=1e-13)
     coef = np.array([0.5, 0.0, -2.0, 1.0, 0.0, 3.0])
-    w = _sparse.scatter_rows(v.copy(), rows, coef, compiled)
-    np.testing.assert_allclose(w, v + coef @ M.toarray(), rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(ws.weights(coef), coef @ M, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(ws.G, M @ M.T, rtol=1e-13, atol=1e-14)
+    np.testing.assert_array_equal(ws.matrix().toarray(), M)
 
 
 def decisions(monkeypatch):

@@ -65,7 +65,11 @@ from ._working_set import WorkingSet
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane"]
 
-_MAX_CACHED_IN_A_ROW = 50  # cache rounds between two oracle calls, at most
+#: cache rounds between two oracle calls, at most
+_MAX_CACHED_IN_A_ROW = 10
+#: a cache round pays when it raises the dual by this fraction of the gap the last
+#: oracle round left; the next one is tried only then
+_CACHE_GAIN = 0.05
 
 
 def _cache_pays(problem):
@@ -82,9 +86,7 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
     accepts_constraints: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
     _n_groups_one: ClassVar[bool] = True
-    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",
-                                       "structsvm.learners._sparse_jit:gather_dot",
-                                       "structsvm.learners._sparse_jit:scatter_add")
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",)
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1):
         self.solver = solver
@@ -145,11 +147,12 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
 
         def resolve(r):
             if qp is None:
-                return ws.solve(C, self.solver, r)
-            w_, alpha, value = qp.solve(ws.matrix(), ws.loss, ws.group, C, r)
-            ws.alpha = alpha
-            active = alpha > 1e-9 * max(C, 1e-300)
-            ws.idle = np.where(active, 0, ws.idle + 1)
+                w_, value = ws.solve(C, self.solver, r)
+            else:
+                w_, alpha, value = qp.solve(ws.matrix(), ws.loss, ws.group, C, r)
+                ws.alpha = alpha
+                ws.mark(C)
+            ws.prune(int(self.inactive_window))
             return w_, value
 
         w = np.array(w0, dtype=float)
@@ -158,33 +161,35 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
             # a feasible start, optimal for the saved working set at this C
             w, dual = resolve(0)
         curve, gap, converged = [], np.inf, False
-        n_qp, n_cached, in_a_row, eps_primal = 0, 0, 0, None
+        n_qp, n_cached, in_a_row, primal = 0, 0, 0, None
+        gap_left = np.inf  # the gap after the last oracle round's QP (estimated)
         t0 = time.perf_counter()
         r = 0
         while True:
-            if cache is not None and eps_primal is not None:
+            if cache is not None and primal is not None and in_a_row < _MAX_CACHED_IN_A_ROW:
                 cached = cache.constraint(w, problem.rescaling)
                 if cached is not None:
                     xi_ws = float(ws.slacks(w, 1)[0]) if len(ws) else 0.0
-                    if (C * (cached[2] - xi_ws) > tol * eps_primal
-                            and in_a_row < _MAX_CACHED_IN_A_ROW):
+                    if C * (cached[2] - xi_ws) > tol * primal:
+                        before = dual
                         ws.add(cached[1], [cached[0]], [0])
                         n_qp += 1
                         n_cached += 1
                         in_a_row += 1
                         w, dual = resolve(r)
-                        ws.prune(int(self.inactive_window))
-                        continue
+                        # it paid when it closed a good part of the gap left: then the
+                        # cache is asked again before the oracle
+                        if dual - before >= _CACHE_GAIN * gap_left:
+                            continue
             r += 1
             in_a_row = 0
             primal, new = round_(ws, w)
-            eps_primal = primal
             curve.append(primal)
             # any feasible α certifies: dual(α) ≤ optimum ≤ primal(w)
             gap = max(0.0, primal - dual) if (len(ws) or qp is not None) else np.inf
             if callback is not None:
                 callback(dict(round=r, w=w, objective=primal, gap=gap, n_constraints=len(ws),
-                              time=time.perf_counter() - t0))
+                              n_qp=n_qp, time=time.perf_counter() - t0))
             if n_qp >= self.min_rounds and gap <= tol * max(primal, 1e-300):
                 converged = True
                 break
@@ -196,7 +201,7 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
             ws.add(*new)
             n_qp += 1
             w, dual = resolve(r)
-            ws.prune(int(self.inactive_window))
+            gap_left = max(primal - dual, 0.0)
         counts = dict(learner=self.name, n_oracle_calls=r, n_qp=n_qp,
                       n_cached_rounds=n_cached)
         new_state = dict(counts, fingerprint=fp, working_set=ws, C=C, cache=cache)
