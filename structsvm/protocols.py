@@ -395,6 +395,7 @@ FEATURE_MAP_CAPABILITIES = {
     "has_fused_oracle": False,     # fused_oracle(Xe, Ye, w, loss, decoder, idx, augment)
     "has_class_blocks": False,     # class_blocks(Xe, loss) -> ClassBlocks or None
     "example_costs": None,         # example_costs(Xe): relative decoding cost per example
+    "decodes_in_python": False,    # its decoding holds the GIL: oracle workers are processes
     "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
     "default_learners": (("dual_cd", {}),),  # (name, params): the first that accepts
     "compiled_loops": (),          # "module:function" of the default path, in order

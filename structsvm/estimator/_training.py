@@ -163,6 +163,8 @@ def _log_round(r, info):
         parts.append(f"gap {gap:.3g}")
     if info.get("n_constraints") is not None:
         parts.append(f"constraints {info['n_constraints']}")
+    if info.get("n_qp") is not None:
+        parts.append(f"QP solves {info['n_qp']}")
     if info.get("mistakes") is not None:
         parts.append(f"mistakes {info['mistakes']}")
     parts.append(f"{info['time']:.2f}s")

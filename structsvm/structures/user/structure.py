@@ -238,6 +238,9 @@ class StructureMap(BaseEstimator):
     """
 
     structure: ClassVar[str] = "user"
+    # the structure's methods run in Python and hold the GIL: the oracle's workers
+    # (n_jobs) are processes, and its calls are split into small chunks
+    decodes_in_python: ClassVar[bool] = True
     default_decoder: ClassVar[str] = "structure"
     default_loss: ClassVar[str] = "structure"
     default_C: ClassVar[float] = 1.0
