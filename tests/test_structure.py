@@ -93,12 +93,72 @@ def test_missing_loss_augmented_argmax_and_outputs_stop_before_training(data):
     assert m.loss_.name == "hamming"
 
 
-def test_n_jobs_2_threads_give_the_same_model():
-    X, Y = multilabel_data(n=600, seed=1)     # a pool opens from 512 examples on
-    one = structsvm.fit(X, Y, feature_map=MultiLabel(), n_jobs=1)
-    two = structsvm.fit(X, Y, feature_map=MultiLabel(), n_jobs=2)
+@pytest.fixture
+def python_workers(monkeypatch):
+    """Every split oracle call of a structure goes to the workers, which are ready
+    from the first such call on."""
+    from structsvm.learners import problem
+
+    monkeypatch.setattr(problem, "REMOTE_SECONDS", 0.0)
+    monkeypatch.setattr(problem, "OPEN_IN_BACKGROUND", False)
+    maps = []
+    real = problem.Problem._map_python
+
+    def spy(self, method, w, idx, args):
+        out = real(self, method, w, idx, args)
+        maps.append((self._pool is not None and not self._pool.in_process, len(out)))
+        return out
+
+    monkeypatch.setattr(problem.Problem, "_map_python", spy)
+    return maps
+
+
+@pytest.mark.parametrize("learner", ["dual_cd", "one_slack"])
+def test_n_jobs_2_decodes_in_worker_processes_to_the_same_model(python_workers, learner):
+    """A structure's methods hold the GIL: with n_jobs=2 its oracle runs in worker
+    processes, in chunks, and the model is the one of n_jobs=1."""
+    X, Y = multilabel_data(n=80, seed=1)
+    one = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=1)
+    assert python_workers and not any(remote for remote, _ in python_workers)
+    python_workers.clear()
+    two = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=2)
+    # the first call runs here (it measures the time per example), the others on
+    # the processes, split into chunks of MIN_CHUNK_PYTHON examples at least
+    assert not python_workers[0][0] and all(r for r, _ in python_workers[1:])
+    assert all(k > 1 for _, k in python_workers[1:])
     np.testing.assert_array_equal(one.coef_, two.coef_)
-    assert one.objective_ == two.objective_
+    assert one.objective_ == two.objective_ and one.n_iter_ == two.n_iter_
+
+
+class Handle:
+    """A resource of this process (as a database connection): copied by reference,
+    never pickled."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("a Handle stays in its process")
+
+
+class Unpicklable(MultiLabel):
+    """Holds a Handle: it cannot be sent to worker processes."""
+
+    def __init__(self, n_labels=3, bias=1.0, handle=None):
+        super().__init__(n_labels, bias)
+        self.handle = handle
+
+
+def test_a_structure_that_cannot_reach_the_workers_trains_here(python_workers):
+    X, Y = multilabel_data(n=80, seed=1)
+    s = Unpicklable(handle=Handle())
+    with pytest.warns(UserWarning, match=r"n_jobs=2: the oracle runs in this process: "
+                                         r"its workers could not receive the problem "
+                                         r"\(.*a Handle stays in its process"):
+        two = structsvm.fit(X, Y, feature_map=s, learner="dual_cd", n_jobs=2)
+    one = structsvm.fit(X, Y, feature_map=s, learner="dual_cd", n_jobs=1)
+    assert not any(remote for remote, _ in python_workers)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
 
 
 def test_warm_start_continues(data):

@@ -37,7 +37,7 @@ from ..protocols import (Decoder, LazyOutputs, as_decoder, capability, check_enu
 
 __all__ = ["Problem", "Violation", "JoinedOutputs", "weighted_row_sum", "tree_sum",
            "as_row", "enumerated_argmax", "MIN_CHUNK", "MAX_CHUNKS", "MIN_REMOTE",
-           "MIN_CHUNK_PYTHON", "REMOTE_SECONDS"]
+           "MIN_CHUNK_PYTHON", "REMOTE_SECONDS", "OPEN_IN_BACKGROUND"]
 
 
 # --------------------------------------------------------------------------- problem
@@ -53,6 +53,9 @@ MIN_REMOTE = 512
 #: thread from which it goes to the workers (processes: such decoding holds the GIL)
 MIN_CHUNK_PYTHON = 4
 REMOTE_SECONDS = 0.02
+#: whether the workers of such a map start in the background (calls run here until
+#: they are ready); False waits for them on the first call that would use them
+OPEN_IN_BACKGROUND = True
 
 
 @dataclass(eq=False)
@@ -391,8 +394,10 @@ class Problem:
 
             thread = threading.Thread(target=open_it, name="structsvm-pool", daemon=True)
             thread.start()
-            self._timing["opening"] = (pool, thread, box)
-            return None
+            self._timing["opening"] = opening = (pool, thread, box)
+            if OPEN_IN_BACKGROUND:
+                return None
+            thread.join()
         pool, thread, box = opening
         if thread.is_alive():
             return None
@@ -403,9 +408,12 @@ class Problem:
             pool.close()
             self._timing["no_pool"] = True
             exc = box["error"]
+            # joblib wraps the pickling error, whose last line says what failed
+            text = str(exc.__cause__ or exc).strip().strip('"').strip()
+            reason = text.splitlines()[-1] if text else type(exc).__name__
             warnings.warn(
                 f"n_jobs={self.n_jobs}: the oracle runs in this process: its workers "
-                f"could not receive the problem ({type(exc).__name__}: {exc}). A "
+                f"could not receive the problem ({reason}). A "
                 "structure written in Python reaches worker processes pickled; define "
                 "its class in a module they can import (as for saving a model)",
                 UserWarning, stacklevel=5)
