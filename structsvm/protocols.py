@@ -41,6 +41,7 @@ __all__ = [
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
+    "CERTIFIED_STOPPING_RULE",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -411,7 +412,13 @@ LEARNER_CAPABILITIES = {
     "refusal": None,               # refusal(feature_map, decoder, loss, rescaling)
     "trains_dataset_losses": False,  # asks the oracle for the whole labelling at once
     "compiled_loops": (),          # "module:function" its training calls, in order
+    "stopping_rule": None,         # when it stops, if not at a certified gap ≤ tol
 }
+
+#: The stopping rule of every learner that ``certifies_gap`` (docs/defaults.md).
+CERTIFIED_STOPPING_RULE = (
+    "the certified relative duality gap (P(w) − D) / P(w) ≤ tol, with P(w) the exact "
+    "primal objective at the returned w and D a dual lower bound on the optimum")
 
 #: Optional capabilities of a batch of potentials and their defaults (see
 #: :class:`PotentialsBatch`).
@@ -486,6 +493,7 @@ class LearnerBase:
     refusal: ClassVar[Optional[Callable]] = None
     trains_dataset_losses: ClassVar[bool] = False
     compiled_loops: ClassVar[tuple] = ()
+    stopping_rule: ClassVar[Optional[str]] = None
 
 
 @dataclass(frozen=True)

@@ -356,3 +356,26 @@ def test_a_checkpoint_of_an_unsavable_structure_is_refused_before_training(data,
     with pytest.raises(ValueError, match="inside a function"):
         structsvm.fit(X, Y, feature_map=Local(), checkpoint=tmp_path / "ck.npz")
     assert not (tmp_path / "ck.npz").exists()
+
+
+def test_rows_of_any_form_stack_to_their_matrix():
+    """Dense rows, CSR rows with unsorted or repeated columns and other sparse formats
+    (through joint_feature_row) stack to the matrix of their dense values."""
+    import scipy.sparse as sp
+
+    from structsvm.structures.user._map import joint_feature_row, stack_rows
+
+    class Given(structsvm.Structure):
+        def joint_feature(self, x, y):
+            return x
+
+    rows = [np.array([0.0, 1.5, 0.0, -2.0]),
+            sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([3, 0, 3]),
+                           np.array([0, 3])), shape=(1, 4)),
+            sp.coo_matrix(np.array([[0.0, 0.0, 4.0, 0.0]])),
+            np.zeros(4)]
+    dense = np.array([[0.0, 1.5, 0.0, -2.0], [2.0, 0.0, 0.0, 4.0],
+                      [0.0, 0.0, 4.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    M = stack_rows([joint_feature_row(Given(), r, None, 4) for r in rows], 4)
+    assert M.format == "csr" and M.has_canonical_format
+    np.testing.assert_array_equal(M.toarray(), dense)

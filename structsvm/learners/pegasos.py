@@ -70,6 +70,9 @@ class Pegasos(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "pegasos"
+    stopping_rule: ClassVar[str] = ("the relative change of the evaluated primal "
+                                    "objective between two evaluations ≤ tol "
+                                    "(no certificate)")
     compiled_loops: ClassVar[tuple] = tuple(
         "structsvm.learners._sparse_jit:" + f
         for f in ("gather_dot", "scatter_add", "average_inplace"))

@@ -384,21 +384,26 @@ class Problem:
 
             from ._parallel import ChunkPool
 
-            pool, box = ChunkPool(self, self.n_jobs, prefer="processes"), {}
+            pool, box, lock = ChunkPool(self, self.n_jobs, prefer="processes"), {}, \
+                threading.Lock()
 
             def open_it():
                 try:
                     pool.is_in_process()  # starts the workers, sends the problem
                 except Exception as exc:  # noqa: BLE001 (reported below)
                     box["error"] = exc
+                with lock:  # a problem closed meanwhile: release the workers here
+                    box["done"] = True
+                    if box.get("closed"):
+                        pool.close()
 
             thread = threading.Thread(target=open_it, name="structsvm-pool", daemon=True)
             thread.start()
-            self._timing["opening"] = opening = (pool, thread, box)
+            self._timing["opening"] = opening = (pool, thread, box, lock)
             if OPEN_IN_BACKGROUND:
                 return None
             thread.join()
-        pool, thread, box = opening
+        pool, thread, box, _ = opening
         if thread.is_alive():
             return None
         del self._timing["opening"]
@@ -430,9 +435,12 @@ class Problem:
     def close(self):
         """Release the oracle's workers (a no-op when it ran serially)."""
         opening = self._timing.pop("opening", None)
-        if opening is not None:  # workers still starting: wait, then release them
-            opening[1].join()
-            opening[0].close()
+        if opening is not None:  # workers still starting: released once started
+            pool, _, box, lock = opening
+            with lock:
+                box["closed"] = True
+                if box.get("done"):
+                    pool.close()
         if self._pool is not None:
             self._pool.close()
             self._pool = None
