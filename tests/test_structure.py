@@ -35,7 +35,7 @@ def _same_predictions(a, b):
 def test_default_call_trains_predicts_and_scores(data):
     X, Y = data
     model = structsvm.fit(X, Y, feature_map=MultiLabel())
-    assert model.learner_.name == "one_slack" and model.converged_
+    assert model.learner_.name == "dual_cd" and model.converged_
     assert isinstance(model.feature_map_, StructureMap)
     assert model.feature_map_.n_features_ == 3 * 5
     pred = model.predict(X)
