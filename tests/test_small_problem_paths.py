@@ -115,23 +115,31 @@ def test_cache_sums_in_numpy_equal_the_loops(seed, slack):
         assert a.dtype == b.dtype
 
 
-def test_working_set_products_are_one_sparse_product_of_the_block():
+def test_working_set_products_are_one_sparse_product_of_the_block(monkeypatch):
     """Margins, weights and Gram matrix of the working set, with rows added one at a
-    time (dense and sparse) and several at once, equal the dense algebra."""
+    time (dense and sparse) and several at once, equal the dense algebra; the small
+    blocks' bincounts and SciPy's products give the same values, bit for bit."""
+    from structsvm.learners import _working_set
     from structsvm.learners._working_set import WorkingSet
 
     rng = np.random.default_rng(1)
     M = sp.random(6, 80, density=0.25, random_state=2, format="csr").toarray()
-    ws = WorkingSet(80)
-    ws.add(M[0], [0.1], [0])
-    ws.add(sp.csr_matrix(M[1:2]), [0.2], [0])
-    ws.add(sp.csr_matrix(M[2:6]), [0.3] * 4, [0] * 4)
     v = rng.normal(size=80)
-    np.testing.assert_allclose(ws.dots(v), M @ v, rtol=1e-13)
     coef = np.array([0.5, 0.0, -2.0, 1.0, 0.0, 3.0])
-    np.testing.assert_allclose(ws.weights(coef), coef @ M, rtol=1e-13, atol=1e-14)
-    np.testing.assert_allclose(ws.G, M @ M.T, rtol=1e-13, atol=1e-14)
-    np.testing.assert_array_equal(ws.matrix().toarray(), M)
+    results = []
+    for scipy_from in (10 ** 9, 0):  # numpy, then SciPy
+        monkeypatch.setattr(_working_set, "SCIPY_FROM", scipy_from)
+        ws = WorkingSet(80)
+        ws.add(M[0], [0.1], [0])
+        ws.add(sp.csr_matrix(M[1:2]), [0.2], [0])
+        ws.add(sp.csr_matrix(M[2:6]), [0.3] * 4, [0] * 4)
+        np.testing.assert_allclose(ws.dots(v), M @ v, rtol=1e-13)
+        np.testing.assert_allclose(ws.weights(coef), coef @ M, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(ws.G, M @ M.T, rtol=1e-13, atol=1e-14)
+        np.testing.assert_array_equal(ws.matrix().toarray(), M)
+        results.append((ws.dots(v), ws.weights(coef), ws.G))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
 
 
 def decisions(monkeypatch):

@@ -7,7 +7,11 @@ Every product with the constraints is one sparse product over the whole block: t
 margins ψ_c·w (``M @ w``), the weights w = Σ_c α_c ψ_c (``Mᵀ α``) and the Gram column
 of a new constraint (``M @ ψ_new``). A round therefore costs O(nnz) of the rows kept,
 and pruning keeps only the constraints whose dual variable was recently in use, so a
-round costs what its active constraints cost.
+round costs what its active constraints cost. A small block (fewer than
+:data:`SCIPY_FROM` entries) is multiplied with ``numpy.bincount`` over its arrays, a
+larger one by SciPy's CSR product over a view of them (building that view costs more
+than a small round's arithmetic); both sum every row's products in the order of its
+entries, so they give the same values.
 """
 from __future__ import annotations
 
@@ -20,6 +24,8 @@ __all__ = ["WorkingSet"]
 
 #: a constraint counts as active in a round when α_c > INACTIVE_THRESHOLD · Σ_c α_c
 INACTIVE_THRESHOLD = 1e-5
+#: stored entries from which the block's products are SciPy's CSR products
+SCIPY_FROM = 50_000
 
 
 class WorkingSet:
@@ -47,6 +53,7 @@ class WorkingSet:
         self._data = np.zeros(1024)
         self._m = 0
         self._view = None   # the CSR view of the rows, until they change
+        self._owner = None  # the row of every entry (small blocks), until they change
         self._dense = None  # scratch of n_features zeros (Gram columns of a sparse row)
         self.loss = np.zeros(0)
         self.group = np.zeros(0, dtype=np.intp)
@@ -91,34 +98,50 @@ class WorkingSet:
         self._data[used:used + nnz] = data[:nnz]
         self._indptr[self._m + 1:self._m + k + 1] = used + np.asarray(indptr[1:])
         self._m += k
-        self._view = None
+        self._view = self._owner = None
 
     def _canonical(self, psi_rows):
-        """``psi_rows`` (a dense vector: one row; or a sparse matrix) as canonical CSR,
-        and the dense vector when one was given."""
+        """``psi_rows`` (a dense vector: one row; or a sparse matrix) as canonical CSR
+        arrays ``(indptr, indices, data)``, and the dense vector when one was given."""
         if isinstance(psi_rows, np.ndarray) and psi_rows.ndim == 1:
             dense = np.asarray(psi_rows, dtype=float)
             nz = np.flatnonzero(dense)
-            M = sp.csr_matrix((dense[nz], nz.astype(self._dtype),
-                               np.array([0, nz.size], dtype=self._dtype)),
-                              shape=(1, self.n_features))
-            return M, dense
+            return (np.array([0, nz.size]), nz, dense[nz]), dense
         M = sp.csr_matrix(psi_rows, dtype=float)
         M.sum_duplicates()
-        return M, None
+        return (M.indptr, M.indices, M.data), None
 
     # ------------------------------------------------------------------ products
+    def _small(self):
+        return self.nnz < SCIPY_FROM
+
+    def _owners(self):
+        """The row of every stored entry (for the small blocks' bincounts)."""
+        if self._owner is None:
+            self._owner = np.repeat(np.arange(self._m),
+                                    np.diff(self._indptr[:self._m + 1]))
+        return self._owner
+
     def dots(self, v):
         """ψ_c · v for every constraint c (v dense): one sparse product."""
         if not self._m:
             return np.zeros(0)
+        if self._small():
+            nnz = self.nnz
+            return np.bincount(self._owners(), minlength=self._m,
+                               weights=self._data[:nnz] * v[self._indices[:nnz]])
         return self.matrix() @ v
 
     def weights(self, alpha):
         """w = Σ_c α_c ψ_c: one sparse product."""
+        alpha = np.asarray(alpha, dtype=float)
         if not self._m:
             return np.zeros(self.n_features)
-        return np.asarray(self.matrix().T @ np.asarray(alpha, dtype=float), dtype=float)
+        if self._small():
+            nnz = self.nnz
+            return np.bincount(self._indices[:nnz], minlength=self.n_features,
+                               weights=self._data[:nnz] * alpha[self._owners()])
+        return np.asarray(self.matrix().T @ alpha, dtype=float)
 
     def slacks(self, w, n_groups):
         """ξ_g of the working set: max(0, max_{c∈g} Δ_c − w·ψ_c) per group."""
@@ -136,26 +159,31 @@ class WorkingSet:
         """Append constraints; their Gram rows from one sparse product with the block.
 
         ``psi_rows``: a sparse matrix of rows ψ_c, or one dense ψ (1-D array)."""
-        M, dense = self._canonical(psi_rows)
-        m, k = self._m, M.shape[0]
+        (indptr, indices, data), dense = self._canonical(psi_rows)
+        m, k = self._m, len(indptr) - 1
         if k == 1 and m:  # one row (1-slack): M_old ψ, ψ as a dense vector
             if dense is None:
                 if self._dense is None:
                     self._dense = np.zeros(self.n_features)
                 dense = self._dense
-                dense[M.indices] = M.data
-            cross = (self.matrix() @ dense)[:, None]
+                dense[indices] = data
+            cross = self.dots(dense)[:, None]
             if dense is self._dense:
-                dense[M.indices] = 0.0
+                dense[indices] = 0.0
         elif m:
-            cross = (self.matrix() @ M.T).toarray()
+            new = sp.csr_matrix((data, indices, indptr), shape=(k, self.n_features))
+            cross = (self.matrix() @ new.T).toarray()
         else:
             cross = np.zeros((0, k))
         G = np.empty((m + k, m + k))
         G[:m, :m], G[:m, m:], G[m:, :m] = self.G, cross, cross.T
-        G[m:, m:] = float(M.data @ M.data) if k == 1 else (M @ M.T).toarray()
+        if k == 1:
+            G[m, m] = float(data @ data)
+        else:
+            new = sp.csr_matrix((data, indices, indptr), shape=(k, self.n_features))
+            G[m:, m:] = (new @ new.T).toarray()
         self.G = G
-        self._append(M.indptr, M.indices, M.data)
+        self._append(indptr, indices, data)
         self.loss = np.concatenate([self.loss, np.asarray(losses, dtype=float)])
         self.group = np.concatenate([self.group, np.asarray(groups, dtype=np.intp)])
         self.idle = np.concatenate([self.idle, np.zeros(k, dtype=int)])
