@@ -4,7 +4,8 @@ import pytest
 import scipy.sparse as sp
 
 from structsvm.learners._sparse import aggregate_rows
-from structsvm.learners._sparse_jit import average_inplace, gather_dot, scatter_add
+from structsvm.learners._sparse_jit import (average_inplace, gather_dot, rows_dot,
+                                            rows_scatter, scatter_add)
 from structsvm.structures import HammingLoss
 
 
@@ -24,6 +25,14 @@ def test_loops_equal_numpy(seed):
     expected = avg + 0.3 * (v - avg)
     average_inplace(avg, v, 0.3)
     np.testing.assert_allclose(avg, expected)
+    out = np.empty(7)
+    rows_dot(M.indptr, M.indices, M.data, v, out)
+    np.testing.assert_allclose(out, M @ v, rtol=1e-14)
+    coef = rng.normal(size=7)
+    coef[2] = 0.0
+    acc = v.copy()
+    rows_scatter(M.indptr, M.indices, M.data, coef, acc)
+    np.testing.assert_allclose(acc, v + coef @ M.toarray(), rtol=1e-14, atol=1e-15)
     weights = rng.normal(size=7)
     cols, vals = aggregate_rows(M, weights)
     dense = np.zeros(50)

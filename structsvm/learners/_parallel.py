@@ -295,7 +295,7 @@ class ChunkPool:
         return bool(self.in_process)
 
     # ------------------------------------------------------------------ the map
-    def map(self, method, w, chunks, args=(), seed=None):
+    def map(self, method, w, chunks, args=(), seed=None, balance=False):
         """Results of every chunk, in chunk order.
 
         Parameters
@@ -308,6 +308,12 @@ class ChunkPool:
         chunks : list of ndarray of int
         args : tuple
         seed : int, optional
+        balance : bool, default=False
+            One task per chunk also for workers in other processes (which otherwise
+            get one task each: the weights travel once per task unless shared): a
+            worker that finishes early takes the next chunk, for chunks of uneven
+            cost (a structure written in Python, whose examples cost what its
+            methods take on them).
 
         Returns
         -------
@@ -324,7 +330,7 @@ class ChunkPool:
                                           None if seeds is None else [seeds[k]])
                      for k, chunk in enumerate(chunks)]
             return [r for t in tasks for r in t.result()]
-        if self.in_process:
+        if self.in_process or (balance and self._weights is not False):
             groups = [[k] for k in range(len(chunks))]
         else:  # one task per worker: the weights travel once per worker
             groups = [g.tolist() for g in np.array_split(np.arange(len(chunks)),

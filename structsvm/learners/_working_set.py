@@ -7,25 +7,24 @@ Every product with the constraints is one sparse product over the whole block: t
 margins ψ_c·w (``M @ w``), the weights w = Σ_c α_c ψ_c (``Mᵀ α``) and the Gram column
 of a new constraint (``M @ ψ_new``). A round therefore costs O(nnz) of the rows kept,
 and pruning keeps only the constraints whose dual variable was recently in use, so a
-round costs what its active constraints cost. A small block (fewer than
-:data:`SCIPY_FROM` entries) is multiplied with ``numpy.bincount`` over its arrays, a
-larger one by SciPy's CSR product over a view of them (building that view costs more
-than a small round's arithmetic); both sum every row's products in the order of its
-entries, so they give the same values.
+round costs what its active constraints cost. The products are one compiled loop
+over the block's arrays (:mod:`._sparse_jit`: ``rows_dot``, ``rows_scatter``), or
+``numpy.bincount`` over them for the small problems of a researcher's structure that
+train without compiled loops (:mod:`._sparse`); both sum every row's products in the
+order of its entries, so they give the same values.
 """
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._compiled import loops
 from ._qp import solve_dual_qp
 
 __all__ = ["WorkingSet"]
 
 #: a constraint counts as active in a round when α_c > INACTIVE_THRESHOLD · Σ_c α_c
 INACTIVE_THRESHOLD = 1e-5
-#: stored entries from which the block's products are SciPy's CSR products
-SCIPY_FROM = 50_000
 
 
 class WorkingSet:
@@ -44,7 +43,7 @@ class WorkingSet:
     """
 
     def __init__(self, n_features, inactive_threshold=INACTIVE_THRESHOLD):
-        self.compiled = True  # SMO's loops, or numpy (the learner decides: ._sparse)
+        self.compiled = True  # the loops, or numpy (the learner decides: ._sparse)
         self.n_features = int(n_features)
         self.inactive_threshold = float(inactive_threshold)
         self._dtype = np.int32 if self.n_features < np.iinfo(np.int32).max else np.int64
@@ -112,36 +111,43 @@ class WorkingSet:
         return (M.indptr, M.indices, M.data), None
 
     # ------------------------------------------------------------------ products
-    def _small(self):
-        return self.nnz < SCIPY_FROM
+    def _arrays(self):
+        nnz = self.nnz
+        return self._indptr[:self._m + 1], self._indices[:nnz], self._data[:nnz]
 
     def _owners(self):
-        """The row of every stored entry (for the small blocks' bincounts)."""
+        """The row of every stored entry (for the numpy path's bincounts)."""
         if self._owner is None:
             self._owner = np.repeat(np.arange(self._m),
                                     np.diff(self._indptr[:self._m + 1]))
         return self._owner
 
     def dots(self, v):
-        """ψ_c · v for every constraint c (v dense): one sparse product."""
+        """ψ_c · v for every constraint c (v dense): one pass over the block."""
         if not self._m:
             return np.zeros(0)
-        if self._small():
-            nnz = self.nnz
-            return np.bincount(self._owners(), minlength=self._m,
-                               weights=self._data[:nnz] * v[self._indices[:nnz]])
-        return self.matrix() @ v
+        indptr, indices, data = self._arrays()
+        v = np.ascontiguousarray(v, dtype=float)
+        if not self.compiled:
+            return np.bincount(self._owners(), weights=data * v[indices],
+                               minlength=self._m)
+        out = np.empty(self._m)
+        loops("structsvm.learners._sparse_jit").rows_dot(indptr, indices, data, v, out)
+        return out
 
     def weights(self, alpha):
-        """w = Σ_c α_c ψ_c: one sparse product."""
-        alpha = np.asarray(alpha, dtype=float)
+        """w = Σ_c α_c ψ_c: one pass over the block."""
+        alpha = np.ascontiguousarray(alpha, dtype=float)
         if not self._m:
             return np.zeros(self.n_features)
-        if self._small():
-            nnz = self.nnz
-            return np.bincount(self._indices[:nnz], minlength=self.n_features,
-                               weights=self._data[:nnz] * alpha[self._owners()])
-        return np.asarray(self.matrix().T @ alpha, dtype=float)
+        indptr, indices, data = self._arrays()
+        if not self.compiled:
+            return np.bincount(indices, weights=data * alpha[self._owners()],
+                               minlength=self.n_features)
+        w = np.zeros(self.n_features)
+        loops("structsvm.learners._sparse_jit").rows_scatter(indptr, indices, data,
+                                                              alpha, w)
+        return w
 
     def slacks(self, w, n_groups):
         """ξ_g of the working set: max(0, max_{c∈g} Δ_c − w·ψ_c) per group."""

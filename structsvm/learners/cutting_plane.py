@@ -86,7 +86,9 @@ class _CuttingPlaneBase(LearnerBase, BaseEstimator):
     accepts_constraints: ClassVar[bool] = True
     keeps_state: ClassVar[bool] = True
     _n_groups_one: ClassVar[bool] = True
-    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",)
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._smo_jit:smo",
+                                       "structsvm.learners._sparse_jit:rows_dot",
+                                       "structsvm.learners._sparse_jit:rows_scatter")
 
     def __init__(self, solver="auto", inactive_window=10, min_rounds=1):
         self.solver = solver

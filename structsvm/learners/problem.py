@@ -364,7 +364,7 @@ class Problem:
                 and per_example * len(idx) >= REMOTE_SECONDS and self._workers() > 1):
             pool = self._ready_pool()
             if pool is not None:
-                return pool.map(method, w, chunks, args)
+                return pool.map(method, w, chunks, args, balance=True)
         start = time.perf_counter()
         out = getattr(self, method)(w, idx, *args)
         if len(idx):
