@@ -113,3 +113,32 @@ def test_retry_uses_the_next_solver(monkeypatch):
 def test_unknown_solver():
     with pytest.raises(ValueError, match="Unknown QP solver 'GUROBI'"):
         solve_dual_qp(np.eye(2), np.ones(2), np.zeros(2, int), 1.0, solver="gurobi")
+
+
+def test_working_set_qps_run_blas_in_one_thread_and_restore_it(monkeypatch):
+    """Small QPs solve with one BLAS thread (faster at these sizes); the caller's
+    thread count is back afterwards, also when the solve fails."""
+    from threadpoolctl import ThreadpoolController
+
+    from structsvm.learners import _qp
+
+    controller = ThreadpoolController()
+    blas = controller.select(user_api="blas")
+    if not blas.lib_controllers:
+        pytest.skip("no BLAS library that threadpoolctl can control")
+    before = [lib.num_threads for lib in blas.lib_controllers]
+    seen = []
+    solve = _qp._solve
+
+    def spy(*args, **kwargs):
+        seen.append([lib.get_num_threads() for lib in blas.lib_controllers])
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_qp, "_solve", spy)
+    G = np.array([[2.0, 1.0], [1.0, 2.0]])
+    _qp.solve_dual_qp(G, np.ones(2), np.zeros(2, dtype=int), 1.0, solver="AUTO")
+    assert seen == [[1] * len(before)]
+    assert [lib.get_num_threads() for lib in blas.lib_controllers] == before
+    with pytest.raises(ValueError):
+        _qp.solve_dual_qp(G, np.ones(2), np.zeros(2, dtype=int), 1.0, solver="nope")
+    assert [lib.get_num_threads() for lib in blas.lib_controllers] == before

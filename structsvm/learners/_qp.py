@@ -16,6 +16,7 @@ the solver sees ½‖Lᵀα‖², a second-order cone it handles exactly.
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
 
@@ -238,6 +239,28 @@ def _feasible(alpha, groups, C):
     return alpha * scale[groups]
 
 
+# working sets up to this many constraints are solved with one BLAS thread
+_ONE_THREAD_MAX = 4000
+_controller = []  # threadpoolctl's controller, made on the first solve
+
+
+def _one_blas_thread(m):
+    """A context in which BLAS runs in one thread, for a QP of ``m`` constraints.
+
+    The working-set QPs are small dense systems (SMO's polishing solves, the active
+    set's KKT systems, the factor of G), solved many times per round: a second BLAS
+    thread costs more in synchronisation than it saves at these sizes (measured
+    about 10x on 200 x 200 solves on two cores), and far more on a busy machine.
+    """
+    if m > _ONE_THREAD_MAX:
+        return contextlib.nullcontext()
+    if not _controller:
+        from threadpoolctl import ThreadpoolController
+
+        _controller.append(ThreadpoolController())
+    return _controller[0].limit(limits=1, user_api="blas")
+
+
 def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=None,
                   factor=None, compiled=True):
     """Solve the working-set dual QP; retry principled, else raise :class:`QPError`.
@@ -292,6 +315,12 @@ def solve_dual_qp(G, b, groups, C, *, solver="CLARABEL", round_=None, alpha0=Non
     >>> round(float(a[0]), 6), round(d, 6)
     (0.25, 0.125)
     """
+    with _one_blas_thread(len(b)):
+        return _solve(G, b, groups, C, solver=solver, round_=round_, alpha0=alpha0,
+                      factor=factor, compiled=compiled)
+
+
+def _solve(G, b, groups, C, *, solver, round_, alpha0, factor, compiled):
     G = np.asarray(G, dtype=float)
     b = np.asarray(b, dtype=float)
     groups = np.asarray(groups, dtype=np.intp)
