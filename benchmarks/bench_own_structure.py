@@ -91,10 +91,11 @@ def timed(cls):
 
 
 # --------------------------------------------------------------------------- data
-def parser_data(n_train):
+def parser_data(n_train, n_test=None):
     from structsvm.corpora import load_dependency_treebank
 
     X_tr, Y_tr, X_te, Y_te = load_dependency_treebank()
+    X_te, Y_te = X_te[:n_test], Y_te[:n_test]
     enc = [encode_sentence(s) for s in X_tr[:n_train] + X_te]
     heads = [np.array(h, dtype=np.int64) for h in Y_tr[:n_train] + Y_te]
     return dict(name="parser", structure=ArcParser, X=enc[:n_train], Y=heads[:n_train],
@@ -115,25 +116,25 @@ def page_modules():
     return folder
 
 
-def multilabel_data(n_train):
+def multilabel_data(n_train, n_test=None):
     page_modules()
     from multilabel import MultiLabel
 
     rng = np.random.default_rng(0)  # the page's data
     A = rng.normal(size=(3, 4))
-    X = [rng.normal(size=4) for _ in range(n_train + 200)]
+    X = [rng.normal(size=4) for _ in range(n_train + (n_test or 200))]
     Y = [tuple(int(v > 0) for v in A @ x) for x in X]
     return dict(name="multilabel", structure=MultiLabel, X=X[:n_train], Y=Y[:n_train],
                 X_test=X[n_train:], Y_test=Y[n_train:], metric="1 - Hamming")
 
 
-def alignment_data(n_train):
+def alignment_data(n_train, n_test=None):
     page_modules()
     from alignment_structure import Alignment
 
     rng = np.random.default_rng(0)  # the page's simulation
     X, Y = [], []
-    for _ in range(n_train + 100):
+    for _ in range(n_train + (n_test or 100)):
         s = "".join(rng.choice(list("ACDEFGHIKL"), size=12))
         d, r = rng.choice(11, size=2, replace=False)
         t = s[:d] + s[d + 1:]
@@ -235,13 +236,15 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", choices=sorted(DATA), default="parser")
     ap.add_argument("--n-train", type=int, default=None)
+    ap.add_argument("--n-test", type=int, default=None,
+                    help="test examples (default: the parser's 914, 200 or 100)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--systems", nargs="+", choices=SYSTEMS, default=list(SYSTEMS))
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args(argv)
     load, n_default = DATA[args.data]
-    data = load(args.n_train or n_default)
+    data = load(args.n_train or n_default, args.n_test)
     print(f"# {data['name']}: {len(data['X'])} training examples, "
           f"{len(data['X_test'])} test examples; load average "
           f"{os.getloadavg()[0]:.2f}", flush=True)
