@@ -412,6 +412,8 @@ LEARNER_CAPABILITIES = {
     "refusal": None,               # refusal(feature_map, decoder, loss, rescaling)
     "trains_dataset_losses": False,  # asks the oracle for the whole labelling at once
     "compiled_loops": (),          # "module:function" its training calls, in order
+    "check_state": None,           # check_state(state): ValueError for a saved state
+                                   # (a checkpoint's) that does not hold together
     "stopping_rule": None,         # when it stops, if not at a certified gap ≤ tol
 }
 
@@ -493,6 +495,7 @@ class LearnerBase:
     refusal: ClassVar[Optional[Callable]] = None
     trains_dataset_losses: ClassVar[bool] = False
     compiled_loops: ClassVar[tuple] = ()
+    check_state: ClassVar[Optional[Callable]] = None
     stopping_rule: ClassVar[Optional[str]] = None
 
 

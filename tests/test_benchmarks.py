@@ -194,3 +194,22 @@ def test_bench_own_structure_small_slice(need_data, capsys, monkeypatch):
     assert table["jobs2"]["same_model"] and "same model: yes" in out
     assert table["one_slack"]["learner"] == "one_slack"
     assert all(r["reach"] is not None for n, r in table.items() if n != "reference")
+
+
+def test_bench_memory_small_slice(need_data, capsys, monkeypatch):
+    """The Brown-sized corpus (the treebank with a 204-tag set) on 100 sentences, in a
+    fresh process with no STRUCTSVM_MAX_MEMORY: the default call trains, and its
+    first verbose line states the weights, the estimated memory and the learner."""
+    from structsvm.corpora import load_treebank
+
+    need_data(load_treebank)
+    monkeypatch.setenv("STRUCTSVM_MAX_MEMORY", "1K")  # the script's child drops it
+    (row,) = load("bench_memory").main(["--corpora", "brown", "--max-train", "100"])
+    assert row["sentences"] == 100 and row["learner"] == "dual_cd"
+    assert row["first_line"].startswith(f"training dual_cd on 100 examples: "
+                                        f"{row['weights']} weights, estimated memory ")
+    assert row["weights"] == row["features"] * row["tags"] + row["tags"] ** 2 \
+        + 2 * row["tags"]
+    assert 60 < row["tags"] <= 204 and 0 < row["estimate_mb"] < 1024
+    assert 0.3 < row["accuracy"] <= 1.0
+    assert "brown: 100 sentences" in capsys.readouterr().out

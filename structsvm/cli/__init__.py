@@ -109,6 +109,8 @@ def _learn(args):
     if args.checkpoint is not None:
         check_writable(args.checkpoint, "the checkpoint")
     X, Y, _ = _read(args.task, args.train, training=True)
+    if len(X) == 0:  # before anything divides by the number of examples
+        raise ValueError(f"{args.train} holds no examples")
     if args.task == "alignment":
         fm = _cli_alignment.feature_map()
     else:
@@ -178,8 +180,7 @@ def _classify(args):
         return 2
     if task == "alignment":
         return _classify_alignment(model, X, Y, args)
-    width = fm.n_features_ if task == "ranking" else fm.n_input_features_ - (
-        1 if task == "multiclass" and fm.bias > 0 else 0)
+    width = int(fm.n_features_in_)  # the largest feature number of its training file
     X, cut = _fit_width(X, width, "test")
     if cut:
         print(f"note: {cut} feature values beyond the model's {width} features (weight 0 "
@@ -187,8 +188,8 @@ def _classify(args):
     t0 = time.perf_counter()
     lines = []
     if task == "ranking":
-        w = model.coef_
-        scores = [np.asarray(x @ w).ravel() for x in X]
+        Xe = fm.encode_inputs(X)  # the columns the weights cover
+        scores = np.split(fm.batch_potentials(Xe, model.coef_).scores, Xe.offsets[1:-1])
         lines = [f"{s:.8g}" for q in scores for s in q]
         ndcg = ndcg_at_k(Y, [np.argsort(-s, kind="stable") for s in scores], k=10)
         summary = f"NDCG@10 {ndcg:.4f}"
@@ -383,8 +384,12 @@ def main(argv=None):
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("error: out of memory; the input asks for more memory than this machine "
-              "has (STRUCTSVM_MAX_MEMORY sets the largest array structsvm allocates)",
+        from ..limits import describe_limit
+
+        where = vars(args).get("train") or vars(args).get("test")
+        print(f"error: {where + ': ' if where else ''}out of memory: the input asks for "
+              f"more memory than this machine could give (the estimates structsvm checks "
+              f"were within {describe_limit()}; STRUCTSVM_MAX_MEMORY sets that limit)",
               file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
+from array import array
+from decimal import Decimal
 from itertools import repeat
 from operator import ge
 
+import numpy as np
+
 __all__ = ["MAX_FEATURE_NUMBER", "MAX_ID", "MAX_QUOTED", "read_lines", "parse_pairs",
-           "parse_id", "parse_number", "open_data", "quote"]
+           "parse_id", "parse_number", "parse_target", "open_data", "quote",
+           "SparseRows", "next_token"]
 
 #: Largest feature number the svm_light / svm_rank / svm_hmm readers accept (feature
 #: numbers index weight columns; a larger number is almost always a damaged file,
@@ -150,8 +156,25 @@ def parse_number(text, what, where):
     return value
 
 
-def parse_pairs(tokens, where, n_features=None):
+def parse_target(text, what, where):
+    """A finite float that holds the number of ``text`` exactly where it matters:
+    beyond 2^53 a float cannot hold every integer, so a target there that the float
+    does not equal (``4611686018427387905`` would read as 2^62 and join that class)
+    is refused, naming the line."""
+    value = parse_number(text, what, where)
+    if abs(value) >= 2.0 ** 53 and Decimal(text) != Decimal(value):
+        read = int(value) if value.is_integer() else repr(value)
+        raise ValueError(f"{where}: {what} {_short(text)} is beyond 2^53, where a "
+                         f"float cannot hold it exactly (it would read as {read} and "
+                         "join another label)")
+    return value
+
+
+def parse_pairs(tokens, where, n_features=None, after=0):
     """``FEAT:VAL`` tokens -> (0-based columns, values), strictly increasing features.
+
+    ``after`` is the feature number before the first token (the last one of the
+    line's previous tokens, when a long line is parsed in pieces).
 
     Raises
     ------
@@ -159,10 +182,10 @@ def parse_pairs(tokens, where, n_features=None):
         Naming ``where`` (file and line) and the offending token.
     """
     limit = MAX_FEATURE_NUMBER if n_features is None else int(n_features)
-    fast = _fast_pairs(tokens, limit)
+    fast = _fast_pairs(tokens, limit, after)
     if fast is not None:
         return fast
-    cols, vals, prev = [], [], 0
+    cols, vals, prev = [], [], after
     for tok in tokens:
         j, sep, v = tok.partition(":")
         if not sep or not _digits(j):
@@ -185,7 +208,7 @@ def parse_pairs(tokens, where, n_features=None):
     return cols, vals
 
 
-def _fast_pairs(tokens, limit):
+def _fast_pairs(tokens, limit, after=0):
     """The common case of a well-formed line, with C-level checks; None otherwise
     (then :func:`parse_pairs` goes token by token and names the problem)."""
     if not tokens:
@@ -206,10 +229,89 @@ def _fast_pairs(tokens, limit):
         vals = list(map(float, vs))
     except ValueError:
         return None
-    if cols[0] < 1 or cols[-1] > limit or not all(map(math.isfinite, vals)) or \
+    if cols[0] <= after or cols[0] < 1 or cols[-1] > limit or \
+            not all(map(math.isfinite, vals)) or \
             any(map(ge, cols, cols[1:])):
         return None
     return [j - 1 for j in cols], vals
+
+
+#: Characters of a line parsed at once: a line of millions of features is read in
+#: pieces of about this size (cut at whitespace), so the Python objects of its tokens
+#: never exist all at once.
+PIECE = 1 << 16
+
+_TOKEN = re.compile(r"\s*(\S+)")
+_SPACE = re.compile(r"\s")
+
+
+def next_token(line, pos, end):
+    """``(token, position after it)`` of the first token of ``line[pos:end]``, or
+    ``(None, end)``."""
+    m = _TOKEN.match(line, pos, end)
+    return (m.group(1), m.end()) if m else (None, end)
+
+
+def _pieces(line, pos, end):
+    """``line[pos:end]`` in pieces of about :data:`PIECE` characters, each cut at a
+    whitespace character (a token is never split)."""
+    while pos < end:
+        stop = pos + PIECE
+        if stop >= end:
+            stop = end
+        else:
+            m = _SPACE.search(line, stop, end)
+            stop = m.start() if m else end
+        yield line[pos:stop]
+        pos = stop
+
+
+class SparseRows:
+    """Rows of ``FEAT:VALUE`` pairs gathered while a file is read, in typed arrays
+    (8 bytes a column and 8 a value, never a Python object per entry), so reading
+    needs memory in proportion to the file.
+
+    Examples
+    --------
+    >>> rows = SparseRows()
+    >>> rows.add("1:0.5 3:2", 0, 9, "f, line 1")
+    >>> rows.add("", 0, 0, "f, line 2")
+    >>> rows.matrix(None).toarray().tolist()
+    [[0.5, 0.0, 2.0], [0.0, 0.0, 0.0]]
+    """
+
+    def __init__(self):
+        self.indices = array("q")
+        self.data = array("d")
+        self.indptr = array("q", [0])
+        self.width = 0  # largest column + 1
+
+    def __len__(self):
+        return len(self.indptr) - 1
+
+    def add(self, line, pos, end, where, n_features=None):
+        """Parse the pairs of ``line[pos:end]`` (one row), in pieces."""
+        after = 0
+        for piece in _pieces(line, pos, end):
+            cols, vals = parse_pairs(piece.split(), where, n_features, after)
+            if cols:
+                self.indices.extend(cols)
+                self.data.extend(vals)
+                after = cols[-1] + 1
+        self.indptr.append(len(self.indices))
+        self.width = max(self.width, after)
+
+    def matrix(self, n_features):
+        """The rows as a CSR matrix of width ``n_features`` (default: the largest
+        column + 1); column indices int32 when they fit."""
+        import scipy.sparse as sp  # here: importing the readers loads no scipy
+
+        width = self.width if n_features is None else int(n_features)
+        dtype = np.int32 if width < 2 ** 31 else np.int64
+        indices = np.frombuffer(self.indices, dtype=np.int64).astype(dtype)
+        data = np.frombuffer(self.data, dtype=np.float64).copy()
+        indptr = np.frombuffer(self.indptr, dtype=np.int64).copy()
+        return sp.csr_matrix((data, indices, indptr), shape=(len(self), width))
 
 
 def _short(text, n=40):

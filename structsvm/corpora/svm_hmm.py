@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ._lines import MAX_FEATURE_NUMBER, parse_pairs, read_lines, source_name
+from ._lines import MAX_FEATURE_NUMBER, SparseRows, next_token, read_lines, source_name
 
 __all__ = ["read_svm_hmm", "write_svm_hmm", "MAX_FEATURE_NUMBER"]
 
@@ -63,28 +63,27 @@ def read_svm_hmm(f, *, n_features=None, return_comments=False):
     ([[1, 2]], [[1.0, 0.0, 0.5], [0.0, 1.0, 0.0]])
     """
     name = source_name(f)
-    qids, tags, rows, cols, vals, comments, first_line = [], [], [], [], [], [], []
+    qids, tags, comments, first_line = [], [], [], []
+    rows = SparseRows()
     for lineno, line in read_lines(f):
-        body, _, comment = line.partition("#")
-        parts = body.split()
-        if not parts:
+        end = line.find("#")
+        comment = "" if end < 0 else line[end + 1:].strip()
+        end = len(line) if end < 0 else end
+        first, pos = next_token(line, 0, end)
+        if first is None:
             continue
         where = f"{name}, line {lineno}"
-        tag = _parse_tag(parts[0], where)
-        if len(parts) < 2 or not parts[1].startswith("qid:"):
+        tag = _parse_tag(first, where)
+        second, pos = next_token(line, pos, end)
+        if second is None or not second.startswith("qid:"):
             raise ValueError(f"{where}: expected 'qid:N' after the tag")
-        qid = _parse_qid(parts[1][4:], where)
-        js, vs = parse_pairs(parts[2:], where, n_features)
-        r = len(tags)
+        qid = _parse_qid(second[4:], where)
+        rows.add(line, pos, end, where, n_features)
         qids.append(qid)
         first_line.append(lineno)
         tags.append(tag)
-        rows += [r] * len(js)
-        cols += js
-        vals += vs
-        comments.append(comment.strip())
-    width = (max(cols) + 1 if cols else 0) if n_features is None else int(n_features)
-    M = sp.csr_matrix((vals, (rows, cols)), shape=(len(tags), width))
+        comments.append(comment)
+    M = rows.matrix(n_features)
     qids = np.asarray(qids, dtype=np.int64)
     starts = np.flatnonzero(np.r_[True, qids[1:] != qids[:-1]]) if len(qids) else \
         np.zeros(0, int)

@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..limits import check_array_size
-from ._lines import (MAX_FEATURE_NUMBER, parse_id, parse_number, parse_pairs, read_lines,
-                     source_name)
+from ._lines import (MAX_FEATURE_NUMBER, SparseRows, next_token, parse_id, parse_target,
+                     read_lines, source_name)
 
 __all__ = ["RankingData", "read_svm_light", "read_svm_rank", "write_svm_rank",
            "MAX_FEATURE_NUMBER"]
@@ -67,7 +67,13 @@ def read_svm_light(path, *, n_features=None, need_qid=False):
     ValueError
         Naming the file and the line: malformed tokens, bytes that are not UTF-8,
         repeated or decreasing feature numbers, feature numbers above the limit,
-        non-finite numbers, qids beyond 2^63 - 1, a qid on some lines only.
+        non-finite numbers, targets beyond 2^53 that a float cannot hold exactly,
+        qids beyond 2^63 - 1, a qid on some lines only.
+
+    Notes
+    -----
+    The entries are gathered in typed arrays and a long line is parsed in pieces, so
+    reading needs a small multiple of the file's size.
 
     Examples
     --------
@@ -77,18 +83,21 @@ def read_svm_light(path, *, n_features=None, need_qid=False):
     ([[0.5, 0.0, 1.0], [0.0, 2.0, 0.0]], [2.0, 1.0], None)
     """
     name = source_name(path)
-    ys, qids, rows, cols, vals, qid_lines = [], [], [], [], [], []
+    ys, qids, qid_lines = [], [], []
+    rows = SparseRows()
     for lineno, line in read_lines(path):
-        parts = line.partition("#")[0].split()
-        if not parts:
+        end = line.find("#")
+        end = len(line) if end < 0 else end
+        first, pos = next_token(line, 0, end)
+        if first is None:
             continue
         where = f"{name}, line {lineno}"
-        target = parse_number(parts[0], "target", where)
-        rest = parts[1:]
-        if rest and rest[0].startswith("qid:"):
-            qids.append(parse_id(rest[0][4:], "qid", where))
+        target = parse_target(first, "target", where)
+        second, after = next_token(line, pos, end)
+        if second is not None and second.startswith("qid:"):
+            qids.append(parse_id(second[4:], "qid", where))
             qid_lines.append(lineno)
-            rest = rest[1:]
+            pos = after
         elif need_qid:
             raise ValueError(f"{where}: no 'qid:' field; svm_rank files need one per "
                              "document")
@@ -96,14 +105,9 @@ def read_svm_light(path, *, n_features=None, need_qid=False):
             raise ValueError(f"{where}: no 'qid:' field, but earlier lines have one")
         if qids and len(qids) != len(ys) + 1:
             raise ValueError(f"{where}: a 'qid:' field, but earlier lines have none")
-        js, vs = parse_pairs(rest, where, n_features)
-        rows += [len(ys)] * len(js)
-        cols += js
-        vals += vs
+        rows.add(line, pos, end, where, n_features)
         ys.append(target)
-    width = (max(cols) + 1 if cols else 0) if n_features is None else int(n_features)
-    ij = (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))
-    X = sp.csr_matrix((np.asarray(vals, dtype=float), ij), shape=(len(ys), width))
+    X = rows.matrix(n_features)
     qid = np.asarray(qids, dtype=np.int64) if qids else None
     return X, np.asarray(ys, dtype=float), qid
 

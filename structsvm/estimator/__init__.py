@@ -16,9 +16,10 @@ from .._lazy import attach
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
     from ._estimator import (StructuredSVM, allowed_classes, fit, load,
                              read_checkpoint_info)
+    from ._training import NonFiniteError
     from .tagger import StructSVMTagger
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes",
-           "StructSVMTagger"]
+           "StructSVMTagger", "NonFiniteError"]
 
 __getattr__, __dir__ = attach(__name__, globals())

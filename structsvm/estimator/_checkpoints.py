@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ..io import MAX_BYTES
+from ..io import MAX_BYTES, ModelFileError
 from ..registry import registered
 from . import _saved_state
 from ..protocols import capability
@@ -50,13 +50,25 @@ def check_resumable(learner):
                          f"checkpoint; use one of {able} or train again")
 
 
-def resume_state(learner, info):
+def resume_state(learner, info, path=None):
     """The learner state a checkpoint's ``info`` holds for ``learner`` (None when it
-    holds none, or one of another learner)."""
+    holds none, or one of another learner), checked by the learner's ``check_state``
+    where it declares one: a state that does not hold together is a
+    :class:`~structsvm.io.ModelFileError` naming the checkpoint ``path`` and the
+    array, before any of it reaches the learner's compiled loops."""
     if info.get("learner") != learner.name:
         return None
     state = info.get("learner_state")
-    return state if isinstance(state, dict) else None
+    if not isinstance(state, dict):
+        return None
+    check = capability(learner, "check_state")
+    if check is not None:
+        try:
+            check(state)
+        except (ValueError, TypeError) as exc:
+            raise ModelFileError(f"{path}: the {learner.name} state of the checkpoint "
+                                 f"does not hold together ({exc})") from None
+    return state
 
 
 def read_resume(resolution, path):

@@ -13,7 +13,7 @@ import ast
 import inspect
 import textwrap
 
-from .. import _compiled
+from .. import _compiled, limits
 from .._compiled import _table as _loop_table
 from ..protocols import CERTIFIED_STOPPING_RULE, capability
 from ..registry import registered
@@ -230,6 +230,21 @@ def defaults_markdown():
               "(`structsvm.protocols.DECOMPOSITIONS`):", ""]
     rows = [(f"`{n}`", f"`{c}`", f"`{dec}`") for n, (c, dec) in d["losses"].items()]
     parts += [_table(("loss", "class", "decomposition"), rows), ""]
+
+    parts += ["## Memory budget", "",
+              "The limit every size that comes from the input is checked against "
+              "before it is allocated (weights, a fit's estimate, decoders' charts "
+              "and traces, loaders' arrays): what it is, how a fit's memory is "
+              "estimated and how to change it is on the Robustness page, [The memory "
+              "budget](robustness.md#the-memory-budget).", ""]
+    rows = [("limit", f"`structsvm.limits.MEMORY_FRACTION` = {_num(limits.MEMORY_FRACTION)}"
+                      " of the physical memory available when the check runs"),
+            ("override", "environment variable `STRUCTSVM_MAX_MEMORY` (bytes, or "
+                         "`512M`, `4G`, ...; `0`: no limit)"),
+            ("when the machine's memory is unknown",
+             f"`structsvm.limits.MAX_MEMORY` = {_num(limits.MAX_MEMORY)} bytes "
+             f"({limits.format_bytes(limits.MAX_MEMORY)})")]
+    parts += [_table(("", "default"), rows), ""]
 
     parts += ["## Loops compiled at installation", "",
               "The numba loops `setup.py` compiles ahead of time into "

@@ -37,7 +37,7 @@ class Resolution:
     Raises
     ------
     ValueError
-        A parameter out of range (C, tol, max_iter, rescaling).
+        A parameter out of range (C, tol, max_iter, n_jobs, rescaling).
     """
 
     def __init__(self, estimator, params):
@@ -59,6 +59,12 @@ class Resolution:
                                      or max_iter < 1):
             raise ValueError(f"max_iter must be a positive integer or None, got "
                              f"{max_iter!r}")
+        n_jobs = self.n_jobs
+        if n_jobs is not None and (isinstance(n_jobs, bool)
+                                   or not isinstance(n_jobs, numbers.Integral)
+                                   or n_jobs == 0):
+            raise ValueError(f"n_jobs must be None or a non-zero integer (-1: every "
+                             f"core), got {n_jobs!r}")
         if self.rescaling not in ("margin", "slack"):
             raise ValueError(f"rescaling must be 'margin' or 'slack', got "
                              f"{self.rescaling!r}")

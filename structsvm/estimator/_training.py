@@ -39,13 +39,15 @@ from . import _labels
 from .. import _progress
 from ..io import check_writable
 from ..registry import registered
+from ..learners.memory import fit_memory
 from ..learners.problem import Problem
+from ..limits import check_total, format_bytes, memory_limit
 from ..protocols import as_sequence, capability
 
 logger = logging.getLogger("structsvm")
 
-__all__ = ["run_fit", "RoundTracker", "StopTraining", "sigint_stops_after_round",
-           "learner_options", "log_start"]
+__all__ = ["run_fit", "RoundTracker", "StopTraining", "NonFiniteError",
+           "sigint_stops_after_round", "learner_options", "log_start"]
 
 # ------------------------------------------------------------------ Ctrl-C
 class StopTraining(Exception):
@@ -86,6 +88,48 @@ def sigint_stops_after_round():
         signal.signal(signal.SIGINT, previous)
 
 
+class NonFiniteError(ValueError, ArithmeticError):
+    """Training produced an objective or weights that are not finite numbers (NaN or
+    infinity): it stops, and nothing is fitted or saved."""
+
+    def __init__(self, round_, objective, explain=None):
+        what = (f"the primal objective is {objective:.6g}" if not math.isfinite(objective)
+                else "the weights hold NaN or infinite values")
+        why = explain() if explain is not None else ""
+        super().__init__(f"training stopped in round {round_}: {what}"
+                         f"{'; ' + why if why else ''}. No model was fitted")
+
+
+def overflow_cause(problem):
+    """The likely cause of a non-finite objective, in words: the largest entry of
+    the training data's Φ(x_i, y_i), when products of such entries leave float64."""
+    data = problem.truth_features().data
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    if not math.isfinite(top) or top > 1e100:
+        return (f"the largest entry of the training data's joint features Φ(x_i, y_i) "
+                f"is {top:.3g}, so products of such entries overflow float64; scale "
+                "the features (e.g. to [-1, 1])")
+    return (f"the training data's joint features are moderate (largest entry "
+            f"{top:.3g}): the loss or the feature map gave values the learner cannot use")
+
+
+def check_scale(problem):
+    """Refuse training data whose joint features square to infinity: every learner
+    works with ‖δΦ‖² and w·Φ, which then overflow float64 (finite features of 1e300
+    made every objective NaN). Raises ValueError naming the first such sample."""
+    phi = problem.truth_features()
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.bincount(np.repeat(np.arange(phi.shape[0]), np.diff(phi.indptr)),
+                         weights=phi.data * phi.data, minlength=phi.shape[0])
+    bad = np.flatnonzero(~np.isfinite(sq))
+    if bad.size:
+        i = int(bad[0])
+        row = phi.data[phi.indptr[i]:phi.indptr[i + 1]]
+        raise ValueError(f"Sample {i}: ‖Φ(x, y)‖² overflows float64 (its largest entry "
+                         f"is {float(np.max(np.abs(row))):.3g}), so no learner can "
+                         "train on it; scale the features (e.g. to [-1, 1])")
+
+
 # ------------------------------------------------------------------ per-round work
 class RoundTracker:
     """The learner's callback: best weights, progress lines, checkpoints, Ctrl-C.
@@ -108,10 +152,14 @@ class RoundTracker:
         Seconds between checkpoints.
     bar : RoundBar or None
         Moved once per round instead of logging a line (verbose on a terminal).
+    explain : callable or None
+        Why the arithmetic may have overflowed (a text), for the
+        :class:`NonFiniteError` raised when a round's objective or weights are not
+        finite.
     """
 
     def __init__(self, w0, flag, verbose=0, round_offset=0, curve0=(),
-                 write_checkpoint=None, every=60.0, bar=None):
+                 write_checkpoint=None, every=60.0, bar=None, explain=None):
         self.best_w = np.array(w0, dtype=float)
         self.best_state = None  # the learner's state at the best round (checkpoints)
         self.best_objective = math.nan
@@ -125,6 +173,7 @@ class RoundTracker:
         self.every = float(every)
         self.last_write = time.monotonic()
         self.bar = bar
+        self.explain = explain
 
     def best_fitted(self):
         """Fitted attributes of the best round seen (training stopped early):
@@ -136,6 +185,8 @@ class RoundTracker:
     def __call__(self, info):
         obj = float(info["objective"])
         self.rounds = self.offset + int(info["round"])
+        if not math.isfinite(obj) or not np.all(np.isfinite(info["w"])):
+            raise NonFiniteError(self.rounds, obj, self.explain)
         self.curve.append(obj)
         self.gap = float(info.get("gap", math.nan))
         if not math.isnan(obj) and not obj >= self.best_objective:
@@ -174,12 +225,35 @@ def _log_round(r, info):
 _COMPILE_NOTED = []
 
 
-def log_start(learner, n_samples, feature_map):
-    """Say what is about to happen, and that the first round compiles loops (unless
-    the learner's and the map's declared ``compiled_loops`` were all compiled at
-    installation)."""
+def check_memory(learner, problem):
+    """The fit's estimated memory (:func:`structsvm.learners.memory.fit_memory`),
+    refused with a :class:`~structsvm.limits.MemoryLimitError` naming the estimate
+    and its parts when above the memory budget, before the learner allocates."""
+    memory = fit_memory(learner, problem)
+    check_total(memory.total, f"training {learner.name} on {problem.n_samples} examples "
+                              f"({memory.n_weights} weights; {_parts(memory)})",
+                verb="needs an estimated")
+    return memory
+
+
+def _parts(memory):
+    return ", ".join(f"{k} {format_bytes(v)}" for k, v in memory.parts.items())
+
+
+def log_start(learner, n_samples, feature_map, memory=None):
+    """Say what is about to happen (the learner, the examples, the weights and the
+    estimated memory against the budget), and that the first round compiles loops
+    (unless the learner's and the map's declared ``compiled_loops`` were all
+    compiled at installation)."""
     _ensure_handler()
-    logger.info("training %s on %d examples", learner.name, n_samples)
+    if memory is None:
+        logger.info("training %s on %d examples", learner.name, n_samples)
+    else:
+        limit = memory_limit()
+        logger.info("training %s on %d examples: %d weights, estimated memory %s (%s) "
+                    "of %s", learner.name, n_samples, memory.n_weights,
+                    format_bytes(memory.total), _parts(memory),
+                    "no limit" if limit is None else f"a limit of {format_bytes(limit)}")
     compiled = (_compiled.all_compiled(capability(learner, "compiled_loops"))
                 and _compiled.all_compiled(capability(feature_map, "compiled_loops")))
     if not _COMPILE_NOTED and not compiled:
@@ -286,6 +360,8 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                       Ye=fm.encode_outputs(Y, X),
                       feature_map=fm, decoder=decoder, loss=loss, C=res.C_for(fm),
                       rescaling=res.rescaling, n_jobs=res.n_jobs)
+    check_scale(problem)
+    memory = check_memory(learner, problem)
     w0 = previous.coef if previous is not None else np.zeros(fm.n_features_)
     tol = res.tol_for(fm)
     extra = learner_options(learner, previous is not None, res.constraints,
@@ -309,7 +385,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                                  "train on")
             max_iter -= done
         if capability(learner, "keeps_state"):  # continue from the saved state
-            extra["state"] = _checkpoints.resume_state(learner, info)
+            extra["state"] = _checkpoints.resume_state(learner, info, resume)
 
     def fitted_at(w, attributes, interrupted=False, learner_state=None):
         return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
@@ -329,11 +405,12 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     with sigint_stops_after_round() as flag, problem:
         # problem: the oracle's workers live for this fit
         if res.verbose:
-            log_start(learner, len(X), fm)
+            log_start(learner, len(X), fm, memory)
         bar = _progress.RoundBar(learner.name, max_iter, tol, done) \
             if res.verbose and _progress.on_terminal() else None
         tracker = RoundTracker(w0, flag, res.verbose, done, curve0, writer,
-                               checkpoint_every, bar)
+                               checkpoint_every, bar,
+                               explain=lambda: overflow_cause(problem))
         try:
             result = learner.solve(problem, w0, max_iter=max_iter, tol=tol,
                                    random_state=res.random_state, callback=tracker,
@@ -352,6 +429,9 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
                       f"{fitted.objective:.6g}); converged_ is False",
                       ConvergenceWarning, stacklevel=3)
         return fitted
+    if not math.isfinite(result.objective) or not np.all(np.isfinite(result.w)):
+        raise NonFiniteError(done + int(result.n_iter), float(result.objective),
+                             lambda: overflow_cause(problem))
     # large states (a cutting plane's working set and cache) only when asked for
     keep = res.warm_start or "light_state" not in result.extra
     fitted = fitted_at(result.w, {

@@ -356,8 +356,9 @@ def refusing_inconsistent(path):
         msg = str(exc)
         raise ModelFileError(msg if msg.startswith(str(path)) else f"{path}: {msg}") \
             from None
-    except MemoryError:
-        raise ModelFileError(f"{path}: not enough memory to build the model") from None
+    except MemoryError as exc:  # a size refused before allocation says which
+        raise ModelFileError(f"{path}: {exc}" if str(exc) else
+                             f"{path}: not enough memory to build the model") from None
     except Exception as exc:
         raise ModelFileError(f"{path}: inconsistent model file ({type(exc).__name__}: "
                              f"{exc})") from None

@@ -197,6 +197,38 @@ def chunk_seeds(seed, n_chunks):
     return np.random.SeedSequence(seed).spawn(n_chunks)
 
 
+def worker_count(n_jobs, n_tasks=None):
+    """The workers to start for ``n_jobs``: joblib's count, capped at what the active
+    backend has (every core of this machine, or a cluster's workers under a Dask or
+    Ray backend) and at ``n_tasks``, the work there is; at least 1.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        joblib's ``n_jobs`` (-1: every core; None: the active
+        ``joblib.parallel_config``'s).
+    n_tasks : int, optional
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> worker_count(100000, n_tasks=1)
+    1
+    >>> import os
+    >>> worker_count(100000) <= (os.cpu_count() or 1)
+    True
+    """
+    from joblib import effective_n_jobs
+
+    n = min(int(effective_n_jobs(n_jobs)), int(effective_n_jobs(-1)))
+    if n_tasks is not None:
+        n = min(n, int(n_tasks))
+    return max(1, n)
+
+
 class ChunkPool:
     """Map ``getattr(owner, method)(w, chunk, *args)`` over chunks, on joblib workers.
 
@@ -210,6 +242,9 @@ class ChunkPool:
         joblib's ``n_jobs`` (None: the active ``joblib.parallel_config``'s).
     prefer : {"threads", "processes"}
         joblib's soft hint; an explicit ``joblib.parallel_config(backend=...)`` wins.
+    n_tasks : int, optional
+        The most chunks a call maps: no more workers are started
+        (:func:`worker_count`).
 
     Attributes
     ----------
@@ -224,10 +259,11 @@ class ChunkPool:
         joblib's threading backend), once known.
     """
 
-    def __init__(self, owner, n_jobs, prefer="threads"):
+    def __init__(self, owner, n_jobs, prefer="threads", n_tasks=None):
         self.token = uuid.uuid4().hex
         _LOCAL[self.token] = owner
         self.n_jobs = n_jobs
+        self.n_tasks = n_tasks
         self.prefer = prefer
         self.shipments = 0
         self.workers = set()
@@ -241,13 +277,13 @@ class ChunkPool:
 
     # ------------------------------------------------------------------ lifecycle
     def _open(self):
-        from joblib import Parallel, effective_n_jobs
+        from joblib import Parallel
 
-        self._n_workers = max(1, int(effective_n_jobs(self.n_jobs)))
+        self._n_workers = worker_count(self.n_jobs, self.n_tasks)
         # batch_size=1: this class groups chunks itself; max_nbytes=None: no hashing
         # and memory-mapping of the (round-specific) weights by loky on every call
-        self._parallel = Parallel(n_jobs=self.n_jobs, prefer=self.prefer, batch_size=1,
-                                  max_nbytes=None)
+        self._parallel = Parallel(n_jobs=self._n_workers, prefer=self.prefer,
+                                  batch_size=1, max_nbytes=None)
         self._parallel.__enter__()
         self._prime()
 

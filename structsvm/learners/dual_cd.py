@@ -162,6 +162,13 @@ class DualCD(LearnerBase, BaseEstimator):
         if not (isinstance(self.inner_tol, (int, float)) and self.inner_tol >= 0):
             raise ValueError(f"inner_tol must be a number >= 0, got {self.inner_tol!r}")
 
+    @staticmethod
+    def check_state(state):
+        """Raise ValueError naming the array when a saved state of this learner (a
+        checkpoint's) does not hold together (:func:`check_saved_state`)."""
+        if isinstance(state, dict) and state.get("learner") == DualCD.name:
+            check_saved_state(state)
+
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
               state=None):
         """Run oracle passes until the certified gap ≤ ``tol`` × primal or ``max_iter``.
@@ -332,31 +339,115 @@ class _State:
     @classmethod
     def restored(cls, state, n, S, D, fingerprint, C):
         """The caches of a :meth:`saved` state of this problem (same examples,
-        cache size and features), α scaled by min(1, C / C_saved); else None."""
-        if not isinstance(state, dict) or state.get("learner") != DualCD.name \
-                or state.get("fingerprint") != fingerprint \
-                or state.get("n_features") != D:
+        cache size and features), α scaled by min(1, C / C_saved); else None.
+
+        A state of this learner is first checked whole (:func:`check_saved_state`):
+        one whose arrays do not hold together raises ValueError naming the array,
+        whatever problem it was saved for."""
+        if not isinstance(state, dict) or state.get("learner") != DualCD.name:
             return None
-        try:
-            slot = np.asarray(state["slot"], dtype=np.int64)
-            if slot.shape != (n, S):
-                return None
-            st = cls(n, S, D)
-            p = st.pool
-            p.ind = np.array(state["ind"], dtype=p.idx_dtype)
-            p.dat = np.array(state["dat"], dtype=float)
-            p.start = np.array(state["start"], dtype=np.int64)
-            p.len = np.array(state["len"], dtype=np.int64)
-            p.used, p.nrows = p.ind.size, p.start.size
-            if slot.max(initial=-1) >= p.nrows or p.dat.size != p.used \
-                    or p.len.size != p.nrows:
-                return None
-            st.slot = slot.copy()
-            st.alpha = np.array(state["alpha"], dtype=float).reshape(n, S)
-            st.loss = np.array(state["loss"], dtype=float).reshape(n, S)
-            st.gram = np.array(state["gram"], dtype=float).reshape(n, S, S)
-            st.stamp = np.array(state["stamp"], dtype=np.int64).reshape(n, S)
-            st.alpha *= min(1.0, C / float(state["C"]))
-        except (KeyError, TypeError, ValueError):
+        a = check_saved_state(state)
+        if state.get("fingerprint") != fingerprint or a["n_features"] != D \
+                or a["slot"].shape != (n, S):
             return None
+        st = cls(n, S, D)
+        p = st.pool
+        p.ind = a["ind"].astype(p.idx_dtype)
+        p.dat, p.start, p.len = a["dat"], a["start"], a["len"]
+        p.used, p.nrows = p.ind.size, p.start.size
+        st.slot, st.alpha, st.loss = a["slot"], a["alpha"], a["loss"]
+        st.gram, st.stamp = a["gram"], a["stamp"]
+        st.alpha *= min(1.0, C / a["C"])
         return st
+
+
+def check_saved_state(state):
+    """The arrays of a saved :class:`DualCD` state (copies, typed), each checked
+    against what it indexes before any compiled loop sees it.
+
+    Pool rows r = 0 .. R-1 hold ``ind[start[r]:start[r] + len[r]]`` (column indices
+    in [0, n_features), increasing within a row) and as many finite ``dat``; an
+    example's slots (n, S) name a pool row or −1; its α are finite, 0 on empty slots,
+    ≥ 0 and sum to at most C (the simplex of its dual block); losses and Gram blocks
+    are finite.
+
+    Parameters
+    ----------
+    state : dict
+        What :meth:`_State.saved` returned (e.g. read back from a checkpoint).
+
+    Returns
+    -------
+    dict
+        ``C``, ``n_features`` and the arrays ``ind``, ``dat``, ``start``, ``len``,
+        ``slot``, ``alpha``, ``loss``, ``gram``, ``stamp``.
+
+    Raises
+    ------
+    ValueError
+        Naming the first array (or value) that does not fit.
+    """
+    def fail(key, why):
+        raise ValueError(f"dual_cd state: {key} {why}")
+
+    def arr(key, kind, ndim):
+        v = state.get(key)
+        if not isinstance(v, np.ndarray) or v.dtype.kind not in kind or v.ndim != ndim:
+            got = f"{v.dtype} {v.shape}" if isinstance(v, np.ndarray) \
+                else type(v).__name__
+            fail(key, f"must be a {ndim}-D array of "
+                      f"{'integers' if kind == 'iu' else 'numbers'}, got {got}")
+        if kind == "iu":
+            return np.array(v, dtype=np.int64)
+        out = np.array(v, dtype=float)
+        if not np.all(np.isfinite(out)):
+            fail(key, "holds NaN or infinite values")
+        return out
+
+    C, D = state.get("C"), state.get("n_features")
+    if isinstance(C, bool) or not isinstance(C, (int, float)) or not 0 < C < np.inf:
+        fail("C", f"is {C!r:.40}; expected a finite number > 0")
+    if isinstance(D, bool) or not isinstance(D, (int, np.integer)) or D < 0:
+        fail("n_features", f"is {D!r:.40}; expected an integer >= 0")
+    out = {"C": float(C), "n_features": int(D)}
+    for key, kind, ndim in (("ind", "iu", 1), ("dat", "iuf", 1), ("start", "iu", 1),
+                            ("len", "iu", 1), ("slot", "iu", 2), ("alpha", "iuf", 2),
+                            ("loss", "iuf", 2), ("gram", "iuf", 3), ("stamp", "iu", 2)):
+        out[key] = arr(key, kind, ndim)
+    ind, start, ln, slot = out["ind"], out["start"], out["len"], out["slot"]
+    if out["dat"].shape != ind.shape:
+        fail("dat", f"has {out['dat'].size} entries, ind {ind.size}")
+    if ind.size and (ind.min() < 0 or ind.max() >= D):
+        k = int(np.flatnonzero((ind < 0) | (ind >= D))[0])
+        fail("ind", f"holds column {int(ind[k])} at position {k}; columns must lie in "
+                    f"[0, {D})")
+    if ln.shape != start.shape:
+        fail("len", f"has {ln.size} rows, start {start.size}")
+    bad = np.flatnonzero((start < 0) | (ln < 0) | (start + ln > ind.size))
+    if bad.size:
+        r = int(bad[0])
+        fail("start", f"and len put row {r} at [{int(start[r])}, "
+                      f"{int(start[r] + ln[r])}), outside the {ind.size} stored entries")
+    rows = np.flatnonzero(ln > 1)  # columns increase within every row
+    if rows.size:
+        lens = ln[rows]
+        at = np.repeat(start[rows] - np.cumsum(lens) + lens, lens) + \
+            np.arange(int(lens.sum()))
+        steps = np.diff(ind[at])
+        inner = np.ones(steps.size, dtype=bool)
+        inner[np.cumsum(lens)[:-1] - 1] = False  # the step from one row to the next
+        if np.any(steps[inner] <= 0):
+            fail("ind", "holds a row whose columns do not increase")
+    n, S = slot.shape
+    if slot.size and (slot.min() < -1 or slot.max() >= start.size):
+        fail("slot", f"names a pool row outside [-1, {start.size})")
+    for key, shape in (("alpha", (n, S)), ("loss", (n, S)), ("gram", (n, S, S)),
+                       ("stamp", (n, S))):
+        if out[key].shape != shape:
+            fail(key, f"has shape {out[key].shape}, expected {shape} (slot's)")
+    alpha = out["alpha"]
+    if np.any(alpha < 0) or np.any(alpha[slot < 0] != 0):
+        fail("alpha", "holds a negative value, or a value on an empty slot")
+    if np.any(alpha.sum(axis=1) > C * (1 + 1e-9)):
+        fail("alpha", f"sums to more than C = {C} for an example (outside its simplex)")
+    return out

@@ -200,6 +200,38 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
         (:func:`multiclass_cd_refusal`)."""
         return multiclass_cd_refusal(feature_map, decoder, loss, rescaling)
 
+    @staticmethod
+    def check_state(state):
+        """Raise ValueError naming the value when a saved state of this learner (a
+        checkpoint's: ``beta``, ``labels``, ``C``) does not hold together: β must be
+        a finite (n, K) array, the labels n classes in [0, K), C a finite number > 0
+        and β a dual point for them (β_ik ≤ 0 off the label, β_iy_i = −Σ_{k≠y_i}
+        β_ik ≤ C)."""
+        if not isinstance(state, dict):
+            return
+        beta, labels, C = state.get("beta"), state.get("labels"), state.get("C")
+        if not isinstance(beta, np.ndarray) or beta.ndim != 2 \
+                or beta.dtype.kind not in "iuf" or not np.all(np.isfinite(beta)):
+            raise ValueError("multiclass_cd state: beta must be a finite 2-D array")
+        n, K = beta.shape
+        if not isinstance(labels, np.ndarray) or labels.shape != (n,) \
+                or labels.dtype.kind not in "iu" or (n and (labels.min() < 0
+                                                            or labels.max() >= K)):
+            raise ValueError(f"multiclass_cd state: labels must hold {n} classes in "
+                             f"[0, {K})")
+        if isinstance(C, bool) or not isinstance(C, (int, float)) or not 0 < C < np.inf:
+            raise ValueError(f"multiclass_cd state: C is {C!r:.40}; expected a finite "
+                             "number > 0")
+        y = labels.astype(np.int64)
+        others = np.array(beta, dtype=float)
+        others[np.arange(n), y] = 0.0
+        own = beta[np.arange(n), y]
+        tol = 1e-9 * max(float(C), 1.0)
+        if np.any(others > tol) or np.any(own > C + tol) \
+                or not np.allclose(own, -others.sum(axis=1), atol=tol):
+            raise ValueError("multiclass_cd state: beta is no dual point for its labels "
+                             "and C")
+
     def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
               state=None):
         """Passes until the certified gap ≤ ``tol`` × primal, or ``max_iter`` passes.

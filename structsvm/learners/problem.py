@@ -307,9 +307,9 @@ class Problem:
     def _workers(self):
         if self.n_jobs == 1:
             return 1
-        from joblib import effective_n_jobs
+        from ._parallel import worker_count
 
-        return effective_n_jobs(self.n_jobs)
+        return worker_count(self.n_jobs, self.n_samples)
 
     def _decodes_in_python(self):
         """Whether the map declares that its decoding runs in Python
@@ -342,7 +342,8 @@ class Problem:
 
                 self._pool = ChunkPool(
                     self, self.n_jobs,
-                    prefer="processes" if self._python_bound() else "threads")
+                    prefer="processes" if self._python_bound() else "threads",
+                    n_tasks=self.n_samples)
                 weakref.finalize(self, self._pool.close)
             if self._pool.is_in_process() or len(idx) >= MIN_REMOTE:
                 return self._pool.map(method, w, chunks, args)
@@ -384,8 +385,9 @@ class Problem:
 
             from ._parallel import ChunkPool
 
-            pool, box, lock = ChunkPool(self, self.n_jobs, prefer="processes"), {}, \
-                threading.Lock()
+            pool = ChunkPool(self, self.n_jobs, prefer="processes",
+                             n_tasks=self.n_samples)
+            box, lock = {}, threading.Lock()
 
             def open_it():
                 try:

@@ -18,9 +18,11 @@ __all__ = ["FeatureNamesMixin", "input_feature_names"]
 _WILDCARDS = re.compile(r"[*?\[]")
 
 
-def input_feature_names(n_raw, bias):
-    """``x0 .. x{n_raw-1}`` plus ``bias`` for the constant column (when bias > 0)."""
-    return [f"x{j}" for j in range(n_raw)] + (["bias"] if bias > 0 else [])
+def input_feature_names(n_raw, bias, kept=None):
+    """``x0 .. x{n_raw-1}`` (or ``x<j>`` for the input columns ``kept``, where the
+    weights cover only those) plus ``bias`` for the constant column (when bias > 0)."""
+    cols = range(n_raw) if kept is None else kept.tolist()
+    return [f"x{j}" for j in cols] + (["bias"] if bias > 0 else [])
 
 
 class FeatureNamesMixin:

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..protocols import SparseRows, as_sequence
+from ._input_columns import compact_columns
 
 __all__ = ["check_matrix", "check_finite", "label_index", "check_training_inputs",
            "inputs_with_bias", "as_label_array", "sorted_unique"]
@@ -155,16 +156,21 @@ def check_training_inputs(X, Y, bias):
     return Xm, Y
 
 
-def inputs_with_bias(X, n_input_features, bias):
+def inputs_with_bias(X, n_input_features, bias, width=None, kept=None):
     """φ(x) for every sample, with a constant ``bias`` column appended when bias > 0.
 
-    ``n_input_features`` counts that column; a width mismatch is an error naming both.
+    ``n_input_features`` counts that column. ``width`` is the number of columns the
+    inputs must have (default ``n_input_features`` less the bias column) and
+    ``kept`` the columns the weights cover (None: all; see
+    :mod:`structsvm.structures._input_columns`); a width mismatch is an error naming
+    both.
     """
     Xm = check_matrix(X, "X")
-    d = n_input_features - (1 if bias > 0 else 0)
+    d = n_input_features - (1 if bias > 0 else 0) if width is None else int(width)
     if Xm.shape[1] != d:
         raise ValueError(f"X has {Xm.shape[1]} features per sample, the feature map "
                          f"was fitted with {d}")
+    Xm = compact_columns(Xm, kept)
     if bias > 0:
         col = np.full((Xm.shape[0], 1), float(bias))
         Xm = sp.hstack([Xm, col], format="csr") if sp.issparse(Xm) else np.hstack([Xm, col])

@@ -14,7 +14,9 @@ from ...protocols import FeatureMapBase, as_sequence
 from ._encoding import (AlignmentPotentials, EncodedPairs, check_alignment,
                                   flat_pairs, gap_counts)
 from ._symbols import SymbolCodes, check_pairs
+from .needleman_wunsch import check_trace
 from .._names import FeatureNamesMixin
+from .._state import StateReader
 from .._validation import as_label_array
 
 __all__ = ["AlignmentFeatures", "AlignmentPotentials", "EncodedPairs"]
@@ -168,6 +170,7 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def encode_inputs(self, X):
         """:class:`EncodedPairs`: the codes of every position, one row per channel."""
         pairs = check_pairs(X)
+        check_trace([len(s) for s, _ in pairs], [len(t) for _, t in pairs])
         s_list = [self._codes.encode(s) for s, _ in pairs]
         t_list = [self._codes.encode(t) for _, t in pairs]
         s_codes, s_off = self._codes.channels(s_list, self.context)
@@ -289,12 +292,13 @@ class AlignmentFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return {"alphabet_": self.alphabet_, "n_features_": int(self.n_features_)}
 
     def load_fitted_state(self, state):
-        """Restore the fitted alphabet from :meth:`fitted_state`; return self."""
+        """Restore the fitted alphabet from :meth:`fitted_state`; return self (an
+        alphabet that repeats a symbol, or a size that does not fit it, is a
+        :class:`~structsvm.io.ModelFileError`)."""
         self._check_params()
-        self._set_layout(SymbolCodes(list(state["alphabet_"])))
-        if self.n_features_ != int(state["n_features_"]):
-            raise ValueError(f"feature map state is inconsistent: {self.n_features_} "
-                             f"features from its layout, {state['n_features_']} stored")
+        r = StateReader(state, type(self).__name__)
+        self._set_layout(SymbolCodes(r.labels("alphabet_")))
+        r.count("n_features_", self.n_features_, "the alphabet and the parameters")
         return self
 
 

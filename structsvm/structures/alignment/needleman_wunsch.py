@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._compiled import loops
+from ...limits import check_total
 from ...protocols import Decoder
 
 # the loops, imported (with numba) when a decode first runs
@@ -58,6 +59,23 @@ def _check(batch):
     return s_codes, s_off, t_codes, t_off, tables, gaps, gold, bonus
 
 
+def check_trace(s_lens, t_lens, source=None):
+    """Pass the largest allocation of decoding these pairs through the memory budget:
+    a trace of (n + 1)(m + 1) bytes for the pair with the most cells, and seven rows
+    of m + 1 floats for the longest t. The message names ``source(p)`` for pair p
+    (default "Sample p")."""
+    if not len(s_lens):
+        return
+    cells = (np.asarray(s_lens, dtype=np.int64) + 1) * (np.asarray(t_lens, dtype=np.int64)
+                                                         + 1)
+    p = int(np.argmax(cells))
+    n, m = int(s_lens[p]), int(t_lens[p])
+    size = (n + 1) * (m + 1) + 7 * 8 * (int(np.max(t_lens)) + 1)
+    check_total(size, f"the alignment trace of its {n} x {m} positions ({n + 1} x "
+                      f"{m + 1} cells of one byte)",
+                f"Sample {p}" if source is None else source(p), verb="needs")
+
+
 def _decode(batch, exclude, local):
     name = "smith_waterman" if local else "needleman_wunsch"
     if exclude is not None:
@@ -69,6 +87,7 @@ def _decode(batch, exclude, local):
                          "AlignmentFeatures(end_gaps='free') with smith_waterman, or "
                          "the global decoder 'needleman_wunsch'")
     s_codes, s_off, t_codes, t_off, tables, gaps, gold, bonus = _check(batch)
+    check_trace(np.diff(s_off), np.diff(t_off), lambda p: f"Pair {p} of the batch")
     n_pairs = len(batch)
     cap = np.minimum(np.diff(s_off), np.diff(t_off))
     out_off = np.concatenate([[0], np.cumsum(cap)]).astype(np.int64)

@@ -31,9 +31,18 @@ class Grammar:
 
     def __init__(self, n_symbols, leaf_sym, phrase_sym, rules, root_ok):
         self.n_symbols = int(n_symbols)
-        self.leaf_sym = np.asarray(leaf_sym, dtype=np.int64)
-        self.phrase_sym = np.asarray(phrase_sym, dtype=np.int64)
+        self.leaf_sym = np.asarray(leaf_sym, dtype=np.int64).reshape(-1)
+        self.phrase_sym = np.asarray(phrase_sym, dtype=np.int64).reshape(-1)
         rules = np.asarray(rules, dtype=np.int64).reshape(-1, 3)
+        S = self.n_symbols
+        for name, arr in (("leaf_sym", self.leaf_sym), ("phrase_sym", self.phrase_sym),
+                          ("rules", rules)):
+            if arr.size and (arr.min() < 0 or arr.max() >= S):
+                raise ValueError(f"Grammar: {name} holds a symbol outside [0, {S}) "
+                                 f"({int(arr.min())} .. {int(arr.max())})")
+        if np.asarray(root_ok).shape != (S,):
+            raise ValueError(f"Grammar: root_ok has shape {np.asarray(root_ok).shape}, "
+                             f"expected ({S},)")
         order = np.lexsort((rules[:, 2], rules[:, 0], rules[:, 1]))
         self.rules = rules[order]
         self.rule_parent = np.ascontiguousarray(self.rules[:, 0])

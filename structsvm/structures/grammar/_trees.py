@@ -20,7 +20,7 @@ import functools
 
 from ...protocols import as_sequence
 
-__all__ = ["clean_tree", "clean_label", "binarize", "unbinarize", "tree_words",
+__all__ = ["clean_tree", "clean_label", "binarize", "unbinarize", "tree_words", "tree_pos",
            "is_intermediate", "check_trees", "JOIN", "FACTOR"]
 
 JOIN = "+"
@@ -75,7 +75,7 @@ def check_trees(Y, words=None):
                              "elements)")
         if words is not None and tuple(tree_words(c)) != words[i]:
             raise ValueError(f"Sample {i}: the tree's leaves {tree_words(c)[:8]!r}... "
-                             f"({len(c.leaves())} words, traces removed) differ from "
+                             f"({len(tree_words(c))} words, traces removed) differ from "
                              f"the sentence's words {list(words[i][:8])!r}... "
                              f"({len(words[i])} words)")
         if isinstance(c, Tree) and any(not isinstance(s, Tree) for s in c) \
@@ -125,20 +125,43 @@ def clean_tree(tree):
     return _clean(tree)
 
 
-def _clean(t):
-    if not isinstance(t, _tree()):
-        return t
-    label = str(t.label())
-    if label == "-NONE-":
-        return None
-    kids = [c for c in (_clean(k) for k in t) if c is not None]
-    if not kids:
-        return None
-    label = clean_label(label)
-    if len(kids) == 1 and isinstance(kids[0], _tree()) and kids[0].label() == label \
-            and not _is_preterminal(kids[0]):
-        return kids[0]
-    return _tree()(label, kids)
+def _clean(root):
+    """The cleaned copy of ``root`` (see :func:`clean_tree`), built bottom-up with an
+    explicit stack: no recursion, whatever the tree's depth."""
+    Tree = _tree()
+    if not isinstance(root, Tree):
+        return root
+    done = {}          # id(node) -> its cleaned copy (None: nothing left)
+    on_path = set()    # nodes whose children are being cleaned (a cycle revisits one)
+    stack = [(root, False)]
+    while stack:
+        t, ready = stack.pop()
+        key = id(t)
+        if not ready:
+            if key in done:  # a subtree the tree holds twice
+                continue
+            if key in on_path:
+                raise ValueError("the tree contains itself (a cycle of nodes)")
+            if str(t.label()) == "-NONE-":
+                done[key] = None
+                continue
+            on_path.add(key)
+            stack.append((t, True))
+            stack.extend((k, False) for k in reversed(t) if isinstance(k, Tree))
+            continue
+        on_path.discard(key)
+        kids = [done[id(k)] if isinstance(k, Tree) else k for k in t]
+        kids = [c for c in kids if c is not None]
+        if not kids:
+            done[key] = None
+            continue
+        label = clean_label(t.label())
+        if len(kids) == 1 and isinstance(kids[0], Tree) and kids[0].label() == label \
+                and not _is_preterminal(kids[0]):
+            done[key] = kids[0]
+        else:
+            done[key] = Tree(label, kids)
+    return done[id(root)]
 
 
 def _is_preterminal(t):
@@ -146,8 +169,29 @@ def _is_preterminal(t):
 
 
 def tree_words(tree):
-    """The words (leaves) of a tree, in order."""
-    return [str(w) for w in tree.leaves()]
+    """The words (leaves) of a tree, in order (no recursion, whatever its depth)."""
+    Tree = _tree()
+    out, stack = [], [tree]
+    while stack:
+        t = stack.pop()
+        if isinstance(t, Tree):
+            stack.extend(reversed(t))
+        else:
+            out.append(str(t))
+    return out
+
+
+def tree_pos(tree):
+    """The ``(word, tag)`` pairs of a tree's preterminals, in order (no recursion)."""
+    Tree = _tree()
+    out, stack = [], [tree]
+    while stack:
+        t = stack.pop()
+        if len(t) == 1 and not isinstance(t[0], Tree):
+            out.append((str(t[0]), t.label()))
+        else:
+            stack.extend(c for c in reversed(t) if isinstance(c, Tree))
+    return out
 
 
 def is_intermediate(symbol):
@@ -169,9 +213,49 @@ def binarize(tree, markov=0):
     -------
     list of tuple (int, int, int, str)
         2n − 1 nodes for n words; a word's node has k = −1.
+
+    Raises
+    ------
+    ValueError
+        When a node mixes words and constituents.
+
+    Notes
+    -----
+    The tree is walked with an explicit stack, so neither its depth nor a node's
+    number of children (right factoring nests them) meets Python's recursion limit.
     """
+    Tree = _tree()
+    sizes = _word_counts(tree)
     out = []
-    _bin(tree, 0, out, markov)
+    # items: ("node", tree, start) or ("rest", kids, offsets, first, symbol, base, ctx)
+    stack = [("node", tree, 0)]
+    while stack:
+        item = stack.pop()
+        if item[0] == "node":
+            _, t, start = item
+            labels, bottom = _chain(t)
+            symbol = JOIN.join(labels)
+            if len(bottom) == 1:  # a preterminal: (TAG word)
+                out.append((start, start + 1, -1, symbol))
+                continue
+            if any(not isinstance(c, Tree) for c in bottom):
+                raise ValueError(f"node {bottom.label()!r} mixes words and constituents")
+            kids = list(bottom)
+            offsets = [start]
+            for c in kids:
+                offsets.append(offsets[-1] + sizes[id(c)])
+            item = ("rest", kids, offsets, 0, symbol, labels[-1], [])
+        # right factoring of kids[first:]: X -> kids[first] X|<...>
+        _, kids, offsets, first, symbol, base, context = item
+        start, split = offsets[first], offsets[first + 1]
+        out.append((start, offsets[-1], split, symbol))
+        if len(kids) - first == 2:
+            stack.append(("node", kids[first + 1], split))
+        else:
+            ctx = (context + [str(kids[first].label())])[-markov:] if markov > 0 else []
+            inter = f"{base}{FACTOR}<{','.join(ctx)}>"
+            stack.append(("rest", kids, offsets, first + 1, inter, base, ctx))
+        stack.append(("node", kids[first], start))
     return out
 
 
@@ -183,47 +267,52 @@ def _chain(t):
     return labels, t
 
 
-def _n_words(t):
-    return 1 if not isinstance(t, _tree()) else sum(_n_words(c) for c in t)
-
-
-def _bin(t, start, out, markov):
-    labels, bottom = _chain(t)
-    symbol = JOIN.join(labels)
-    if len(bottom) == 1:  # a preterminal: (TAG word)
-        out.append((start, start + 1, -1, symbol))
-        return start + 1
-    if any(not isinstance(c, _tree()) for c in bottom):
-        raise ValueError(f"node {bottom.label()!r} mixes words and constituents")
-    return _factor(list(bottom), symbol, labels[-1], start, out, markov, [])
-
-
-def _factor(kids, symbol, base, start, out, markov, context):
-    sizes = [_n_words(c) for c in kids]
-    end = start + sum(sizes)
-    split = start + sizes[0]
-    out.append((start, end, split, symbol))
-    _bin(kids[0], start, out, markov)
-    if len(kids) == 2:
-        _bin(kids[1], split, out, markov)
-    else:
-        ctx = (context + [str(kids[0].label())])[-markov:] if markov > 0 else []
-        inter = f"{base}{FACTOR}<{','.join(ctx)}>"
-        _factor(kids[1:], inter, base, split, out, markov, ctx)
-    return end
+def _word_counts(tree):
+    """``{id(node): number of words below it}`` for every subtree (post-order, with
+    an explicit stack)."""
+    Tree = _tree()
+    counts = {}
+    stack = [(tree, False)]
+    while stack:
+        t, ready = stack.pop()
+        if ready:
+            counts[id(t)] = sum(counts[id(c)] if isinstance(c, Tree) else 1 for c in t)
+        elif id(t) not in counts:
+            stack.append((t, True))
+            stack.extend((c, False) for c in t if isinstance(c, Tree))
+    return counts
 
 
 def unbinarize(nodes, words):
     """The ``nltk.Tree`` of encoded nodes (pre-order ``(i, j, k, symbol)``) over ``words``.
 
     Intermediate symbols are dissolved into their parent and collapsed unary chains
-    expanded again.
+    expanded again. The nodes are read in one pass with an explicit stack (no
+    recursion, whatever the tree's depth).
     """
-    it = iter(nodes)
-    kids = _unbin(it, words)
-    if len(kids) != 1:
+    pending = []  # binary nodes still waiting for children: [symbol, parts]
+    result = None
+    for i, _, k, symbol in nodes:
+        if k >= 0:
+            pending.append([symbol, []])
+            continue
+        made = [_wrap(symbol, [words[i]])]
+        while pending:  # hand the finished subtree up as far as it completes nodes
+            frame = pending[-1]
+            frame[1].append(made)
+            if len(frame[1]) < 2:
+                break
+            pending.pop()
+            children = frame[1][0] + frame[1][1]
+            made = children if is_intermediate(frame[0]) else [_wrap(frame[0], children)]
+        else:
+            result = made
+            break
+    if result is None:
+        raise ValueError("the encoded tree ends before its nodes are complete")
+    if len(result) != 1:
         raise ValueError("the root of an encoded tree cannot be an intermediate symbol")
-    return kids[0]
+    return result[0]
 
 
 def _wrap(symbol, children):
@@ -232,13 +321,3 @@ def _wrap(symbol, children):
     for lab in reversed(labels[:-1]):
         node = _tree()(lab, [node])
     return node
-
-
-def _unbin(it, words):
-    i, j, k, symbol = next(it)
-    if k < 0:
-        return [_wrap(symbol, [words[i]])]
-    children = _unbin(it, words) + _unbin(it, words)
-    if is_intermediate(symbol):
-        return children
-    return [_wrap(symbol, children)]

@@ -5,6 +5,7 @@ import numpy as np
 
 from .outputs import EncodedTree
 from ..._compiled import loops
+from ...limits import check_total
 from ...protocols import Decoder
 
 # the loops, imported (with numba) when a decode first runs
@@ -49,12 +50,53 @@ def _check(batch):
                       ("rule_scores", rule_score), ("root_scores", root)):
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} contain NaN or infinite values")
-    root = np.where(np.asarray(g.root_ok, dtype=bool), root, -np.inf)
-    return (leaf, word_off, span, span_off, leaf_sym, phrase_sym, root,
-            np.ascontiguousarray(g.rule_parent, dtype=np.int64),
-            np.ascontiguousarray(g.rule_left, dtype=np.int64),
-            np.ascontiguousarray(g.rule_right, dtype=np.int64), rule_score,
-            np.ascontiguousarray(g.left_ptr, dtype=np.int64))
+    rules = _check_grammar(g, S, leaf_sym, phrase_sym)
+    root = np.where(np.asarray(g.root_ok, dtype=bool).reshape(S), root, -np.inf)
+    check_chart(n, S, lambda s: f"Sentence {s} of the batch")
+    return (leaf, word_off, span, span_off, leaf_sym, phrase_sym, root, *rules[:3],
+            rule_score, rules[3])
+
+
+def _check_grammar(g, S, leaf_sym, phrase_sym):
+    """The rule arrays the loop indexes with, each checked against the symbols (the
+    loop reads and writes chart cells by these numbers unchecked)."""
+    parent, left, right = (np.ascontiguousarray(a, dtype=np.int64).reshape(-1) for a in
+                           (g.rule_parent, g.rule_left, g.rule_right))
+    left_ptr = np.ascontiguousarray(g.left_ptr, dtype=np.int64).reshape(-1)
+    R = parent.size
+    for name, arr in (("leaf_sym", leaf_sym), ("phrase_sym", phrase_sym),
+                      ("rule_parent", parent), ("rule_left", left),
+                      ("rule_right", right)):
+        if arr.size and (arr.min() < 0 or arr.max() >= S):
+            raise ValueError(f"grammar.{name} holds a symbol outside [0, {S})")
+    if left.size != R or right.size != R or left_ptr.size != S + 1:
+        raise ValueError(f"grammar: rule_parent, rule_left and rule_right must have one "
+                         f"entry per rule and left_ptr {S + 1} entries")
+    if R and not np.array_equal(left_ptr, np.searchsorted(left, np.arange(S + 1))):
+        raise ValueError("grammar.left_ptr does not index the rules by left child "
+                         "(rules must be sorted by left child)")
+    if not R and np.any(left_ptr != 0):
+        raise ValueError("grammar.left_ptr must be 0 without rules")
+    return parent, left, right, left_ptr
+
+
+#: bytes per chart cell and symbol: the score (float64), its split and rule (int32)
+#: and the active list (int32)
+_CELL_BYTES = 8 + 4 + 4 + 4
+
+
+def check_chart(lengths, S, source=None):
+    """Pass the chart of the longest sentence through the memory budget: CKY keeps
+    (n + 1)² cells of S symbols (score, split, rule, active list), plus the S² rule
+    table by child pair. The message names ``source(s)`` for sentence s (default
+    "Sample s")."""
+    if not len(lengths):
+        return
+    s = int(np.argmax(lengths))
+    n = int(lengths[s])
+    size = (n + 1) ** 2 * S * _CELL_BYTES + (S * S + 1) * 8
+    check_total(size, f"the CKY chart of its {n} words ({n + 1}² cells x {S} symbols)",
+                f"Sample {s}" if source is None else source(s), verb="needs")
 
 
 def _decode(batch, exclude, exact, beam):

@@ -7,8 +7,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ...limits import check_weights
+from ...limits import check_total, check_weights
 from . import losses as _spans  # noqa: F401  (registers loss "spans")
+from .cky import check_chart
 from .outputs import EncodedTree
 from ...protocols import FeatureMapBase, as_sequence
 from ._encoding import (EncodedSentences, Grammar, GrammarPotentials, batch_scores,
@@ -19,6 +20,7 @@ from ..._compiled import loops
 from ._trees import (binarize, check_trees, clean_tree, is_intermediate, tree_words,
                              unbinarize)
 from .._names import FeatureNamesMixin
+from .._state import StateReader
 
 __all__ = ["GrammarFeatures", "GrammarPotentials", "Grammar", "clean_tree"]
 
@@ -174,7 +176,27 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def encode_inputs(self, X):
         """:class:`EncodedSentences` (feature columns of every word and span)."""
         words, tags, _ = check_sentences(X, self._tagged_for_input(X))
+        self._check_sizes(words)
         return self._values.encode(words, tags)
+
+    def _check_sizes(self, words):
+        """Pass what a corpus of these sentences costs through the memory budget before
+        anything of that size is built: every span of ≥ 2 words gets a row of feature
+        columns (and, under a weight vector, a score per phrase symbol), and CKY a
+        chart of (n + 1)² cells for the longest sentence."""
+        lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+        if not lengths.size:
+            return
+        spans = lengths * (lengths - 1) // 2
+        s = int(np.argmax(lengths))
+        per_span = _SPAN_WORK_BYTES + 4 * len(SPAN_TEMPLATES) \
+            + 8 * self.grammar_.phrase_sym.size
+        total = int(spans.sum())
+        check_total(total * per_span,
+                    f"the spans of {lengths.size} sentences ({total} spans of ≥ 2 words; "
+                    f"the longest, sample {s}, has {int(lengths[s])} words: "
+                    f"{per_span} bytes a span)")
+        check_chart(lengths, self.grammar_.n_symbols)
 
     def _tagged_for_input(self, X):
         X = as_sequence(X, "X")
@@ -379,19 +401,40 @@ class GrammarFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return state
 
     def load_fitted_state(self, state):
-        """Restore the fitted vocabularies from :meth:`fitted_state` (model files)."""
-        self.symbols_ = _obj_array([str(s) for s in state["symbols_"]])
+        """Restore the fitted vocabularies from :meth:`fitted_state` (model files).
+
+        Every array is checked against what it indexes before the grammar is built
+        (symbols, leaf and phrase symbols, rules, root flags, value vocabularies):
+        a :class:`~structsvm.io.ModelFileError` names the first that does not fit.
+        """
+        r = StateReader(state, type(self).__name__)
+        symbols = r.labels("symbols_", strings=True)
+        S = len(symbols)
+        leaf = r.distinct("leaf_sym", r.indices("leaf_sym", 0, S, what="symbols"),
+                          "a symbol")
+        phrase = r.distinct("phrase_sym", r.indices("phrase_sym", 0, S, what="symbols"),
+                            "a symbol")
+        rules = r.distinct("rules", r.indices("rules", 0, S, ndim=2, shape=(None, 3),
+                                              what="the symbols of a rule"), "a rule")
+        if rules.size and not np.isin(rules[:, 0], phrase).all():
+            k = int(np.flatnonzero(~np.isin(rules[:, 0], phrase))[0])
+            r.fail("rules", f"row {k} has parent symbol {int(rules[k, 0])}, which is no "
+                            "phrase symbol")
+        root_ok = r.indices("root_ok", 0, 2, shape=(S,), what="root flags")
+        self.tagged_ = r.flag("tagged_")
+        vocab = {k: r.labels(f"vocab_{k}", strings=True) for k in KINDS}
+        self.symbols_ = _obj_array(symbols)
         self._sym_index = {s: a for a, s in enumerate(self.symbols_)}
-        self.tagged_ = bool(state["tagged_"])
-        self.grammar_ = Grammar(len(self.symbols_), state["leaf_sym"], state["phrase_sym"],
-                                state["rules"], np.asarray(state["root_ok"], dtype=bool))
-        self._values = TokenValues({k: [str(v) for v in state[f"vocab_{k}"]]
-                                    for k in KINDS}, self.tagged_)
+        self.grammar_ = Grammar(S, leaf, phrase, rules, root_ok.astype(bool))
+        self._values = TokenValues(vocab, self.tagged_)
         self._layout()
-        if self.n_features_ != int(state["n_features_"]):
-            raise ValueError(f"inconsistent grammar state: {self.n_features_} features, "
-                             f"the file says {state['n_features_']}")
+        r.count("n_features_", self.n_features_, "the symbols, rules and vocabularies")
         return self
+
+
+#: bytes of index arrays built per span while its feature columns are encoded (its
+#: start, end, offset and four template positions, int64)
+_SPAN_WORK_BYTES = 8 * 8
 
 
 def _obj_array(items):

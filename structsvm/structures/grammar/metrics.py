@@ -40,22 +40,29 @@ def _brackets(tree, punct, count_root, equal):
     for p in punct:
         pos.append(pos[-1] + (0 if p else 1))
     out = Counter()
-
-    def walk(t, start, top):
-        if not isinstance(t, Tree):
-            return start + 1
-        end = start
-        for c in t:
-            end = walk(c, end, False)
+    # depth first with an explicit stack of [node, start, next child, is the root]
+    # (no recursion, whatever the tree's depth); `end` is where the last node ended
+    stack, end = [[tree, 0, 0, True]], 0
+    while stack:
+        frame = stack[-1]
+        t, start, k, top = frame
+        if k < len(t):
+            frame[2] += 1
+            child, child_start = t[k], (start if k == 0 else end)
+            if isinstance(child, Tree):
+                stack.append([child, child_start, 0, False])
+            else:
+                end = child_start + 1
+            continue
+        stack.pop()
+        if not len(t):
+            end = start
         is_pre = len(t) == 1 and not isinstance(t[0], Tree)
         if not is_pre and not (top and not count_root):
             a, b = pos[start], pos[end]
             if b > a:
                 label = equal.get(t.label(), t.label())
                 out[(label, a, b)] += 1
-        return end
-
-    walk(tree, 0, True)
     return out
 
 
@@ -111,7 +118,7 @@ def bracket_scores(Y_true, Y_pred, *, count_root=False):
     """
     from nltk import Tree
 
-    from .features import clean_tree
+    from ._trees import clean_tree, tree_pos, tree_words
 
     Y_true, Y_pred = list(Y_true), list(Y_pred)
     if len(Y_true) != len(Y_pred):
@@ -123,10 +130,10 @@ def bracket_scores(Y_true, Y_pred, *, count_root=False):
             raise TypeError(f"Sample {i}: expected nltk.Tree objects, got "
                             f"{type(a).__name__} and {type(b).__name__}")
         a, b = clean_tree(a), clean_tree(b)
-        if a is None or b is None or a.leaves() != b.leaves():
+        if a is None or b is None or tree_words(a) != tree_words(b):
             raise ValueError(f"Sample {i}: the gold and predicted trees have different "
                              "words")
-        punct = [tag in _PUNCT_TAGS for _, tag in a.pos()]
+        punct = [tag in _PUNCT_TAGS for _, tag in tree_pos(a)]
         ga = _brackets(a, punct, count_root, equal)
         gb = _brackets(b, punct, count_root, equal)
         matched += sum((ga & gb).values())

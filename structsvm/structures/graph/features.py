@@ -13,6 +13,7 @@ from ._encoding import (EncodedGraphs, GraphPotentials, difference_entries,
                               encode_graphs, feature_entries, flat_labels)
 from ._inputs import parse_graph, training_layout
 from .._names import FeatureNamesMixin, input_feature_names
+from .._state import StateReader
 from .._validation import as_label_array, label_index, sorted_unique
 
 __all__ = ["GraphFeatures", "GraphPotentials", "EncodedGraphs"]
@@ -329,15 +330,27 @@ class GraphFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                 "n_features_": int(self.n_features_)}
 
     def load_fitted_state(self, state):
-        """Restore the fitted label set and edge types from :meth:`fitted_state`."""
-        self.classes_ = as_label_array(list(state["classes_"]))
-        self.edge_types_ = [str(t) for t in state["edge_types_"]]
-        self.edge_feature_widths_ = np.asarray(state["edge_feature_widths_"], dtype=np.int64)
-        self._set_layout(int(state["n_input_features_"]),
-                         np.asarray(state["edge_has_features_"], dtype=bool))
-        if self.n_features_ != int(state["n_features_"]):
-            raise ValueError(f"feature map state is inconsistent: {self.n_features_} "
-                             f"features from its layout, {state['n_features_']} stored")
+        """Restore the fitted label set and edge types from :meth:`fitted_state`.
+
+        The labels, edge types, edge feature widths and dimensions are checked
+        against each other before anything uses them (a
+        :class:`~structsvm.io.ModelFileError` names the value that does not fit).
+        """
+        r = StateReader(state, type(self).__name__)
+        classes = r.labels("classes_")
+        types = r.labels("edge_types_", strings=True)
+        T = len(types)
+        widths = r.indices("edge_feature_widths_", 1, 2 ** 31, shape=(T,),
+                           what="edge feature widths")
+        has = r.indices("edge_has_features_", 0, 2, shape=(T,), what="flags")
+        d = r.integer("n_input_features_", 1 if self.bias > 0 else 0)
+        K = len(classes)
+        r.count("n_features_", d * K + int(widths.sum()) * K * K,
+                f"{d} input features, {K} labels and {int(widths.sum())} edge columns")
+        self.classes_ = as_label_array(classes)
+        self.edge_types_ = types
+        self.edge_feature_widths_ = widths
+        self._set_layout(d, has.astype(bool))
         return self
 
 

@@ -13,6 +13,8 @@ from ...protocols import ClassBlocks, FeatureMapBase, as_sequence
 from ._potentials import MulticlassPotentials
 from ._rows import csr_rows, difference_rows, sparse_class_scores
 from .._names import FeatureNamesMixin, input_feature_names
+from .._input_columns import kept_columns
+from .._state import StateReader, read_input_columns
 from .._validation import check_training_inputs, inputs_with_bias, label_index
 # the label-set helpers under the names other maps import from this module
 from .._validation import as_label_array as _as_label_array
@@ -48,8 +50,14 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     ----------
     classes_ : ndarray
         The output space (encoded output k is ``classes_[k]``).
+    n_features_in_ : int
+        Number of input columns (the width of X in training).
+    input_columns_ : ndarray of int or None
+        With sparse inputs, the columns of X that hold a value in some training
+        example: the weights cover only those, so a feature number sizes nothing by
+        itself (None: every column).
     n_input_features_ : int
-        Dimension of φ(x) (with the bias column).
+        Dimension of φ(x): the columns covered (with the bias column).
     n_features_ : int
         Dimension of Φ(x, y) = n_input_features_ × n_attributes.
     feature_names_ : ndarray of str
@@ -118,7 +126,10 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """Learn the output space and the input dimension from training data."""
         Xm, Y = check_training_inputs(X, Y, self.bias)
         self.classes_, self.lambda_ = self._output_space(Y)
-        self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
+        self.n_features_in_ = int(Xm.shape[1])
+        self.input_columns_ = kept_columns(Xm)
+        kept = Xm.shape[1] if self.input_columns_ is None else self.input_columns_.size
+        self.n_input_features_ = kept + (1 if self.bias > 0 else 0)
         n_attr = len(self.classes_) if self.lambda_ is None else self.lambda_.shape[1]
         self.n_features_ = int(self.n_input_features_ * n_attr)
         check_weights(self.n_features_,
@@ -157,11 +168,16 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         A CSR result has sorted, unique column indices per row (a canonical copy is
         made when the input's are not), as the compiled loops expect.
         """
-        Xm = inputs_with_bias(X, self.n_input_features_, self.bias)
+        Xm = inputs_with_bias(X, self.n_input_features_, self.bias,
+                              *self._input_width())
         if sp.issparse(Xm) and not Xm.has_canonical_format:
             Xm = Xm.copy()  # never reorder the caller's arrays
             Xm.sum_duplicates()
         return Xm
+
+    def _input_width(self):
+        """(columns inputs have, the columns the weights cover or None for all)."""
+        return self.n_features_in_, self.input_columns_
 
     def encode_outputs(self, Y, X=None):
         """Labels to class indices; an unknown label raises a ValueError naming the sample."""
@@ -312,7 +328,8 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return self.classes_
 
     def _build_feature_names(self):
-        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias)
+        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias,
+                                     self._input_width()[1])
         blocks = ([str(c) for c in self.classes_] if self.lambda_ is None
                   else [f"attr{a}" for a in range(self.lambda_.shape[1])])
         return [f"{b}:{x}" for b in blocks for x in inputs]
@@ -321,16 +338,35 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
         state = {"classes_": self.classes_, "n_input_features_": self.n_input_features_,
-                 "n_features_": self.n_features_}
+                 "n_features_": self.n_features_,
+                 "n_features_in_": int(self._input_width()[0])}
         if self.lambda_ is not None:
             state["lambda_"] = self.lambda_
+        if self._input_width()[1] is not None:
+            state["input_columns_"] = self.input_columns_
         return state
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.classes_ = _as_label_array(state["classes_"])
-        self.lambda_ = np.asarray(state["lambda_"], dtype=float) if "lambda_" in state else None
-        self.n_input_features_ = int(state["n_input_features_"])
-        self.n_features_ = int(state["n_features_"])
+        """Restore the attributes written by :meth:`fitted_state`; return self.
+
+        The class set, the attribute matrix and the dimensions are checked against
+        each other before anything uses them (a
+        :class:`~structsvm.io.ModelFileError` names the value that does not fit).
+        """
+        r = StateReader(state, type(self).__name__)
+        classes = r.labels("classes_")
+        K = len(classes)
+        lam = r.array("lambda_", "f", ndim=2, shape=(K, None)) if r.has("lambda_") \
+            else None
+        d = r.integer("n_input_features_", 1 if self.bias > 0 else 0)
+        n_attr = K if lam is None else lam.shape[1]
+        r.count("n_features_", d * n_attr,
+                f"{d} input features x {n_attr} {'classes' if lam is None else 'attributes'}")
+        width, kept = read_input_columns(r, d - (1 if self.bias > 0 else 0))
+        self.classes_ = _as_label_array(classes)
+        self.lambda_ = lam
+        self.n_input_features_ = d
+        self.n_features_in_, self.input_columns_ = width, kept
+        self.n_features_ = d * n_attr
         self._index = label_index(self.classes_)
         return self

@@ -12,6 +12,8 @@ from ...protocols import FeatureMapBase, as_sequence, check_decomposition
 from ..._compiled import loops
 from .._names import FeatureNamesMixin, input_feature_names
 from ._pairs import FlatTargets
+from .._input_columns import compact_columns, kept_columns
+from .._state import StateReader, read_input_columns
 from .._validation import check_finite
 
 __all__ = ["RankingFeatures", "RankingPotentials", "RankingInputs"]
@@ -150,8 +152,14 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     Attributes
     ----------
+    n_features_in_ : int
+        Number of document feature columns (the width of the queries in training).
+    input_columns_ : ndarray of int or None
+        With sparse queries, the columns that hold a value in some training document:
+        w covers only those, so a feature number sizes nothing by itself (None:
+        every column).
     n_features_ : int
-        d (w scores single documents).
+        d, the columns w covers (w scores single documents).
 
     References
     ----------
@@ -187,7 +195,10 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     def fit(self, X, Y):
         """Learn the document feature dimension (and check the targets)."""
         Xe = self._stack(X, None)
-        self.n_features_ = int(Xe.X.shape[1])
+        self.n_features_in_ = int(Xe.X.shape[1])
+        self.input_columns_ = kept_columns(Xe.X)
+        self.n_features_ = self.n_features_in_ if self.input_columns_ is None \
+            else int(self.input_columns_.size)
         self.encode_outputs(Y, X)
         return self
 
@@ -223,8 +234,12 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return RankingInputs(Xall, offsets)
 
     def encode_inputs(self, X):
-        """Stack all queries' documents (:class:`RankingInputs`)."""
-        return self._stack(X, self.n_features_)
+        """Stack all queries' documents (:class:`RankingInputs`), over the columns the
+        weights cover."""
+        Xe = self._stack(X, self.n_features_in_)
+        kept = self.input_columns_
+        return Xe if kept is None else RankingInputs(compact_columns(Xe.X, kept),
+                                                     Xe.offsets)
 
     def encode_outputs(self, Y, X=None):
         """Targets to :class:`Preferences` (X gives each query's number of documents)."""
@@ -364,17 +379,27 @@ class RankingFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return self.batch_potentials(self.encode_inputs([x]), w)
 
     def _feature_names_key(self):
-        return None  # the names depend on n_features_ only
+        return self.input_columns_  # None: the names follow n_features_
 
     def _build_feature_names(self):
-        """``x<j>``: w scores single documents."""
-        return input_feature_names(self.n_features_, 0)
+        """``x<j>``: w scores single documents (j among the columns the weights
+        cover)."""
+        return input_feature_names(self.n_features_, 0, self.input_columns_)
 
     def fitted_state(self):
-        """Fitted attributes for :mod:`structsvm.io` (the number of features)."""
-        return {"n_features_": self.n_features_}
+        """Fitted attributes for :mod:`structsvm.io` (the number of features and the
+        columns w covers)."""
+        state = {"n_features_": self.n_features_, "n_features_in_": self.n_features_in_}
+        if self.input_columns_ is not None:
+            state["input_columns_"] = self.input_columns_
+        return state
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.n_features_ = int(state["n_features_"])
+        """Restore the attributes written by :meth:`fitted_state`; return self (a
+        count that is no non-negative integer, or input columns outside the width,
+        are a :class:`~structsvm.io.ModelFileError`)."""
+        r = StateReader(state, type(self).__name__)
+        d = r.integer("n_features_")
+        self.n_features_in_, self.input_columns_ = read_input_columns(r, d)
+        self.n_features_ = d
         return self

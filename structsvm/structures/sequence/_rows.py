@@ -178,14 +178,16 @@ def sparse_difference_sum(Xe, Xs, offsets, y, yh, n_states, base, n_features):
     return row
 
 
-def column_names(tags, vocabulary, n_input_features, input_kind):
+def column_names(tags, vocabulary, n_input_features, input_kind, kept=None):
     """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``, ``start:<tag>``,
     ``end:<tag>``; observations are the ``vocabulary`` strings, else ``hash<j>`` (hashed
-    tokens) or ``x<j>`` (matrix inputs)."""
+    tokens) or ``x<j>`` (matrix inputs; j among the columns ``kept`` when given)."""
     tags = [str(t) for t in tags]
     d = n_input_features
     if vocabulary is not None:
         obs = [str(s) for s in vocabulary]
+    elif kept is not None:
+        obs = [f"x{j}" for j in kept.tolist()]
     else:
         obs = [f"{'hash' if input_kind != 'matrix' else 'x'}{j}" for j in range(d)]
     return ([f"emission:{o}:{t}" for o in obs for t in tags]

@@ -4,11 +4,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
 from ..._compiled import loops, warmup
 from ...limits import check_weights
 from ...protocols import FeatureMapBase, as_sequence
+from .._input_columns import compact_columns, kept_columns
+from .._state import StateReader, read_input_columns
 from .._names import FeatureNamesMixin
 from ._chain import ChainPotentials
 from ._encoding import EncodedSequences
@@ -68,8 +71,14 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     vocabulary_ : ndarray of str or None
         Observation strings in column order (``None`` when hashing or with matrix
         inputs).
+    n_features_in_ : int or None
+        With matrix inputs, their number of columns (None for token lists).
+    input_columns_ : ndarray of int or None
+        With sparse matrix inputs, the columns that hold a value in some training
+        token: the emission weights cover only those, so a feature number sizes
+        nothing by itself (None: every column).
     n_input_features_ : int
-        d, the number of observation features.
+        d, the number of observation features (the columns covered).
     n_features_ : int
         d·K + K² + 2K.
 
@@ -161,6 +170,15 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             X, kind, self.features, self.min_count, self.n_hash, encode)
         if fz is not None:
             self._featurizer = fz
+        self.n_features_in_ = self.n_input_features_ if kind == "matrix" else None
+        self.input_columns_ = None
+        if kind == "matrix" and any(sp.issparse(x) for x in X):
+            M, offsets = stack_matrices(X, self.n_features_in_)
+            self.input_columns_ = kept_columns(M)
+            if self.input_columns_ is not None:
+                self.n_input_features_ = int(self.input_columns_.size)
+            if encode:
+                encoded = (compact_columns(M, self.input_columns_), offsets)
         K = len(self.tags_)
         self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
         check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
@@ -181,7 +199,8 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """:class:`EncodedSequences` (token feature rows + offsets) of raw sentences."""
         X, _ = check_sentences(X, self.input_kind_)
         if self.input_kind_ == "matrix":
-            return EncodedSequences(*stack_matrices(X, self.n_input_features_))
+            M, offsets = stack_matrices(X, self.n_features_in_)
+            return EncodedSequences(compact_columns(M, self.input_columns_), offsets)
         return EncodedSequences(*self._featurizer.transform_shared(X))
 
     def encode_outputs(self, Y, X=None):
@@ -329,7 +348,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``,
         ``start:<tag>``, ``end:<tag>`` in the order of :meth:`split_weights`."""
         return column_names(self.tags_, self.vocabulary_, self.n_input_features_,
-                            self.input_kind_)
+                            self.input_kind_, self.input_columns_)
 
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
@@ -342,17 +361,45 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                  "n_features_": int(self.n_features_)}
         if self.vocabulary_ is not None:
             state["vocabulary_"] = self.vocabulary_
+        if self.input_kind_ == "matrix":
+            state["n_features_in_"] = int(self.n_features_in_)
+            if self.input_columns_ is not None:
+                state["input_columns_"] = self.input_columns_
         return state
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.tags_ = as_label_array(list(state["tags_"]))
+        """Restore the attributes written by :meth:`fitted_state`; return self.
+
+        The tag set, the input kind, the observation vocabulary (or hashing width)
+        and the dimensions are checked against each other before anything uses them:
+        every observation column must index a row of the emission weights (a
+        :class:`~structsvm.io.ModelFileError` names the value that does not fit).
+        """
+        r = StateReader(state, type(self).__name__)
+        tags = r.labels("tags_")
+        K = len(tags)
+        kind = r.choice("input_kind_", ("tokens", "matrix"))
+        d = r.integer("n_input_features_")
+        r.count("n_features_", d * K + K * K + 2 * K,
+                f"{d} observation features and {K} tags (d·K + K² + 2K)")
+        vocab = r.labels("vocabulary_", strings=True) if r.has("vocabulary_") and \
+            state["vocabulary_"] is not None else None
+        if kind == "tokens":
+            check_params(self.features, self.min_count, self.n_hash)
+            fz = saved_columns(self.features, self.n_hash,
+                               None if vocab is None else as_label_array(vocab))
+            if fz.n_columns != d:
+                r.fail("n_input_features_", f"is {d}, but the observation columns "
+                                            f"(vocabulary or n_hash) number {fz.n_columns}")
+            self._featurizer = fz
+            width, kept = None, None
+        else:
+            width, kept = read_input_columns(r, d)
+        self.tags_ = as_label_array(tags)
         self._index = label_index(self.tags_)
-        self.input_kind_ = str(state["input_kind_"])
-        self.n_input_features_ = int(state["n_input_features_"])
-        self.n_features_ = int(state["n_features_"])
-        vocab = state.get("vocabulary_")
-        self.vocabulary_ = None if vocab is None else as_label_array(list(vocab))
-        if self.input_kind_ == "tokens":
-            self._featurizer = saved_columns(self.features, self.n_hash, self.vocabulary_)
+        self.input_kind_ = kind
+        self.n_input_features_ = d
+        self.n_features_ = d * K + K * K + 2 * K
+        self.vocabulary_ = None if vocab is None else as_label_array(vocab)
+        self.n_features_in_, self.input_columns_ = width, kept
         return self

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._compiled import loops, warmup
+from ...limits import check_total
 from ...protocols import Decoder
 
 __all__ = ["viterbi", "viterbi_flat", "VITERBI"]
@@ -34,6 +35,12 @@ def _check_chain(batch):
                       ("end", end)):
         if not (arr < np.inf).all():  # one pass: NaN and +inf both fail the test
             raise ValueError(f"{name} scores contain NaN or +inf")
+    lengths = np.diff(offsets)
+    if lengths.size:  # the loop's tables: forward, backward and two pointer rows
+        i = int(np.argmax(lengths))
+        check_total(32 * int(lengths[i]) * K, f"the Viterbi tables of its "
+                                              f"{int(lengths[i])} tokens x {K} states",
+                    f"Sequence {i} of the batch", verb="need")
     return unary, offsets, trans, start, end
 
 

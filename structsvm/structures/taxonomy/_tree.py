@@ -11,7 +11,15 @@ from collections import deque
 
 import numpy as np
 
+from ...limits import check_total
+
 __all__ = ["Tree", "build_tree", "tree_from_parents"]
+
+
+#: bytes a root-to-leaf path holds per node on it (a tuple slot and an int object)
+#: and per path (the tuple itself), for the memory budget
+_PATH_ENTRY_BYTES = 8 + 32
+_PATH_BYTES = 64
 
 
 class Tree:
@@ -28,36 +36,84 @@ class Tree:
     """
 
     def __init__(self, parent, names, root=None):
-        self.parent = np.asarray(parent, dtype=np.intp)
+        parent = np.asarray(parent)
+        if parent.ndim != 1 or (parent.size and parent.dtype.kind not in "iu"):
+            raise ValueError(f"tree parents must be a 1-D array of node indices, got "
+                             f"dtype {parent.dtype}, shape {parent.shape}")
+        self.parent = parent.astype(np.intp)
         n = len(self.parent)
         if n == 0:
             raise ValueError("tree has no node below the root")
-        if np.any(self.parent >= np.arange(n)):
-            raise ValueError("tree nodes must be numbered parents-first")
+        bad = np.flatnonzero((self.parent < -1) | (self.parent >= np.arange(n)))
+        if bad.size:
+            v = int(bad[0])
+            raise ValueError(f"tree nodes must be numbered parents-first: node {v} has "
+                             f"parent {int(self.parent[v])} (expected -1 .. {v - 1})")
+        names = list(names)
+        if len(names) != n:
+            raise ValueError(f"tree has {n} nodes but {len(names)} names")
         self.names = np.empty(n, dtype=object)
-        self.names[:] = list(names)
+        self.names[:] = names
         self.root = root
         self.depth = np.ones(n, dtype=np.intp)
-        for v in range(n):
-            if self.parent[v] >= 0:
-                self.depth[v] = self.depth[self.parent[v]] + 1
+        for v in np.flatnonzero(self.parent >= 0).tolist():
+            self.depth[v] = self.depth[self.parent[v]] + 1
         has_child = np.zeros(n, dtype=bool)
         has_child[self.parent[self.parent >= 0]] = True
         self.leaves = np.flatnonzero(~has_child)
-        self.levels = [np.flatnonzero(self.depth == d)
-                       for d in range(1, int(self.depth.max()) + 1)]
-        self.node_paths = []  # node indices from depth 1 down to the node
-        for v in range(n):
-            p = self.parent[v]
-            self.node_paths.append((self.node_paths[p] if p >= 0 else ()) + (int(v),))
-        self.leaf_paths = [self.node_paths[v] for v in self.leaves]
+        order = np.argsort(self.depth, kind="stable")
+        cuts = np.flatnonzero(np.diff(self.depth[order])) + 1
+        self.levels = np.split(order, cuts)  # node indices at depth 1, 2, ...
+        # the leaves' paths are what decoding returns; every node's path is never
+        # built (a chain of n nodes would hold n²/2 entries)
+        check_total(int(self.depth[self.leaves].sum()) * _PATH_ENTRY_BYTES
+                    + self.leaves.size * _PATH_BYTES,
+                    f"the root-to-leaf paths of a taxonomy of {n} nodes "
+                    f"({self.leaves.size} leaves, {int(self.depth[self.leaves].sum())} "
+                    "nodes on their paths)")
+        self.leaf_paths = [self._path(int(v)) for v in self.leaves]
         self.leaf_pos = {int(v): k for k, v in enumerate(self.leaves)}
-        self.name_paths = {tuple(self.names[list(p)]): i for i, p in enumerate(self.node_paths)}
-        counts = {}
-        for v, name in enumerate(self.names):
-            counts.setdefault(name, []).append(v)
-        self.by_name = counts
+        self._child = {}  # (parent, name) -> node
+        by_name = {}
+        for v, (p, name) in enumerate(zip(self.parent.tolist(), names)):
+            try:
+                key = (p, name)
+                if key in self._child:
+                    raise ValueError(f"tree node {v} repeats the name {name!r:.40} of "
+                                     f"node {self._child[key]} under the same parent")
+            except TypeError:
+                raise ValueError(f"tree node {v}: name {name!r:.40} is not hashable") \
+                    from None
+            self._child[key] = v
+            by_name.setdefault(name, []).append(v)
+        self.by_name = by_name
         self._loss_rows = {}
+
+    def _path(self, v):
+        """Node indices from depth 1 down to node ``v``."""
+        out = [v]
+        while self.parent[v] >= 0:
+            v = int(self.parent[v])
+            out.append(v)
+        return tuple(reversed(out))
+
+    def node_of(self, names):
+        """The node at the end of the path of ``names`` below the root, or None."""
+        v = -1
+        for name in names:
+            try:
+                v = self._child.get((v, name))
+            except TypeError:
+                return None
+            if v is None:
+                return None
+        return None if v == -1 else v
+
+    @property
+    def node_paths(self):
+        """Node indices from depth 1 down to each node, for every node (built on
+        each call: O(n_nodes × height))."""
+        return [self._path(v) for v in range(self.n_nodes)]
 
     @property
     def n_nodes(self):
@@ -81,10 +137,10 @@ class Tree:
         """
         if isinstance(y, (tuple, list)) or (isinstance(y, str) and sep is not None):
             names = tuple(y.split(sep)) if isinstance(y, str) else tuple(y)
-            if self.root is not None and len(names) > 1 and names[0] == self.root \
-                    and names not in self.name_paths:
-                names = names[1:]
-            node = self.name_paths.get(names)
+            node = self.node_of(names)
+            if node is None and self.root is not None and len(names) > 1 \
+                    and names[0] == self.root:
+                node = self.node_of(names[1:])
             if node is None:
                 raise ValueError(f"Sample {i}: path {names!r} is not in the tree")
         else:
@@ -102,7 +158,7 @@ class Tree:
         if node not in self.leaf_pos:
             raise ValueError(f"Sample {i}: label {y!r} is an internal node; classes are "
                              "root-to-leaf paths")
-        return self.node_paths[node]
+        return self.leaf_paths[self.leaf_pos[node]]
 
     def loss_rows(self, loss, y_true):
         """Δ(y_true, ℓ) for every leaf path ℓ, cached per loss object and true path."""

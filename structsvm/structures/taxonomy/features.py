@@ -7,10 +7,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 
-from ...limits import check_weights
+from ...limits import MemoryLimitError, check_weights
 from . import losses as _tree_losses  # noqa: F401  (registers loss "tree_distance")
 from ...protocols import FeatureMapBase, as_sequence
 from .._names import FeatureNamesMixin, input_feature_names
+from .._input_columns import kept_columns
+from .._state import StateReader, read_input_columns
 from ._tree import Tree, build_tree
 from .._validation import check_training_inputs, inputs_with_bias
 
@@ -101,7 +103,13 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     ----------
     tree_ : Tree
         The parsed tree (node arrays; see ``fitted_state``).
+    n_features_in_ : int
+        Number of input columns (the width of X in training).
+    input_columns_ : ndarray of int or None
+        With sparse inputs, the columns of X that hold a value in some training
+        example: the weights cover only those (None: every column).
     n_input_features_ : int
+        Dimension of φ(x): the columns covered (with the bias column).
     n_features_ : int
         ``n_input_features_ × n_nodes``.
 
@@ -163,7 +171,10 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self.root_in_labels_ = bool(
             self.label_form_ != "leaf" and self.tree_.root is not None and
             self._label_path(Y[0], 0)[0] == self.tree_.root)
-        self.n_input_features_ = Xm.shape[1] + (1 if self.bias > 0 else 0)
+        self.n_features_in_ = int(Xm.shape[1])
+        self.input_columns_ = kept_columns(Xm)
+        kept = Xm.shape[1] if self.input_columns_ is None else self.input_columns_.size
+        self.n_input_features_ = kept + (1 if self.bias > 0 else 0)
         self.n_features_ = int(self.n_input_features_ * self.tree_.n_nodes)
         check_weights(self.n_features_,
                       f"{self.n_input_features_} features x {self.tree_.n_nodes} nodes")
@@ -188,7 +199,12 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # ------------------------------------------------------------------ encoding
     def encode_inputs(self, X):
         """φ(x) for every sample: CSR if any input is sparse, else a dense array."""
-        return inputs_with_bias(X, self.n_input_features_, self.bias)
+        return inputs_with_bias(X, self.n_input_features_, self.bias,
+                                *self._input_width())
+
+    def _input_width(self):
+        """(columns inputs have, the columns the weights cover or None for all)."""
+        return self.n_features_in_, self.input_columns_
 
     def _encode_one(self, y, i):
         return self.tree_.encode(y, self.sep, i)
@@ -255,9 +271,12 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     def _build_feature_names(self):
         """``"<node path joined by />:x<j>"``, node-major like w's reshape."""
-        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias)
-        nodes = ["/".join(str(s) for s in self.tree_.path_names(p))
-                 for p in self.tree_.node_paths]
+        inputs = input_feature_names(self.n_input_features_ - (self.bias > 0), self.bias,
+                                     self._input_width()[1])
+        t = self.tree_
+        nodes = []  # parents come first: each node's path extends its parent's
+        for p, name in zip(t.parent.tolist(), t.names):
+            nodes.append(str(name) if p < 0 else f"{nodes[p]}/{name}")
         return [f"{v}:{x}" for v in nodes for x in inputs]
 
     def fitted_state(self):
@@ -266,14 +285,61 @@ class TaxonomyFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                 "root_": self.tree_.root, "label_form_": self.label_form_,
                 "root_in_labels_": self.root_in_labels_,
                 "n_input_features_": self.n_input_features_,
-                "n_features_": self.n_features_}
+                "n_features_": self.n_features_,
+                "n_features_in_": int(self._input_width()[0]),
+                **({} if self._input_width()[1] is None else
+                   {"input_columns_": self.input_columns_})}
 
     def load_fitted_state(self, state):
-        """Restore the attributes written by :meth:`fitted_state`; return self."""
-        self.tree_ = Tree(np.asarray(state["parent_"], dtype=np.intp),
-                          list(state["node_names_"]), state["root_"])
-        self.label_form_ = str(state["label_form_"])
-        self.root_in_labels_ = bool(state["root_in_labels_"])
-        self.n_input_features_ = int(state["n_input_features_"])
-        self.n_features_ = int(state["n_features_"])
+        """Restore the attributes written by :meth:`fitted_state`; return self.
+
+        The tree is checked before it is built (every parent index names an earlier
+        node or the root, names are hashable and distinct among siblings, the paths
+        fit the memory budget) and the dimensions against it (a
+        :class:`~structsvm.io.ModelFileError` names the value that does not fit).
+        """
+        r = StateReader(state, type(self).__name__)
+        parent = r.array("parent_", "i")
+        n = parent.size
+        if n and not np.all((parent >= -1) & (parent < np.arange(n))):
+            v = int(np.flatnonzero((parent < -1) | (parent >= np.arange(n)))[0])
+            r.fail("parent_", f"holds {int(parent[v])} at position {v}; a node's parent "
+                              f"must be -1 (the root) or an earlier node (< {v})")
+        names = self._names(r, n)
+        root = state.get("root_")
+        try:
+            hash(root)
+        except TypeError:
+            r.fail("root_", f"is {root!r:.40}, which is not hashable")
+        form = r.choice("label_form_", ("leaf", "path", "sep"))
+        in_labels = r.flag("root_in_labels_")
+        d = r.integer("n_input_features_", 1 if self.bias > 0 else 0)
+        r.count("n_features_", d * n, f"{d} input features x {n} nodes")
+        width, kept = read_input_columns(r, d - (1 if self.bias > 0 else 0))
+        try:
+            tree = Tree(parent, names, root)
+        except MemoryLimitError:
+            raise
+        except ValueError as exc:
+            r.fail("node_names_", f"do not describe a tree ({exc})")
+        self.tree_ = tree
+        self.label_form_ = form
+        self.root_in_labels_ = in_labels
+        self.n_input_features_ = d
+        self.n_features_ = d * n
+        self.n_features_in_, self.input_columns_ = width, kept
         return self
+
+    @staticmethod
+    def _names(r, n):
+        """The node names of a saved tree: n hashable labels (siblings' distinct)."""
+        v = r.state.get("node_names_")
+        if not isinstance(v, (np.ndarray, list, tuple)) or np.ndim(v) != 1 or len(v) != n:
+            r.fail("node_names_", f"must hold one name per node ({n})")
+        names = list(v.tolist() if isinstance(v, np.ndarray) else v)
+        for name in names:
+            try:
+                hash(name)
+            except TypeError:
+                r.fail("node_names_", f"holds {name!r:.40}, which is not hashable")
+        return names

@@ -30,6 +30,7 @@ from ._map import (STRUCTURE_DECODER, EnumerableStructurePotentials,
                              StructureLoss, StructurePotentials, joint_feature_row,
                              same_output, stack_rows, structure_plugins)
 from ...protocols import Decoder, as_sequence
+from .._state import StateReader
 
 __all__ = ["Structure", "FunctionStructure", "StructureMap", "StructureLoss",
            "StructurePotentials", "EnumerableStructurePotentials", "STRUCTURE_DECODER",
@@ -336,8 +337,9 @@ class StructureMap(BaseEstimator):
         return {"n_features_": self.n_features_}
 
     def load_fitted_state(self, state):
-        """Restore :meth:`fitted_state`; return self."""
-        self.n_features_ = int(state["n_features_"])
+        """Restore :meth:`fitted_state`; return self (a count that is no
+        non-negative integer is a :class:`~structsvm.io.ModelFileError`)."""
+        self.n_features_ = StateReader(state, type(self).__name__).integer("n_features_")
         return self
 
 
