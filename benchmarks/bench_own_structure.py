@@ -65,9 +65,11 @@ METHODS = ("joint_feature", "argmax", "loss_augmented_argmax", "loss")
 
 # --------------------------------------------------------------------------- timing
 class Clock:
-    """Seconds spent inside a structure's own methods."""
+    """Seconds spent inside a structure's own methods (a method calling another is
+    counted once, as the outer call)."""
 
     seconds = 0.0
+    depth = 0
 
 
 def timed(cls):
@@ -76,11 +78,14 @@ def timed(cls):
         method = getattr(cls, name)
 
         def call(self, *args):
+            Clock.depth += 1
             start = time.perf_counter()
             try:
                 return method(self, *args)
             finally:
-                Clock.seconds += time.perf_counter() - start
+                Clock.depth -= 1
+                if not Clock.depth:
+                    Clock.seconds += time.perf_counter() - start
         call.__name__ = name
         return call
 
