@@ -1,6 +1,7 @@
 """A structure written in plain Python (structsvm.Structure) trains like a built-in
 map: every learner, threads, warm start, checkpoints, grid search, model files with
 trusted=, plain functions; the "Write your own structure" page runs as written."""
+import os
 import re
 import sys
 import warnings
@@ -106,7 +107,8 @@ def python_workers(monkeypatch):
 
     def spy(self, method, w, idx, args):
         out = real(self, method, w, idx, args)
-        maps.append((self._pool is not None and not self._pool.in_process, len(out)))
+        remote = self._pool is not None and os.getpid() not in self._pool.workers
+        maps.append((remote, len(out)))
         return out
 
     monkeypatch.setattr(problem.Problem, "_map_python", spy)
@@ -115,15 +117,16 @@ def python_workers(monkeypatch):
 
 @pytest.mark.parametrize("learner", ["dual_cd", "one_slack"])
 def test_n_jobs_2_decodes_in_worker_processes_to_the_same_model(python_workers, learner):
-    """A structure's methods hold the GIL: with n_jobs=2 its oracle runs in worker
-    processes, in chunks, and the model is the one of n_jobs=1."""
+    """A structure's methods hold the GIL: with n_jobs=2 its oracle runs in a worker
+    process and in this one, each taking a share of the chunks, and the model is the
+    one of n_jobs=1."""
     X, Y = multilabel_data(n=80, seed=1)
     one = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=1)
     assert python_workers and not any(remote for remote, _ in python_workers)
     python_workers.clear()
     two = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=2)
-    # the first call runs here (it measures the time per example), the others on
-    # the processes, split into chunks of MIN_CHUNK_PYTHON examples at least
+    # the first call runs here (it measures the time per example), the others are
+    # shared with the worker, in chunks of MIN_CHUNK_PYTHON examples at least
     assert not python_workers[0][0] and all(r for r, _ in python_workers[1:])
     assert all(k > 1 for _, k in python_workers[1:])
     np.testing.assert_array_equal(one.coef_, two.coef_)

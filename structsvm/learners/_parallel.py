@@ -48,7 +48,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["ChunkPool", "chunk_seeds"]
+__all__ = ["ChunkPool", "ProcessShare", "chunk_seeds", "loky_is_active"]
 
 #: objects of this process that own shared data, by token (weak: they own the pool)
 _LOCAL: "weakref.WeakValueDictionary[str, object]" = weakref.WeakValueDictionary()
@@ -410,3 +410,112 @@ class ChunkPool:
                                     [chunks[k] for k in groups[g]], args,
                                     None if seeds is None else [seeds[k] for k in groups[g]])
         return [r for g in results for r in g]
+
+
+# --------------------------------------------------------------------------- shares
+def loky_is_active():
+    """Whether joblib's active backend for process work is loky (its default): no
+    ``joblib.parallel_config(backend=...)`` names another one."""
+    from joblib.parallel import BACKENDS, get_active_backend
+
+    backend, _ = get_active_backend(prefer="processes")
+    return isinstance(backend, BACKENDS["loky"])
+
+
+def _receive(handle):
+    """A worker's initializer: unpickling ``handle`` registered the shared data."""
+    handle.resolve()
+
+
+def _ready():
+    return os.getpid()
+
+
+class ProcessShare:
+    """Worker processes that take all shares of a call but the first, which the
+    calling process computes itself meanwhile (:meth:`start`).
+
+    For an oracle whose decoding holds the GIL (a structure written in Python) on
+    ``n`` cores: ``n - 1`` worker processes of loky (joblib's process library, which
+    pickles with cloudpickle) and the calling process keep every core busy, one task
+    per worker and call carries only a token, the weights' version in shared memory
+    (as :class:`ChunkPool`'s) and its chunks, and each result is handed back as soon
+    as it is ready (a future; no polling). The workers receive the owner's
+    ``worker_copy()`` once, when they start.
+
+    Parameters
+    ----------
+    owner : object
+        Holds the shared data (weakly referenced here); ``owner.worker_copy()`` is
+        what the workers receive.
+    n_workers : int
+        Worker processes (≥ 1).
+
+    Attributes
+    ----------
+    takes_share : bool
+        True: the caller computes the first share of a call (see :meth:`start`).
+    workers : set of int
+        Process ids of the workers, once open.
+    """
+
+    takes_share = True
+
+    def __init__(self, owner, n_workers):
+        self.token = uuid.uuid4().hex
+        _LOCAL[self.token] = owner
+        self.n_workers = max(1, int(n_workers))
+        self.workers = set()
+        self._executor = None
+        self._weights = None
+
+    def open(self):
+        """Start the workers and send them the data (blocks until they are ready)."""
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        owner = _LOCAL.get(self.token)
+        if owner is None:
+            raise RuntimeError("the pool's owner is gone")
+        handle = _Handle(self.token, owner.worker_copy())
+        self._executor = ProcessPoolExecutor(max_workers=self.n_workers,
+                                             initializer=_receive, initargs=(handle,))
+        futures = [self._executor.submit(_ready) for _ in range(self.n_workers)]
+        self.workers = {f.result() for f in futures}
+
+    def close(self):
+        """Stop the workers; safe to call twice."""
+        executor, self._executor = self._executor, None
+        _LOCAL.pop(self.token, None)
+        if executor is not None:
+            executor.shutdown(wait=False)
+        weights, self._weights = self._weights, None
+        if weights is not None:
+            weights.close()
+
+    def start(self, method, w, chunks, args=()):
+        """Send ``chunks`` to the workers, one task per worker; return a function
+        that returns their results in chunk order (computing here what a worker
+        could not, which only a worker that lost the data would cause)."""
+        groups = [g.tolist() for g in np.array_split(np.arange(len(chunks)),
+                                                    self.n_workers) if len(g)]
+        if self._weights is None or self._weights.size != w.size:
+            if self._weights is not None:
+                self._weights.close()
+            self._weights = _SharedWeights(w.size)
+        ref = self._weights.publish(np.ascontiguousarray(w, dtype=np.float64))
+        handle = _Handle(self.token)
+        futures = [self._executor.submit(_run_group, handle, method, ref,
+                                         [chunks[k] for k in g], args, None)
+                   for g in groups]
+
+        def collect():
+            out = []
+            for g, f in zip(groups, futures):
+                res = f.result()
+                if isinstance(res, _Missing):
+                    res = _run_group(handle, method, w, [chunks[k] for k in g], args,
+                                     None)
+                out.extend(res)
+            return out
+
+        return collect

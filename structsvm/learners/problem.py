@@ -352,11 +352,14 @@ class Problem:
 
     def _map_python(self, method, w, idx, args):
         """:meth:`_map_chunks` of a map that decodes in Python: one batch in this
-        thread, or the chunks on the workers (processes unless joblib is configured
-        otherwise) when the call would take at least :data:`REMOTE_SECONDS` here and
-        the workers are ready (they start in the background, on the first such call;
-        calls run here until then). Every example's answer is computed on its own,
-        so the results are the same either way."""
+        thread, or, when the call would take at least :data:`REMOTE_SECONDS` here
+        and the workers are ready (they start in the background, on the first such
+        call; calls run here until then), split between this process and the
+        workers: with joblib's default backend (loky) ``n_jobs - 1`` worker
+        processes take all shares but the first, which this process computes
+        meanwhile (:class:`~._parallel.ProcessShare`); with another backend
+        configured, its workers take every chunk. Every example's answer is
+        computed on its own, so the results are the same either way."""
         import time
 
         chunks = self._chunks(idx)
@@ -364,8 +367,16 @@ class Problem:
         if (len(chunks) > 1 and per_example is not None
                 and per_example * len(idx) >= REMOTE_SECONDS and self._workers() > 1):
             pool = self._ready_pool()
+            if pool is not None and getattr(pool, "takes_share", False):
+                shares = np.array_split(np.arange(len(chunks)), pool.n_workers + 1)
+                collect = pool.start(method, w, [chunks[k] for s in shares[1:]
+                                                 for k in s], args)
+                here = getattr(self, method)(w, np.concatenate([chunks[k]
+                                                                for k in shares[0]]),
+                                             *args)
+                return [here] + collect()
             if pool is not None:
-                return pool.map(method, w, chunks, args, balance=True)
+                return pool.map(method, w, chunks, args)
         start = time.perf_counter()
         out = getattr(self, method)(w, idx, *args)
         if len(idx):
@@ -373,8 +384,8 @@ class Problem:
         return [out]
 
     def _ready_pool(self):
-        """The pool of a map that decodes in Python once its workers are ready, else
-        None: the first call opens it in a background thread (starting processes
+        """The workers of a map that decodes in Python once they are ready, else
+        None: the first call opens them in a background thread (starting processes
         and sending them the problem takes a second or more); when that fails, a
         warning says why and every call runs here."""
         if self._pool is not None or self._timing.get("no_pool"):
@@ -383,15 +394,20 @@ class Problem:
         if opening is None:
             import threading
 
-            from ._parallel import ChunkPool
+            from ._parallel import ChunkPool, ProcessShare, loky_is_active
 
-            pool = ChunkPool(self, self.n_jobs, prefer="processes",
-                             n_tasks=self.n_samples)
+            if loky_is_active():
+                pool = ProcessShare(self, self._workers() - 1)
+                start = pool.open
+            else:
+                pool = ChunkPool(self, self.n_jobs, prefer="processes",
+                                 n_tasks=self.n_samples)
+                start = pool.is_in_process  # opens it
             box, lock = {}, threading.Lock()
 
             def open_it():
                 try:
-                    pool.is_in_process()  # starts the workers, sends the problem
+                    start()  # starts the workers, sends the problem
                 except Exception as exc:  # noqa: BLE001 (reported below)
                     box["error"] = exc
                 with lock:  # a problem closed meanwhile: release the workers here
@@ -415,7 +431,7 @@ class Problem:
             pool.close()
             self._timing["no_pool"] = True
             exc = box["error"]
-            # joblib wraps the pickling error, whose last line says what failed
+            # joblib and loky wrap the pickling error, whose last line says what failed
             text = str(exc.__cause__ or exc).strip().strip('"').strip()
             reason = text.splitlines()[-1] if text else type(exc).__name__
             warnings.warn(
