@@ -118,15 +118,15 @@ def python_workers(monkeypatch):
 @pytest.mark.parametrize("learner", ["dual_cd", "one_slack"])
 def test_n_jobs_2_decodes_in_worker_processes_to_the_same_model(python_workers, learner):
     """A structure's methods hold the GIL: with n_jobs=2 its oracle runs in a worker
-    process and in this one, each taking a share of the chunks, and the model is the
-    one of n_jobs=1."""
+    process and in this one, each taking a share of the examples, and the model is
+    the one of n_jobs=1."""
     X, Y = multilabel_data(n=80, seed=1)
     one = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=1)
     assert python_workers and not any(remote for remote, _ in python_workers)
     python_workers.clear()
     two = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=2)
     # the first call runs here (it measures the time per example), the others are
-    # shared with the worker, in chunks of MIN_CHUNK_PYTHON examples at least
+    # shared with the worker: this process's share and the worker's
     assert not python_workers[0][0] and all(r for r, _ in python_workers[1:])
     assert all(k > 1 for _, k in python_workers[1:])
     np.testing.assert_array_equal(one.coef_, two.coef_)

@@ -433,7 +433,7 @@ def _ready():
 
 class ProcessShare:
     """Worker processes that take all shares of a call but the first, which the
-    calling process computes itself meanwhile (:meth:`start`).
+    calling process computes itself meanwhile (:meth:`run`).
 
     For an oracle whose decoding holds the GIL (a structure written in Python) on
     ``n`` cores: ``n - 1`` worker processes of loky (joblib's process library, which
@@ -454,7 +454,9 @@ class ProcessShare:
     Attributes
     ----------
     takes_share : bool
-        True: the caller computes the first share of a call (see :meth:`start`).
+        True: the caller computes the first share of a call (see :meth:`run`).
+    share_here : float
+        The fraction of a call's examples the caller computes (adapted per call).
     workers : set of int
         Process ids of the workers, once open.
     """
@@ -465,6 +467,7 @@ class ProcessShare:
         self.token = uuid.uuid4().hex
         _LOCAL[self.token] = owner
         self.n_workers = max(1, int(n_workers))
+        self.share_here = 1.0 / (self.n_workers + 1)  # of a call's examples
         self.workers = set()
         self._executor = None
         self._weights = None
@@ -492,30 +495,36 @@ class ProcessShare:
         if weights is not None:
             weights.close()
 
-    def start(self, method, w, chunks, args=()):
-        """Send ``chunks`` to the workers, one task per worker; return a function
-        that returns their results in chunk order (computing here what a worker
-        could not, which only a worker that lost the data would cause)."""
-        groups = [g.tolist() for g in np.array_split(np.arange(len(chunks)),
-                                                    self.n_workers) if len(g)]
+    def run(self, method, w, idx, args, here):
+        """``getattr(owner, method)(w, part, *args)`` over ``idx``, split into one
+        part per worker and a first part that ``here(part)`` computes in this
+        process meanwhile; returns the results of the parts in order.
+
+        The split follows the work, not the count: after each call the share this
+        process takes moves by 1 % of the call, up when a worker was still busy as
+        this process finished its share, down otherwise (between 10 % and 90 %), so
+        that this process and the workers finish together although this process
+        also sends the tasks and gathers the results. Every example's answer is
+        computed on its own, so where an example goes does not change it."""
+        m = len(idx)
+        k = min(max(1, int(round(self.share_here * m))), m - 1)
+        parts = [p for p in np.array_split(np.asarray(idx)[k:], self.n_workers)
+                 if len(p)]
         if self._weights is None or self._weights.size != w.size:
             if self._weights is not None:
                 self._weights.close()
             self._weights = _SharedWeights(w.size)
         ref = self._weights.publish(np.ascontiguousarray(w, dtype=np.float64))
         handle = _Handle(self.token)
-        futures = [self._executor.submit(_run_group, handle, method, ref,
-                                         [chunks[k] for k in g], args, None)
-                   for g in groups]
-
-        def collect():
-            out = []
-            for g, f in zip(groups, futures):
-                res = f.result()
-                if isinstance(res, _Missing):
-                    res = _run_group(handle, method, w, [chunks[k] for k in g], args,
-                                     None)
-                out.extend(res)
-            return out
-
-        return collect
+        futures = [self._executor.submit(_run_group, handle, method, ref, [p], args, None)
+                   for p in parts]
+        out = [here(np.asarray(idx)[:k])]
+        # the workers still busy when this share is done: take more next time
+        waiting = not all(f.done() for f in futures)
+        for p, f in zip(parts, futures):
+            res = f.result()
+            if isinstance(res, _Missing):  # a worker that lost the data: here
+                res = _run_group(handle, method, w, [p], args, None)
+            out.extend(res)
+        self.share_here = min(0.9, max(0.1, self.share_here + (0.01 if waiting else -0.01)))
+        return out

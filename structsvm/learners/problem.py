@@ -357,9 +357,10 @@ class Problem:
         call; calls run here until then), split between this process and the
         workers: with joblib's default backend (loky) ``n_jobs - 1`` worker
         processes take all shares but the first, which this process computes
-        meanwhile (:class:`~._parallel.ProcessShare`); with another backend
-        configured, its workers take every chunk. Every example's answer is
-        computed on its own, so the results are the same either way."""
+        meanwhile, the shares sized to finish together
+        (:class:`~._parallel.ProcessShare`); with another backend configured, its
+        workers take every chunk. Every example's answer is computed on its own, so
+        the results are the same either way."""
         import time
 
         chunks = self._chunks(idx)
@@ -368,13 +369,8 @@ class Problem:
                 and per_example * len(idx) >= REMOTE_SECONDS and self._workers() > 1):
             pool = self._ready_pool()
             if pool is not None and getattr(pool, "takes_share", False):
-                shares = np.array_split(np.arange(len(chunks)), pool.n_workers + 1)
-                collect = pool.start(method, w, [chunks[k] for s in shares[1:]
-                                                 for k in s], args)
-                here = getattr(self, method)(w, np.concatenate([chunks[k]
-                                                                for k in shares[0]]),
-                                             *args)
-                return [here] + collect()
+                return pool.run(method, w, idx, args,
+                                lambda part: getattr(self, method)(w, part, *args))
             if pool is not None:
                 return pool.map(method, w, chunks, args)
         start = time.perf_counter()
