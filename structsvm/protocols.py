@@ -155,6 +155,9 @@ class FeatureMap(Protocol):
       multiclass dual method solves on; ``Xe`` may be None (only the loss table);
     - ``example_costs(Xe)``: the relative decoding cost of every example (e.g.
       sentence lengths), so parallel chunks get equal work;
+    - ``decodes_in_python``: its decoding is Python code that holds the GIL (a
+      structure written in Python), so with ``n_jobs > 1`` its oracle runs in worker
+      processes and the fitting process, not on threads;
     - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass;
     - ``compiled_loops``: the compiled loops (``"module:function"``) the map's
       default training path calls, in the order it calls them (they are compiled in
@@ -478,6 +481,7 @@ class FeatureMapBase:
     has_fused_oracle: ClassVar[bool] = False
     has_class_blocks: ClassVar[bool] = False
     example_costs: ClassVar[Optional[Callable]] = None
+    decodes_in_python: ClassVar[bool] = False
     fit_encode: ClassVar[Optional[Callable]] = None
     default_learners: ClassVar[tuple] = (("dual_cd", {}),)
     compiled_loops: ClassVar[tuple] = ()

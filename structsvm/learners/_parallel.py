@@ -257,7 +257,12 @@ class ChunkPool:
     direct : bool or None
         Whether the chunks go to this pool's own threads (the workers were those of
         joblib's threading backend), once known.
+    takes_share : bool
+        False: the workers take every chunk of a call (:meth:`map`), unlike
+        :class:`ProcessShare`.
     """
+
+    takes_share = False
 
     def __init__(self, owner, n_jobs, prefer="threads", n_tasks=None):
         self.token = uuid.uuid4().hex

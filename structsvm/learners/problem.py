@@ -368,7 +368,7 @@ class Problem:
         if (len(chunks) > 1 and per_example is not None
                 and per_example * len(idx) >= REMOTE_SECONDS and self._workers() > 1):
             pool = self._ready_pool()
-            if pool is not None and getattr(pool, "takes_share", False):
+            if pool is not None and pool.takes_share:
                 return pool.run(method, w, idx, args,
                                 lambda part: getattr(self, method)(w, part, *args))
             if pool is not None:
