@@ -41,7 +41,7 @@ __all__ = [
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
-    "LOSS_CAPABILITIES",
+    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -155,6 +155,9 @@ class FeatureMap(Protocol):
       multiclass dual method solves on; ``Xe`` may be None (only the loss table);
     - ``example_costs(Xe)``: the relative decoding cost of every example (e.g.
       sentence lengths), so parallel chunks get equal work;
+    - ``decodes_in_python``: its decoding is Python code that holds the GIL (a
+      structure written in Python), so with ``n_jobs > 1`` its oracle runs in worker
+      processes and the fitting process, not on threads;
     - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass;
     - ``compiled_loops``: the compiled loops (``"module:function"``) the map's
       default training path calls, in the order it calls them (they are compiled in
@@ -403,6 +406,7 @@ FEATURE_MAP_CAPABILITIES = {
     "has_fused_oracle": False,     # fused_oracle(Xe, Ye, w, loss, decoder, idx, augment)
     "has_class_blocks": False,     # class_blocks(Xe, loss) -> ClassBlocks or None
     "example_costs": None,         # example_costs(Xe): relative decoding cost per example
+    "decodes_in_python": False,    # its decoding holds the GIL: oracle workers are processes
     "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
     "default_learners": (("dual_cd", {}),),  # (name, params): the first that accepts
     "compiled_loops": (),          # "module:function" of the default path, in order
@@ -420,7 +424,13 @@ LEARNER_CAPABILITIES = {
     "compiled_loops": (),          # "module:function" its training calls, in order
     "check_state": None,           # check_state(state): ValueError for a saved state
                                    # (a checkpoint's) that does not hold together
+    "stopping_rule": None,         # when it stops, if not at a certified gap ≤ tol
 }
+
+#: The stopping rule of every learner that ``certifies_gap`` (docs/defaults.md).
+CERTIFIED_STOPPING_RULE = (
+    "the certified relative duality gap (P(w) − D) / P(w) ≤ tol, with P(w) the exact "
+    "primal objective at the returned w and D a dual lower bound on the optimum")
 
 #: Optional capabilities of a batch of potentials and their defaults (see
 #: :class:`PotentialsBatch`).
@@ -490,6 +500,7 @@ class FeatureMapBase:
     has_fused_oracle: ClassVar[bool] = False
     has_class_blocks: ClassVar[bool] = False
     example_costs: ClassVar[Optional[Callable]] = None
+    decodes_in_python: ClassVar[bool] = False
     fit_encode: ClassVar[Optional[Callable]] = None
     default_learners: ClassVar[tuple] = (("dual_cd", {}),)
     compiled_loops: ClassVar[tuple] = ()
@@ -508,6 +519,7 @@ class LearnerBase:
     trains_dataset_losses: ClassVar[bool] = False
     compiled_loops: ClassVar[tuple] = ()
     check_state: ClassVar[Optional[Callable]] = None
+    stopping_rule: ClassVar[Optional[str]] = None
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,13 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
     - ``joint_feature``: a 1-D array or a 1 × d sparse row, of one length d for
       every (x, y) tried (the training pairs, ``outputs(x)``, the argmaxes);
     - ``argmax``: under a few random w, ``argmax(x, w)`` scores at least as high as
-      every output of ``outputs(x)`` where given, otherwise as y and as the other
-      training outputs that fit x;
-    - ``loss``: loss(y, y) == 0, and loss ≥ 0 (finite) on the pairs tried;
+      every output the structure gives for x: ``outputs(x)`` where given, y, and the
+      argmaxes and loss-augmented argmaxes of x under the other weights;
+    - ``loss``: loss(y, y) == 0, and loss ≥ 0 (finite) on the pairs tried (y and
+      the outputs of its own x: an output of another example is never compared);
     - ``loss_augmented_argmax``: where given, it maximises loss(y, ·) + w·Φ(x, ·)
-      over the same outputs;
+      over the same outputs, also under weights scaled down until the loss weighs
+      as much as the scores;
     - ``clone``/``get_params``: the parameters round-trip;
     - ``save``: a fitted model saves and loads back with ``trusted=`` and predicts
       the same (with ``save=True``).
@@ -70,15 +72,22 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
     d = _check_joint_feature(view, X, Y)
     rng = np.random.default_rng(random_state)
     weights = [rng.normal(size=d) for _ in range(n_weights)]
-    # the argmax of x under every w tried: candidates under the other w's
-    best = [[view.argmax(x, w) for w in weights] for x in X]
-    for w in weights:
-        for i, (x, y) in enumerate(zip(X, Y)):
-            cands, y = _candidates(view, X, Y, i, w) + best[i], view.encode(x, y)
+    for i, (x, y) in enumerate(zip(X, Y)):
+        y = view.encode(x, y)
+        # the outputs the structure itself gives for x, under every weight tried
+        found = [view.argmax(x, w) for w in weights]
+        if view.laa is not None and view.truth_is_output:
+            # (a built-in's loss-augmented argmax may range over more than its
+            # outputs: a ranking's pair labellings)
+            found += [view.laa(x, y, w) for w in weights]
+        cands = _candidates(view, x, y) + found
+        _check_loss(view, x, y, cands, i)
+        for w in weights:
             _check_argmax(view, x, w, cands, i)
-            _check_loss(view, x, y, cands, i)
             if view.laa is not None:
-                _check_laa(view, x, y, w, cands, i)
+                # at w the scores outweigh the loss; scaled down, the loss decides
+                for v in (w, w / _loss_scale(view, x, y, w, cands, i)):
+                    _check_laa(view, x, y, v, cands, i)
     if save:
         _check_save(structure, X, Y)
 
@@ -176,25 +185,24 @@ def _score(view, x, y, w):
     return float(_as_vector(view.phi(x, y), "an output tried") @ w)
 
 
-def _candidates(view, X, Y, i, w):
-    """Outputs to compare with: outputs(x), else (when training outputs are
-    predictions too) y_i and the training outputs that fit x_i (their Φ has the
-    right length), plus argmax(x, w)."""
-    x = X[i]
+def _candidates(view, x, y):
+    """Outputs of x to compare with, besides the argmaxes: outputs(x) where given,
+    and y when training outputs are predictions too. Never another example's output
+    (it need not belong to x: a sentence of another length)."""
     outs = _outputs(view, x)
-    if outs:
-        return outs
-    if not view.truth_is_output:
-        return [view.argmax(x, w)]
-    cands = [view.encode(x, Y[i])]
-    for y in Y:
-        try:
-            ye = view.encode(x, y)
-            if _as_vector(view.phi(x, ye), "").size == w.size:
-                cands.append(ye)
-        except (ValueError, KeyError, IndexError, TypeError, AssertionError):
-            continue  # an output of another shape than x's
-    return cands + [view.argmax(x, w)]
+    return outs + ([y] if view.truth_is_output else [])
+
+
+def _loss_scale(view, x, y, w, cands, i):
+    """How much larger the scores' spread is under w than the losses' spread over the
+    candidates (at least 1): w divided by it lets the loss decide the
+    loss-augmented argmax."""
+    scores = [_score(view, x, c, w) for c in cands]
+    losses = [_loss(view, y, c, i) for c in _predictions(view, x, y, cands)]
+    spread = max(losses) - min(losses)
+    if spread <= 0:
+        return 1.0
+    return max(1.0, 4.0 * (max(scores) - min(scores)) / spread)
 
 
 def _tol(s):

@@ -61,3 +61,68 @@ class ArrayParam(MultiLabel):
     def __init__(self, n_labels=3, bias=1.0, scale=None):
         super().__init__(n_labels, bias)
         self.scale = scale
+
+
+class HashedTagger(structsvm.Structure):
+    """Sequence labelling with hashed features: x an int array of word codes, y a
+    tuple of tags (one per word: outputs of different lengths for different x);
+    Φ(x, y) counts the (word, tag) and (previous tag, tag) pairs hashed into
+    2**n_bits columns (one length for every x); Viterbi in numpy; Hamming loss
+    (a count)."""
+
+    def __init__(self, n_tags=3, n_bits=8):
+        self.n_tags = n_tags
+        self.n_bits = n_bits
+
+    def _hash(self, keys):
+        return (np.asarray(keys) * 2_654_435_761) % 2 ** 32 >> (32 - self.n_bits)
+
+    def _cols(self, x, y):
+        x, y = np.asarray(x), np.asarray(y)
+        prev = np.concatenate([[self.n_tags], y[:-1]])  # n_tags: the start
+        return self._hash(np.concatenate([x * 31 + y, 10_007 + prev * 37 + y]))
+
+    def joint_feature(self, x, y):
+        counts = np.bincount(self._cols(x, y), minlength=2 ** self.n_bits)
+        return sp.csr_matrix(counts.astype(float).reshape(1, -1))
+
+    def _scores(self, x, w):
+        """unary[t, k] and trans[j, k] (j = n_tags: the start)."""
+        tags = np.arange(self.n_tags)
+        unary = w[self._hash(np.asarray(x)[:, None] * 31 + tags[None, :])]
+        prev = np.arange(self.n_tags + 1)
+        return unary, w[self._hash(10_007 + prev[:, None] * 37 + tags[None, :])]
+
+    def _viterbi(self, unary, trans):
+        T, K = unary.shape
+        score = trans[K] + unary[0]
+        back = np.zeros((T, K), dtype=int)
+        for t in range(1, T):
+            cand = score[:, None] + trans[:K]
+            back[t] = cand.argmax(axis=0)
+            score = cand.max(axis=0) + unary[t]
+        path = [int(score.argmax())]
+        for t in range(T - 1, 0, -1):
+            path.append(int(back[t, path[-1]]))
+        return tuple(path[::-1])
+
+    def argmax(self, x, w):
+        return self._viterbi(*self._scores(x, w))
+
+    def loss(self, y_true, y_pred):
+        return float(np.sum(np.asarray(y_true) != np.asarray(y_pred)))
+
+    def loss_augmented_argmax(self, x, y, w):
+        unary, trans = self._scores(x, w)
+        unary = unary + (np.arange(self.n_tags)[None, :] != np.asarray(y)[:, None])
+        return self._viterbi(unary, trans)
+
+
+def tagger_data(n=10, n_tags=3, seed=0):
+    """Sentences of 1-6 words whose tag is the word's code modulo n_tags (a few
+    flipped)."""
+    rng = np.random.default_rng(seed)
+    X = [rng.integers(0, 20, size=int(rng.integers(1, 7))) for _ in range(n)]
+    Y = [tuple(int(v) % n_tags if rng.random() > 0.2 else int(rng.integers(n_tags))
+               for v in x) for x in X]
+    return X, Y

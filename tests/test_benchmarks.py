@@ -208,6 +208,97 @@ def test_bench_learners_one_fit(capsys):
     assert row["gap"] <= row["tol"] and row["score"] > 0.9
 
 
+def test_own_structure_parser_is_exact():
+    """The benchmark's structure: Eisner's argmax against every projective tree of
+    short sentences, plain and loss-augmented, and check_structure on real sentences
+    (hashed features; heads of different lengths)."""
+    import itertools
+
+    import numpy as np
+
+    from structsvm.testing import check_structure
+
+    own = load("own_parser")
+
+    def projective_trees(n):
+        for heads in itertools.product(range(n + 1), repeat=n):
+            h = (0,) + heads
+            if any(h[d] == d for d in range(1, n + 1)):
+                continue
+            if any(not _reaches_root(h, d) for d in range(1, n + 1)):
+                continue
+            arcs = [tuple(sorted((h[d], d))) for d in range(1, n + 1)]
+            if not any(a < c < b < e for a, b in arcs for c, e in arcs):
+                yield np.array(heads)
+
+    def _reaches_root(h, d):
+        seen = set()
+        while d:
+            if d in seen:
+                return False
+            seen.add(d)
+            d = h[d]
+        return True
+
+    rng = np.random.default_rng(0)
+    for n in range(1, 6):
+        trees = list(projective_trees(n))
+        for _ in range(10):
+            s = rng.normal(size=(n + 1, n + 1))
+            score = lambda t: s[t, np.arange(1, n + 1)].sum()  # noqa: E731
+            best = max(score(t) for t in trees)
+            assert score(own.eisner(s)) == pytest.approx(best)
+    sents = [[("The", "DT"), ("dog", "NN"), ("barks", "VBZ")],
+             [("It", "PRP"), ("rains", "VBZ")],
+             [("A", "DT"), ("big", "JJ"), ("red", "JJ"), ("dog", "NN"), ("ran", "VBD")]]
+    heads = [np.array([2, 3, 0]), np.array([2, 0]), np.array([4, 4, 4, 5, 0])]
+    X = [own.encode_sentence(s) for s in sents]
+    parser = own.ArcParser(n_bits=10)
+    check_structure(parser, X, heads, save=False)
+    for x, y in zip(X, heads):  # the loss-augmented argmax against every tree
+        w = rng.normal(size=parser.n_features)
+        trees = list(projective_trees(len(y)))
+        value = lambda t: (parser.joint_feature(x, t) @ w)[0] + parser.loss(y, t)  # noqa
+        got = parser.loss_augmented_argmax(x, y, w)
+        assert value(got) == pytest.approx(max(value(t) for t in trees))
+
+
+def test_bench_own_structure_small_slice(need_data, capsys, monkeypatch):
+    """The own-structure benchmark on 40 sentences (the perceptron and the default
+    call, time split into the structure's calls and the learner's work), and every
+    system on the guide's multi-label example: the default call's objective is within
+    its tol of the reference's, n_jobs=2 trains the same model."""
+    from structsvm.corpora import load_dependency_treebank
+
+    need_data(load_dependency_treebank)
+    bench = load("bench_own_structure")
+    table = bench.main(["--n-train", "40", "--n-test", "60", "--epochs", "2",
+                        "--markdown", "--systems", "perceptron", "default"])
+    out = capsys.readouterr().out
+    d = table["default"]
+    assert d["learner"] == "dual_cd" and d["converged"] and not d["warnings"]
+    assert d["gap"] <= 1e-2 and d["structure"] > 0 and d["learner_work"] > 0
+    assert d["seconds"] == pytest.approx(d["structure"] + d["learner_work"])
+    assert "| default | `dual_cd` |" in out and "| perceptron |" in out
+    for row in table.values():  # UAS of a parser trained on 40 sentences
+        assert 0.3 < row["quality"] < 0.9
+    import os
+    import sys
+
+    # the page's modules go to a temporary folder on sys.path and PYTHONPATH
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+    monkeypatch.delitem(sys.modules, "multilabel", raising=False)
+    table = bench.main(["--data", "multilabel", "--markdown", "--systems", "default",
+                        "reference", "jobs2", "one_slack", "dual_cd"])
+    sys.modules.pop("multilabel", None)
+    out = capsys.readouterr().out
+    assert 0.0 <= table["default"]["vs_reference"] <= 1e-2  # certified: 1 % and 0.1 %
+    assert table["jobs2"]["same_model"] and "same model: yes" in out
+    assert table["one_slack"]["learner"] == "one_slack"
+    assert all(r["reach"] is not None for n, r in table.items() if n != "reference")
+
+
 def test_bench_memory_small_slice(need_data, capsys, monkeypatch):
     """The Brown-sized corpus (the treebank with a 204-tag set) on 100 sentences, in a
     fresh process with no STRUCTSVM_MAX_MEMORY: the default call trains, and its

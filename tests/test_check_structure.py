@@ -16,7 +16,7 @@ from structsvm.structures import (AlignmentFeatures,
     SequenceFeatures,
     TaxonomyFeatures)
 from structsvm.testing import check_structure
-from structure_examples import MultiLabel, multilabel_data
+from structure_examples import HashedTagger, MultiLabel, multilabel_data, tagger_data
 
 
 def _multiclass(rng):
@@ -167,3 +167,49 @@ def test_plain_functions_are_checked_too():
                                       loss_augmented_argmax=s.loss_augmented_argmax),
                     X, Y, save=False)
     assert structsvm.Structure is type(s).__mro__[1]
+
+
+def test_hashed_features_with_outputs_of_different_lengths_pass():
+    """Φ has one length for every output (hashed), but the outputs of different
+    examples have different lengths: the outputs of another example are no
+    candidates for x (its loss with y would compare sequences of other lengths)."""
+    X, Y = tagger_data(n=10)
+    assert len({len(y) for y in Y}) > 2
+    check_structure(HashedTagger(), X, Y)
+
+
+class TaggerWrongArgmax(HashedTagger):
+    def argmax(self, x, w):
+        return (0,) * len(x)
+
+
+class TaggerWrongAugmented(HashedTagger):
+    def loss_augmented_argmax(self, x, y, w):
+        return self.argmax(x, w)
+
+
+class TaggerLossNotZero(HashedTagger):
+    def loss(self, y_true, y_pred):
+        return super().loss(y_true, y_pred) + 0.5
+
+
+class TaggerAugmentedMissesOneWord(HashedTagger):
+    """Adds the loss of every word but the last: right on one-word sentences only
+    when they are right anyway."""
+
+    def loss_augmented_argmax(self, x, y, w):
+        unary, trans = self._scores(x, w)
+        wrong = (np.arange(self.n_tags)[None, :] != np.asarray(y)[:, None]).astype(float)
+        wrong[-1] = 0.0
+        return self._viterbi(unary + wrong, trans)
+
+
+@pytest.mark.parametrize("cls, name", [(TaggerWrongArgmax, "argmax"),
+                                       (TaggerWrongAugmented, "loss_augmented_argmax"),
+                                       (TaggerAugmentedMissesOneWord,
+                                        "loss_augmented_argmax"),
+                                       (TaggerLossNotZero, "loss")])
+def test_wrong_methods_of_a_hashed_structure_are_named(cls, name):
+    X, Y = tagger_data(n=10)
+    with pytest.raises(AssertionError, match=rf"^{name}: "):
+        check_structure(cls(), X, Y, save=False)

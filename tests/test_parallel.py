@@ -406,3 +406,51 @@ def test_a_problem_smaller_than_min_remote_opens_no_pool(monkeypatch):
         got = p.oracle(w)
         assert p._pool is None
     assert same_rows(got.psi, ref.psi) and np.array_equal(got.loss, ref.loss)
+
+
+class _Echo:
+    """An owner whose method returns the examples it was given, after a pause per
+    call (``pause``: seconds) in the workers."""
+
+    def __init__(self, pause):
+        self.pause = pause
+
+    def echo(self, w, idx):
+        import time
+
+        time.sleep(self.pause)
+        return np.asarray(idx).tolist()
+
+
+@pytest.mark.parametrize("slow_here", [True, False])
+def test_the_callers_share_follows_who_finishes_first(slow_here):
+    """ProcessShare.run: the parts come back in the order of the call's examples
+    whatever the split, and the caller's share moves by 1 % of a call towards the
+    split where it and the workers finish together, within [0.1, 0.9]."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    owner = _Echo(pause=0.0 if slow_here else 0.05)
+    share = _parallel.ProcessShare(owner, 1)
+    share._executor = ThreadPoolExecutor(1)  # a worker in this process for the test
+    w, idx = np.zeros(3), np.arange(40, 140)
+
+    def here(part):
+        if slow_here:
+            time.sleep(0.05)
+        return np.asarray(part).tolist()
+
+    try:
+        start = share.share_here
+        for k in range(3):
+            parts = share.run("echo", w, idx, (), here)
+            assert [i for p in parts for i in p] == idx.tolist()
+            assert len(parts) == 2 and len(parts[0]) == round(
+                (start + (-0.01 if slow_here else 0.01) * k) * len(idx))
+        assert share.share_here == pytest.approx(start + (-0.03 if slow_here else 0.03))
+        share.share_here = 0.1 if slow_here else 0.9
+        share.run("echo", w, idx, (), here)
+        assert share.share_here == pytest.approx(0.1 if slow_here else 0.9)
+    finally:
+        share._executor.shutdown()
+        share.close()

@@ -1,8 +1,10 @@
-"""Small 1-slack problems train without numba kernels: the one-group working-set QP by
-the active-set method in numpy, the working set's and the cache's sparse sums in numpy
-below ``COMPILED_FROM`` entries. Each numpy path is checked against an independent
-reference (cvxpy's Clarabel for the QP, the compiled kernels for the sums) and a small
-fit against the same fit on the compiled paths."""
+"""Small 1-slack problems of a structure written in Python train without numba
+kernels: the one-group working-set QP by the active-set method in numpy, the cache's
+sparse sums and the working set's products in numpy below ``COMPILED_FROM`` entries.
+Each numpy path is checked against an independent reference (cvxpy's
+Clarabel for the QP, the compiled kernels for the sums) and a small fit against the
+same fit on the compiled paths. The default learner of such a structure, dual_cd,
+runs the loops compiled at installation: it imports no numba either."""
 import json
 import os
 import subprocess
@@ -113,16 +115,30 @@ def test_cache_sums_in_numpy_equal_the_loops(seed, slack):
         assert a.dtype == b.dtype
 
 
-@pytest.mark.parametrize("compiled", [False, True])
-def test_working_set_sums_on_either_path(compiled):
+def test_working_set_products_are_one_pass_over_the_block():
+    """Margins, weights and Gram matrix of the working set, with rows added one at a
+    time (dense and sparse) and several at once, equal the dense algebra; the numpy
+    path's bincounts and the compiled loops give the same values, bit for bit."""
+    from structsvm.learners._working_set import WorkingSet
+
     rng = np.random.default_rng(1)
-    M = sp.random(6, 80, density=0.25, random_state=2, format="csr")
-    rows = [M[i] for i in range(6)]
+    M = sp.random(6, 80, density=0.25, random_state=2, format="csr").toarray()
     v = rng.normal(size=80)
-    np.testing.assert_allclose(_sparse.gather_dots(rows, v, compiled), M @ v, rtol=1e-13)
     coef = np.array([0.5, 0.0, -2.0, 1.0, 0.0, 3.0])
-    w = _sparse.scatter_rows(v.copy(), rows, coef, compiled)
-    np.testing.assert_allclose(w, v + coef @ M.toarray(), rtol=1e-13, atol=1e-14)
+    results = []
+    for compiled in (False, True):
+        ws = WorkingSet(80)
+        ws.compiled = compiled
+        ws.add(M[0], [0.1], [0])
+        ws.add(sp.csr_matrix(M[1:2]), [0.2], [0])
+        ws.add(sp.csr_matrix(M[2:6]), [0.3] * 4, [0] * 4)
+        np.testing.assert_allclose(ws.dots(v), M @ v, rtol=1e-13)
+        np.testing.assert_allclose(ws.weights(coef), coef @ M, rtol=1e-13, atol=1e-14)
+        np.testing.assert_allclose(ws.G, M @ M.T, rtol=1e-13, atol=1e-14)
+        np.testing.assert_array_equal(ws.matrix().toarray(), M)
+        results.append((ws.dots(v), ws.weights(coef), ws.G))
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
 
 
 def decisions(monkeypatch):
@@ -146,13 +162,13 @@ def test_compiled_for_counts_the_caches_entries(monkeypatch):
 
     seen = decisions(monkeypatch)
     X, Y = multilabel_data(n=150, d=5)
-    structsvm.fit(X, Y, feature_map=MultiLabel(), max_iter=2)
+    structsvm.fit(X, Y, feature_map=MultiLabel(), learner="one_slack", max_iter=2)
     (structure, nnz, answers, compiled), = seen
     assert structure == "user" and answers == 10  # the default cache size
     assert nnz == sum(6 * sum(y) for y in Y)  # (x, 1) in every label that is on
     assert compiled == (2 * nnz * answers >= _sparse.COMPILED_FROM) and not compiled
     monkeypatch.setattr(_sparse, "COMPILED_FROM", 2 * nnz * answers)
-    structsvm.fit(X, Y, feature_map=MultiLabel(), max_iter=2)
+    structsvm.fit(X, Y, feature_map=MultiLabel(), learner="one_slack", max_iter=2)
     assert seen[-1][3]  # at the threshold: the kernels
     # a built-in map's oracle is compiled anyway: its learner uses the kernels
     monkeypatch.setattr(_sparse, "COMPILED_FROM", 10 ** 9)
@@ -166,7 +182,7 @@ def test_small_fit_same_model_on_the_compiled_paths(monkeypatch):
     """The numpy paths and the kernels solve the same problem to the same certified
     gap: the objectives agree within that gap."""
     X, Y = multilabel_data(n=150, d=5)
-    kw = dict(feature_map=MultiLabel(), C=1.0, tol=1e-6)
+    kw = dict(feature_map=MultiLabel(), learner="one_slack", C=1.0, tol=1e-6)
     seen = decisions(monkeypatch)
     light = structsvm.fit(X, Y, **kw)
     monkeypatch.setattr(_sparse, "COMPILED_FROM", 0)  # the kernels throughout
@@ -185,7 +201,8 @@ def test_warm_start_on_the_numpy_path_continues_the_saved_working_set(monkeypatc
     an objective no worse."""
     seen = decisions(monkeypatch)
     X, Y = multilabel_data(n=150, d=5)
-    model = structsvm.StructuredSVM(feature_map=MultiLabel(), C=1.0, tol=1e-4)
+    model = structsvm.StructuredSVM(feature_map=MultiLabel(), learner="one_slack", C=1.0,
+                                    tol=1e-4)
     model.fit(X, Y)
     cold_rounds, cold_objective = model.n_iter_, model.objective_
     assert model.converged_ and cold_rounds > 2
@@ -204,7 +221,8 @@ import structsvm
 from structure_examples import MultiLabel, multilabel_data
 
 X, Y = multilabel_data(n=200)
-model = structsvm.fit(X, Y, feature_map=MultiLabel(), tol=1e-4)
+model = structsvm.fit(X, Y, feature_map=MultiLabel(), tol=1e-4,
+                      learner=None if sys.argv[2] == "default" else sys.argv[2])
 model.predict(X[:5])
 print(json.dumps({"numba": "numba" in sys.modules, "learner": model.learner_.name,
                   "rounds": model.n_iter_, "gap": model.duality_gap_,
@@ -212,14 +230,21 @@ print(json.dumps({"numba": "numba" in sys.modules, "learner": model.learner_.nam
 """
 
 
-def test_a_small_own_structure_fit_imports_no_numba():
-    """No kernel is compiled or loaded: numba is not even imported."""
+@pytest.mark.parametrize("learner", ["default", "one_slack"])
+def test_a_small_own_structure_fit_imports_no_numba(learner):
+    """No kernel is compiled or loaded by numba: it is not even imported. The default
+    learner (dual_cd) runs the loops compiled at installation, one_slack numpy."""
+    from structsvm import _compiled
+
+    if (learner == "default" and _compiled.extension() is None
+            and os.environ.get("STRUCTSVM_REQUIRE_AOT") != "1"):
+        pytest.skip("without the compiled extension dual_cd's loops compile (numba)")
     env = dict(os.environ, STRUCTSVM_JIT_WARMUP="0")
     tests = os.path.dirname(os.path.abspath(__file__))
-    out = subprocess.run([sys.executable, "-c", OWN_STRUCTURE_FIT, tests], env=env,
-                         text=True, capture_output=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", OWN_STRUCTURE_FIT, tests, learner],
+                         env=env, text=True, capture_output=True, timeout=300)
     assert out.returncode == 0, out.stderr
     res = json.loads(out.stdout.strip().splitlines()[-1])
-    assert res["learner"] == "one_slack" and res["rounds"] > 1
-    assert res["gap"] <= 1e-4 * res["objective"]
+    assert res["learner"] == ("dual_cd" if learner == "default" else learner)
+    assert res["rounds"] > 1 and res["gap"] <= 1e-4 * res["objective"]
     assert res["numba"] is False

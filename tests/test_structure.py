@@ -1,6 +1,7 @@
 """A structure written in plain Python (structsvm.Structure) trains like a built-in
 map: every learner, threads, warm start, checkpoints, grid search, model files with
 trusted=, plain functions; the "Write your own structure" page runs as written."""
+import os
 import re
 import sys
 import warnings
@@ -35,7 +36,7 @@ def _same_predictions(a, b):
 def test_default_call_trains_predicts_and_scores(data):
     X, Y = data
     model = structsvm.fit(X, Y, feature_map=MultiLabel())
-    assert model.learner_.name == "one_slack" and model.converged_
+    assert model.learner_.name == "dual_cd" and model.converged_
     assert isinstance(model.feature_map_, StructureMap)
     assert model.feature_map_.n_features_ == 3 * 5
     pred = model.predict(X)
@@ -93,12 +94,74 @@ def test_missing_loss_augmented_argmax_and_outputs_stop_before_training(data):
     assert m.loss_.name == "hamming"
 
 
-def test_n_jobs_2_threads_give_the_same_model():
-    X, Y = multilabel_data(n=600, seed=1)     # a pool opens from 512 examples on
-    one = structsvm.fit(X, Y, feature_map=MultiLabel(), n_jobs=1)
-    two = structsvm.fit(X, Y, feature_map=MultiLabel(), n_jobs=2)
+@pytest.fixture
+def python_workers(monkeypatch):
+    """Every split oracle call of a structure goes to the workers, which are ready
+    from the first such call on."""
+    from structsvm.learners import problem
+
+    monkeypatch.setattr(problem, "REMOTE_SECONDS", 0.0)
+    monkeypatch.setattr(problem, "OPEN_IN_BACKGROUND", False)
+    maps = []
+    real = problem.Problem._map_python
+
+    def spy(self, method, w, idx, args):
+        out = real(self, method, w, idx, args)
+        remote = self._pool is not None and os.getpid() not in self._pool.workers
+        maps.append((remote, len(out)))
+        return out
+
+    monkeypatch.setattr(problem.Problem, "_map_python", spy)
+    return maps
+
+
+@pytest.mark.parametrize("learner", ["dual_cd", "one_slack"])
+def test_n_jobs_2_decodes_in_worker_processes_to_the_same_model(python_workers, learner):
+    """A structure's methods hold the GIL: with n_jobs=2 its oracle runs in a worker
+    process and in this one, each taking a share of the examples, and the model is
+    the one of n_jobs=1."""
+    X, Y = multilabel_data(n=80, seed=1)
+    one = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=1)
+    assert python_workers and not any(remote for remote, _ in python_workers)
+    python_workers.clear()
+    two = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=2)
+    # the first call runs here (it measures the time per example), the others are
+    # shared with the worker: this process's share and the worker's
+    assert not python_workers[0][0] and all(r for r, _ in python_workers[1:])
+    assert all(k > 1 for _, k in python_workers[1:])
     np.testing.assert_array_equal(one.coef_, two.coef_)
-    assert one.objective_ == two.objective_
+    assert one.objective_ == two.objective_ and one.n_iter_ == two.n_iter_
+
+
+class Handle:
+    """A resource of this process (as a database connection): copied by reference,
+    never pickled."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("a Handle stays in its process")
+
+
+class Unpicklable(MultiLabel):
+    """Holds a Handle: it cannot be sent to worker processes."""
+
+    def __init__(self, n_labels=3, bias=1.0, handle=None):
+        super().__init__(n_labels, bias)
+        self.handle = handle
+
+
+def test_a_structure_that_cannot_reach_the_workers_trains_here(python_workers):
+    X, Y = multilabel_data(n=80, seed=1)
+    s = Unpicklable(handle=Handle())
+    with pytest.warns(UserWarning, match=r"n_jobs=2: the oracle runs in this process: "
+                                         r"its workers could not receive the problem "
+                                         r"\(.*a Handle stays in its process"):
+        two = structsvm.fit(X, Y, feature_map=s, learner="dual_cd", n_jobs=2)
+    one = structsvm.fit(X, Y, feature_map=s, learner="dual_cd", n_jobs=1)
+    assert not any(remote for remote, _ in python_workers)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
 
 
 def test_warm_start_continues(data):
@@ -296,3 +359,26 @@ def test_a_checkpoint_of_an_unsavable_structure_is_refused_before_training(data,
     with pytest.raises(ValueError, match="inside a function"):
         structsvm.fit(X, Y, feature_map=Local(), checkpoint=tmp_path / "ck.npz")
     assert not (tmp_path / "ck.npz").exists()
+
+
+def test_rows_of_any_form_stack_to_their_matrix():
+    """Dense rows, CSR rows with unsorted or repeated columns and other sparse formats
+    (through joint_feature_row) stack to the matrix of their dense values."""
+    import scipy.sparse as sp
+
+    from structsvm.structures.user._map import joint_feature_row, stack_rows
+
+    class Given(structsvm.Structure):
+        def joint_feature(self, x, y):
+            return x
+
+    rows = [np.array([0.0, 1.5, 0.0, -2.0]),
+            sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([3, 0, 3]),
+                           np.array([0, 3])), shape=(1, 4)),
+            sp.coo_matrix(np.array([[0.0, 0.0, 4.0, 0.0]])),
+            np.zeros(4)]
+    dense = np.array([[0.0, 1.5, 0.0, -2.0], [2.0, 0.0, 0.0, 4.0],
+                      [0.0, 0.0, 4.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    M = stack_rows([joint_feature_row(Given(), r, None, 4) for r in rows], 4)
+    assert M.format == "csr" and M.has_canonical_format
+    np.testing.assert_array_equal(M.toarray(), dense)

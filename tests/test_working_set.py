@@ -1,5 +1,6 @@
-"""The cutting planes' working set and its QP: rows without scipy matrices, the dense
-1-slack sum of the ranking oracle, and the active-set polish of SMO's one-group QPs."""
+"""The cutting planes' working set and its QP: the rows as one CSR block, pruning of
+inactive constraints, the dense 1-slack sum of the ranking oracle, and the active-set
+polish of SMO's one-group QPs."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -133,3 +134,27 @@ def test_ranking_oracle_sum_dense_equals_the_sparse_row(sparse):
     assert loss_d == loss_s > 0
     np.testing.assert_array_equal(psi_d, psi_s.toarray().ravel())
     np.testing.assert_array_equal(slack_d, slack_s)
+
+
+def test_constraints_below_the_inactive_threshold_are_pruned_after_the_window():
+    """α_c ≤ INACTIVE_THRESHOLD · Σα (or 0) counts as idle; after ``window`` idle rounds
+    the constraint goes with its row, Gram row and column; the rest stays feasible."""
+    from structsvm.learners._working_set import INACTIVE_THRESHOLD
+
+    rng = np.random.default_rng(3)
+    psi = rng.normal(size=(4, 6))
+    ws = WorkingSet(6)
+    for k in range(4):
+        ws.add(psi[k], [1.0], [0])
+    ws.alpha = np.array([0.5, 0.4 * INACTIVE_THRESHOLD, 0.0, 0.1])
+    for _ in range(3):
+        ws.mark(C=1.0)
+    np.testing.assert_array_equal(ws.idle, [0, 3, 3, 0])
+    ws.prune(4)
+    assert len(ws) == 4
+    ws.prune(3)
+    assert len(ws) == 2
+    np.testing.assert_array_equal(ws.matrix().toarray(), psi[[0, 3]])
+    np.testing.assert_allclose(ws.G, psi[[0, 3]] @ psi[[0, 3]].T, rtol=1e-13)
+    np.testing.assert_array_equal(ws.alpha, [0.5, 0.1])
+    np.testing.assert_allclose(ws.weights(ws.alpha), 0.5 * psi[0] + 0.1 * psi[3])

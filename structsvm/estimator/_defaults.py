@@ -15,7 +15,7 @@ import textwrap
 
 from .. import _compiled, limits
 from .._compiled import _table as _loop_table
-from ..protocols import capability
+from ..protocols import CERTIFIED_STOPPING_RULE, capability
 from ..registry import registered
 from ._estimator import StructuredSVM
 
@@ -81,7 +81,10 @@ def learner_defaults():
     for name, cls in registered("learner").items():
         out[name] = {"class": cls.__name__, "module": cls.__module__,
                      "params": dict(cls().get_params()),
-                     "max_iter": _max_iter_default(cls)}
+                     "max_iter": _max_iter_default(cls),
+                     "certifies_gap": bool(capability(cls, "certifies_gap")),
+                     "stops_when": capability(cls, "stopping_rule")
+                     or CERTIFIED_STOPPING_RULE}
     return out
 
 
@@ -210,14 +213,28 @@ def defaults_markdown():
     parts += [_table(("feature map", "structure", "decoder", "loss", "learner", "C",
                       "tol", "max_iter"), rows), ""]
 
+    certified = [f"`{n}`" for n, info in d["learners"].items() if info["certifies_gap"]]
+    parts += ["## The stopping rule: `tol`", "",
+              f"The learners that certify a duality gap ({', '.join(certified)}) stop "
+              f"at the first check where {CERTIFIED_STOPPING_RULE}. The gap bounds how "
+              "far the objective ½‖w‖² + C Σ_i ξ_i is above the optimum, so the "
+              "returned objective is within a relative `tol` of it: the same meaning "
+              "for 100 or 100,000 examples, any C and any scale of the loss. A learner "
+              "that reaches `max_iter` first returns the last certified w and a "
+              "`ConvergenceWarning` that gives the relative gap it reached. The other "
+              "learners stop as the table below says.", ""]
+
     parts += ["## Learners", "",
               "Every registered learner (`structsvm.registry.registered(\"learner\")`), its "
-              "constructor's defaults, and the `max_iter` it runs when the "
-              "estimator's `max_iter` is None.", ""]
+              "constructor's defaults, the `max_iter` it runs when the estimator's "
+              "`max_iter` is None, and when it stops before that.", ""]
     rows = [(f"`{name}`", f"`{info['class']}`",
              f"`{_kwargs(info['params'])}`" if info["params"] else "–",
-             _num(info["max_iter"])) for name, info in d["learners"].items()]
-    parts += [_table(("name", "class", "parameters", "max_iter"), rows), ""]
+             _num(info["max_iter"]),
+             "certified relative gap ≤ tol" if info["certifies_gap"]
+             else info["stops_when"]) for name, info in d["learners"].items()]
+    parts += [_table(("name", "class", "parameters", "max_iter", "stops when"), rows),
+              ""]
 
     parts += ["## StructuredSVM", "",
               "The estimator's parameters and their defaults (None: per structure, "

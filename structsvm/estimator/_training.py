@@ -214,6 +214,8 @@ def _log_round(r, info):
         parts.append(f"gap {gap:.3g}")
     if info.get("n_constraints") is not None:
         parts.append(f"constraints {info['n_constraints']}")
+    if info.get("n_qp") is not None:
+        parts.append(f"QP solves {info['n_qp']}")
     if info.get("mistakes") is not None:
         parts.append(f"mistakes {info['mistakes']}")
     parts.append(f"{info['time']:.2f}s")
@@ -442,8 +444,29 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     if writer is not None:
         writer(tracker, complete=True, fitted=fitted)
     if not result.converged and capability(learner, "certifies_gap"):
-        warnings.warn(f"{learner.name} stopped after max_iter={result.n_iter} rounds "
-                      f"with duality gap {result.duality_gap:.3g} "
-                      f"(objective {result.objective:.6g}); increase max_iter or tol",
-                      ConvergenceWarning, stacklevel=3)
+        warnings.warn(convergence_message(learner.name, result, tol), ConvergenceWarning,
+                      stacklevel=3)
     return fitted
+
+
+def convergence_message(name, result, tol):
+    """What a certifying learner that stopped at ``max_iter`` measured, and why it
+    matters: its certified relative duality gap against ``tol``."""
+    gap, obj = float(result.duality_gap), float(result.objective)
+    if not np.isfinite(gap):
+        return (f"{name} stopped after max_iter={result.n_iter} before it could certify "
+                f"the objective {obj:.6g} (no duality gap yet): raise max_iter")
+    rel = gap / max(abs(obj), 1e-300)
+    return (f"{name} stopped after max_iter={result.n_iter} before its stopping rule: "
+            f"its certified duality gap, {gap:.3g} on the objective {obj:.6g}, bounds "
+            f"the objective's excess over the optimum by {rel:.3%}, where tol={tol:g} "
+            f"asks for {tol:.3%}. Raise max_iter to train on, or set "
+            f"tol={_round_up(rel)} if {rel:.3%} is close enough")
+
+
+def _round_up(x):
+    """x rounded up to two significant digits (a tol that this gap meets)."""
+    if x <= 0:
+        return "0"
+    digits = -int(math.floor(math.log10(x))) + 1
+    return f"{math.ceil(x * 10 ** digits) / 10 ** digits:g}"

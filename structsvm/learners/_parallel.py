@@ -48,7 +48,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["ChunkPool", "chunk_seeds"]
+__all__ = ["ChunkPool", "ProcessShare", "chunk_seeds", "loky_is_active"]
 
 #: objects of this process that own shared data, by token (weak: they own the pool)
 _LOCAL: "weakref.WeakValueDictionary[str, object]" = weakref.WeakValueDictionary()
@@ -257,7 +257,12 @@ class ChunkPool:
     direct : bool or None
         Whether the chunks go to this pool's own threads (the workers were those of
         joblib's threading backend), once known.
+    takes_share : bool
+        False: the workers take every chunk of a call (:meth:`map`), unlike
+        :class:`ProcessShare`.
     """
+
+    takes_share = False
 
     def __init__(self, owner, n_jobs, prefer="threads", n_tasks=None):
         self.token = uuid.uuid4().hex
@@ -331,7 +336,7 @@ class ChunkPool:
         return bool(self.in_process)
 
     # ------------------------------------------------------------------ the map
-    def map(self, method, w, chunks, args=(), seed=None):
+    def map(self, method, w, chunks, args=(), seed=None, balance=False):
         """Results of every chunk, in chunk order.
 
         Parameters
@@ -344,6 +349,12 @@ class ChunkPool:
         chunks : list of ndarray of int
         args : tuple
         seed : int, optional
+        balance : bool, default=False
+            One task per chunk also for workers in other processes (which otherwise
+            get one task each: the weights travel once per task unless shared): a
+            worker that finishes early takes the next chunk, for chunks of uneven
+            cost (a structure written in Python, whose examples cost what its
+            methods take on them).
 
         Returns
         -------
@@ -360,7 +371,7 @@ class ChunkPool:
                                           None if seeds is None else [seeds[k]])
                      for k, chunk in enumerate(chunks)]
             return [r for t in tasks for r in t.result()]
-        if self.in_process:
+        if self.in_process or (balance and self._weights is not False):
             groups = [[k] for k in range(len(chunks))]
         else:  # one task per worker: the weights travel once per worker
             groups = [g.tolist() for g in np.array_split(np.arange(len(chunks)),
@@ -404,3 +415,121 @@ class ChunkPool:
                                     [chunks[k] for k in groups[g]], args,
                                     None if seeds is None else [seeds[k] for k in groups[g]])
         return [r for g in results for r in g]
+
+
+# --------------------------------------------------------------------------- shares
+def loky_is_active():
+    """Whether joblib's active backend for process work is loky (its default): no
+    ``joblib.parallel_config(backend=...)`` names another one."""
+    from joblib.parallel import BACKENDS, get_active_backend
+
+    backend, _ = get_active_backend(prefer="processes")
+    return isinstance(backend, BACKENDS["loky"])
+
+
+def _receive(handle):
+    """A worker's initializer: unpickling ``handle`` registered the shared data."""
+    handle.resolve()
+
+
+def _ready():
+    return os.getpid()
+
+
+class ProcessShare:
+    """Worker processes that take all shares of a call but the first, which the
+    calling process computes itself meanwhile (:meth:`run`).
+
+    For an oracle whose decoding holds the GIL (a structure written in Python) on
+    ``n`` cores: ``n - 1`` worker processes of loky (joblib's process library, which
+    pickles with cloudpickle) and the calling process keep every core busy, one task
+    per worker and call carries only a token, the weights' version in shared memory
+    (as :class:`ChunkPool`'s) and its chunks, and each result is handed back as soon
+    as it is ready (a future; no polling). The workers receive the owner's
+    ``worker_copy()`` once, when they start.
+
+    Parameters
+    ----------
+    owner : object
+        Holds the shared data (weakly referenced here); ``owner.worker_copy()`` is
+        what the workers receive.
+    n_workers : int
+        Worker processes (≥ 1).
+
+    Attributes
+    ----------
+    takes_share : bool
+        True: the caller computes the first share of a call (see :meth:`run`).
+    share_here : float
+        The fraction of a call's examples the caller computes (adapted per call).
+    workers : set of int
+        Process ids of the workers, once open.
+    """
+
+    takes_share = True
+
+    def __init__(self, owner, n_workers):
+        self.token = uuid.uuid4().hex
+        _LOCAL[self.token] = owner
+        self.n_workers = max(1, int(n_workers))
+        self.share_here = 1.0 / (self.n_workers + 1)  # of a call's examples
+        self.workers = set()
+        self._executor = None
+        self._weights = None
+
+    def open(self):
+        """Start the workers and send them the data (blocks until they are ready)."""
+        from joblib.externals.loky import ProcessPoolExecutor
+
+        owner = _LOCAL.get(self.token)
+        if owner is None:
+            raise RuntimeError("the pool's owner is gone")
+        handle = _Handle(self.token, owner.worker_copy())
+        self._executor = ProcessPoolExecutor(max_workers=self.n_workers,
+                                             initializer=_receive, initargs=(handle,))
+        futures = [self._executor.submit(_ready) for _ in range(self.n_workers)]
+        self.workers = {f.result() for f in futures}
+
+    def close(self):
+        """Stop the workers; safe to call twice."""
+        executor, self._executor = self._executor, None
+        _LOCAL.pop(self.token, None)
+        if executor is not None:
+            executor.shutdown(wait=False)
+        weights, self._weights = self._weights, None
+        if weights is not None:
+            weights.close()
+
+    def run(self, method, w, idx, args, here):
+        """``getattr(owner, method)(w, part, *args)`` over ``idx``, split into one
+        part per worker and a first part that ``here(part)`` computes in this
+        process meanwhile; returns the results of the parts in order.
+
+        The split follows the work, not the count: after each call the share this
+        process takes moves by 1 % of the call, up when a worker was still busy as
+        this process finished its share, down otherwise (between 10 % and 90 %), so
+        that this process and the workers finish together although this process
+        also sends the tasks and gathers the results. Every example's answer is
+        computed on its own, so where an example goes does not change it."""
+        m = len(idx)
+        k = min(max(1, int(round(self.share_here * m))), m - 1)
+        parts = [p for p in np.array_split(np.asarray(idx)[k:], self.n_workers)
+                 if len(p)]
+        if self._weights is None or self._weights.size != w.size:
+            if self._weights is not None:
+                self._weights.close()
+            self._weights = _SharedWeights(w.size)
+        ref = self._weights.publish(np.ascontiguousarray(w, dtype=np.float64))
+        handle = _Handle(self.token)
+        futures = [self._executor.submit(_run_group, handle, method, ref, [p], args, None)
+                   for p in parts]
+        out = [here(np.asarray(idx)[:k])]
+        # the workers still busy when this share is done: take more next time
+        waiting = not all(f.done() for f in futures)
+        for p, f in zip(parts, futures):
+            res = f.result()
+            if isinstance(res, _Missing):  # a worker that lost the data: here
+                res = _run_group(handle, method, w, [p], args, None)
+            out.extend(res)
+        self.share_here = min(0.9, max(0.1, self.share_here + (0.01 if waiting else -0.01)))
+        return out

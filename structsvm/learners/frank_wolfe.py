@@ -63,8 +63,6 @@ class FrankWolfe(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "frank_wolfe"
-    compiled_loops: ClassVar[tuple] = ("structsvm.learners._sparse_jit:gather_dot",
-                                       "structsvm.learners._sparse_jit:scatter_add")
     certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False  # its dual variables must match w
 

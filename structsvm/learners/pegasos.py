@@ -70,9 +70,12 @@ class Pegasos(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "pegasos"
-    compiled_loops: ClassVar[tuple] = tuple(
-        "structsvm.learners._sparse_jit:" + f
-        for f in ("gather_dot", "scatter_add", "average_inplace"))
+    stopping_rule: ClassVar[str] = ("the relative change of the evaluated primal "
+                                    "objective between two evaluations ≤ tol "
+                                    "(no certificate)")
+    # (its sparse sums, gather_dot and scatter_add, take int64 columns: numba
+    # compiles them on first use)
+    compiled_loops: ClassVar[tuple] = ("structsvm.learners._sparse_jit:average_inplace",)
     keeps_state: ClassVar[bool] = True
 
     def __init__(self, batch_size=1, average=True, projection=True, eval_every=1):

@@ -42,6 +42,7 @@ class Perceptron(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "perceptron"
+    stopping_rule: ClassVar[str] = "an epoch without a mistake (tol is not used)"
     keeps_state: ClassVar[bool] = True
 
     def __init__(self, average=True):

@@ -36,7 +36,8 @@ from ..protocols import (Decoder, LazyOutputs, as_decoder, capability, check_enu
                          plugin_name)
 
 __all__ = ["Problem", "Violation", "JoinedOutputs", "weighted_row_sum", "tree_sum",
-           "as_row", "enumerated_argmax", "MIN_CHUNK", "MAX_CHUNKS", "MIN_REMOTE"]
+           "as_row", "enumerated_argmax", "MIN_CHUNK", "MAX_CHUNKS", "MIN_REMOTE",
+           "MIN_CHUNK_PYTHON", "REMOTE_SECONDS", "OPEN_IN_BACKGROUND"]
 
 
 # --------------------------------------------------------------------------- problem
@@ -47,6 +48,14 @@ MAX_CHUNKS = 16
 #: calls on fewer examples run in the calling thread when the workers are in other
 #: processes (loky, a cluster): each call ships the weights to them
 MIN_REMOTE = 512
+#: a map that decodes in Python (``decodes_in_python``: a structure written in
+#: Python): examples per chunk at least, and the time a call would take in this
+#: thread from which it goes to the workers (processes: such decoding holds the GIL)
+MIN_CHUNK_PYTHON = 4
+REMOTE_SECONDS = 0.02
+#: whether the workers of such a map start in the background (calls run here until
+#: they are ready); False waits for them on the first call that would use them
+OPEN_IN_BACKGROUND = True
 
 
 @dataclass(eq=False)
@@ -69,7 +78,8 @@ class Problem:
         Workers of the oracle (joblib's ``n_jobs``; None: 1, or the ``n_jobs`` of an
         enclosing ``joblib.parallel_config``). The workers are threads unless a
         ``joblib.parallel_config(backend=...)`` names another backend ("loky"
-        processes, "dask", "ray"), or decoding runs in Python (slack rescaling, a
+        processes, "dask", "ray"), or decoding runs in Python (a map that
+        ``decodes_in_python``, a structure written in Python; slack rescaling, a
         loss that does not decompose, enumeration), where processes are preferred.
     chunk_size : int or None
         Examples per chunk of an oracle call, at least (None: ``max(256,
@@ -77,8 +87,10 @@ class Problem:
         down to 2 or a multiple of 4, but 2 chunks of at least 128 for a call on
         256-511 examples; calls on fewer than 256 examples are one
         chunk: smaller chunks on 2 threads measured no faster than one batch inside
-        a fit, see docs/scaling.md). A map with ``example_costs``
-        gets chunks of equal summed cost instead of equal size.
+        a fit, see docs/scaling.md). A map that ``decodes_in_python`` takes
+        :data:`MIN_CHUNK_PYTHON` for 128 (its examples cost milliseconds each). A map
+        with ``example_costs`` gets chunks of equal summed cost instead of equal
+        size.
 
     Notes
     -----
@@ -105,6 +117,7 @@ class Problem:
     chunk_size: int | None = None
     _truth_cache: dict = field(default_factory=dict, repr=False)
     _pool: Any = field(default=None, repr=False)
+    _timing: dict = field(default_factory=dict, repr=False)  # seconds per example here
 
     def __post_init__(self):
         # a plain function f(batch, exclude=None) decodes the map's structure
@@ -259,11 +272,12 @@ class Problem:
     def _chunks(self, idx):
         """Chunks of ``idx``: their boundaries depend on ``len(idx)`` only."""
         m = len(idx)
+        low = MIN_CHUNK_PYTHON if self._decodes_in_python() else MIN_CHUNK
         # chunks of at least 2 MIN_CHUNK examples, but a call on 2-4 MIN_CHUNK gets
         # two: more chunks cost a serial run their overhead (docs/scaling.md)
-        size = self.chunk_size or max(2 * MIN_CHUNK, -(-m // MAX_CHUNKS))
+        size = self.chunk_size or max(2 * low, -(-m // MAX_CHUNKS))
         k = m // size
-        if self.chunk_size is None and k < 2 and m >= 2 * MIN_CHUNK:
+        if self.chunk_size is None and k < 2 and m >= 2 * low:
             k = 2
         if k < 2:
             return [idx]
@@ -297,10 +311,16 @@ class Problem:
 
         return worker_count(self.n_jobs, self.n_samples)
 
+    def _decodes_in_python(self):
+        """Whether the map declares that its decoding runs in Python
+        (``decodes_in_python``: a structure written in Python)."""
+        return bool(capability(self.feature_map, "decodes_in_python"))
+
     def _python_bound(self):
-        # enumeration in this module or in an "any"-structure decoder holds the GIL
-        return (self.rescaling == "slack" or not self._batch_adds_loss()
-                or self.decoder.structure == "any")
+        # the map's own decoding, enumeration in this module or in an "any"-structure
+        # decoder holds the GIL
+        return (self._decodes_in_python() or self.rescaling == "slack"
+                or not self._batch_adds_loss() or self.decoder.structure == "any")
 
     def _map_chunks(self, method, w, idx, *args):
         """``getattr(self, method)(w, chunk, *args)`` for every chunk of ``idx``, in
@@ -311,7 +331,9 @@ class Problem:
         fewer than ``MIN_REMOTE`` examples opens no pool: which backend joblib would
         give is known only once the pool is open, and workers in other processes
         would never be used. The chunks are the same wherever they run, so are the
-        results."""
+        results. A map that decodes in Python: :meth:`_map_python`."""
+        if self._decodes_in_python():
+            return self._map_python(method, w, idx, args)
         chunks = self._chunks(idx)
         if (len(chunks) > 1 and self._workers() > 1
                 and (self._pool is not None or self.n_samples >= MIN_REMOTE)):
@@ -328,13 +350,111 @@ class Problem:
         func = getattr(self, method)
         return [func(w, c, *args) for c in chunks]
 
+    def _map_python(self, method, w, idx, args):
+        """:meth:`_map_chunks` of a map that decodes in Python: one batch in this
+        thread, or, when the call would take at least :data:`REMOTE_SECONDS` here
+        and the workers are ready (they start in the background, on the first such
+        call; calls run here until then), split between this process and the
+        workers: with joblib's default backend (loky) ``n_jobs - 1`` worker
+        processes take all shares but the first, which this process computes
+        meanwhile, the shares sized to finish together
+        (:class:`~._parallel.ProcessShare`); with another backend configured, its
+        workers take every chunk. Every example's answer is computed on its own, so
+        the results are the same either way."""
+        import time
+
+        chunks = self._chunks(idx)
+        per_example = self._timing.get("seconds")
+        if (len(chunks) > 1 and per_example is not None
+                and per_example * len(idx) >= REMOTE_SECONDS and self._workers() > 1):
+            pool = self._ready_pool()
+            if pool is not None and pool.takes_share:
+                return pool.run(method, w, idx, args,
+                                lambda part: getattr(self, method)(w, part, *args))
+            if pool is not None:
+                return pool.map(method, w, chunks, args)
+        start = time.perf_counter()
+        out = getattr(self, method)(w, idx, *args)
+        if len(idx):
+            self._timing["seconds"] = (time.perf_counter() - start) / len(idx)
+        return [out]
+
+    def _ready_pool(self):
+        """The workers of a map that decodes in Python once they are ready, else
+        None: the first call opens them in a background thread (starting processes
+        and sending them the problem takes a second or more); when that fails, a
+        warning says why and every call runs here."""
+        if self._pool is not None or self._timing.get("no_pool"):
+            return self._pool
+        opening = self._timing.get("opening")
+        if opening is None:
+            import threading
+
+            from ._parallel import ChunkPool, ProcessShare, loky_is_active
+
+            if loky_is_active():
+                pool = ProcessShare(self, self._workers() - 1)
+                start = pool.open
+            else:
+                pool = ChunkPool(self, self.n_jobs, prefer="processes",
+                                 n_tasks=self.n_samples)
+                start = pool.is_in_process  # opens it
+            box, lock = {}, threading.Lock()
+
+            def open_it():
+                try:
+                    start()  # starts the workers, sends the problem
+                except Exception as exc:  # noqa: BLE001 (reported below)
+                    box["error"] = exc
+                with lock:  # a problem closed meanwhile: release the workers here
+                    box["done"] = True
+                    if box.get("closed"):
+                        pool.close()
+
+            thread = threading.Thread(target=open_it, name="structsvm-pool", daemon=True)
+            thread.start()
+            self._timing["opening"] = opening = (pool, thread, box, lock)
+            if OPEN_IN_BACKGROUND:
+                return None
+            thread.join()
+        pool, thread, box, _ = opening
+        if thread.is_alive():
+            return None
+        del self._timing["opening"]
+        if "error" in box:
+            import warnings
+
+            pool.close()
+            self._timing["no_pool"] = True
+            exc = box["error"]
+            # joblib and loky wrap the pickling error, whose last line says what failed
+            text = str(exc.__cause__ or exc).strip().strip('"').strip()
+            reason = text.splitlines()[-1] if text else type(exc).__name__
+            warnings.warn(
+                f"n_jobs={self.n_jobs}: the oracle runs in this process: its workers "
+                f"could not receive the problem ({reason}). A "
+                "structure written in Python reaches worker processes pickled; define "
+                "its class in a module they can import (as for saving a model)",
+                UserWarning, stacklevel=5)
+            return None
+        self._pool = pool
+        weakref.finalize(self, pool.close)
+        return pool
+
     def worker_copy(self):
         """The copy of this problem a worker in another process receives (once): the
         encoded data and plugins, serial, without caches or pool."""
-        return replace(self, n_jobs=1, _truth_cache={}, _pool=None)
+        return replace(self, n_jobs=1, _truth_cache={}, _pool=None, _timing={})
 
     def close(self):
         """Release the oracle's workers (a no-op when it ran serially)."""
+        opening = self._timing.pop("opening", None)
+        if opening is not None:  # workers still starting: released once started
+            pool, _, box, lock = opening
+            with lock:
+                box["closed"] = True
+                if box.get("done"):
+                    pool.close()
         if self._pool is not None:
             self._pool.close()
             self._pool = None

@@ -239,7 +239,8 @@ def joint_feature_row(structure, x, y, d=None):
         if phi.ndim != 2 or phi.shape[0] != 1:
             raise ValueError(f"joint_feature returned a sparse matrix of shape "
                              f"{phi.shape}; it must be a 1 x d row")
-        phi = sp.csr_matrix(phi, dtype=float)
+        if phi.format != "csr" or phi.dtype != np.float64:
+            phi = sp.csr_matrix(phi, dtype=float)
     else:
         phi = np.asarray(phi, dtype=float)
         if phi.ndim != 1:
@@ -253,9 +254,25 @@ def joint_feature_row(structure, x, y, d=None):
 
 
 def stack_rows(rows, d):
-    """CSR matrix of the rows (dense 1-D arrays or 1 × d sparse rows)."""
+    """CSR matrix of the rows (dense 1-D arrays or 1 × d CSR rows), built from their
+    arrays at once (no matrix per row)."""
     if not rows:
         return sp.csr_matrix((0, d))
     if all(not sp.issparse(r) for r in rows):
         return sp.csr_matrix(np.vstack(rows))
-    return sp.vstack([sp.csr_matrix(r.reshape(1, -1)) for r in rows], format="csr")
+    indices, data = [], []
+    for r in rows:
+        if sp.issparse(r):
+            nnz = r.indptr[-1]
+            indices.append(r.indices[:nnz])
+            data.append(r.data[:nnz])
+        else:
+            nz = np.flatnonzero(r)
+            indices.append(nz)
+            data.append(r[nz])
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum([a.size for a in data], out=indptr[1:])
+    M = sp.csr_matrix((np.concatenate(data), np.concatenate(indices), indptr),
+                      shape=(len(rows), d))
+    M.sum_duplicates()  # rows as given may repeat or unsort their columns
+    return M
