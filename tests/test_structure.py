@@ -33,6 +33,7 @@ def _same_predictions(a, b):
     return all(same_output(u, v) for u, v in zip(a, b))
 
 
+@pytest.mark.filterwarnings("error::sklearn.exceptions.ConvergenceWarning")
 def test_default_call_trains_predicts_and_scores(data):
     X, Y = data
     model = structsvm.fit(X, Y, feature_map=MultiLabel())
@@ -288,14 +289,15 @@ BLOCK = re.compile(r"(?:<!-- file: (\S+) -->\n)?```python\n(.*?)^```", re.S | re
 
 def test_the_guide_page_runs(tmp_path, monkeypatch):
     """Blocks marked ``<!-- file: NAME -->`` are written to NAME (an importable
-    module); the others run in order in one namespace, in a temporary folder."""
+    module); the others run in order in one namespace, in a temporary folder. Its
+    calls (default calls and named learners) raise no ConvergenceWarning."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     blocks = BLOCK.findall(DOC.read_text(encoding="utf-8"))
     assert any(name for name, _ in blocks) and any(not name for name, _ in blocks)
     namespace = {"__name__": "own_structure_page"}
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
         for k, (name, code) in enumerate(blocks):
             if name:
                 (tmp_path / name).write_text(code, encoding="utf-8")

@@ -240,14 +240,14 @@ class StructureMap(BaseEstimator):
 
     structure: ClassVar[str] = "user"
     # the structure's methods run in Python and hold the GIL: the oracle's workers
-    # (n_jobs) are processes, and its calls are split into small chunks
+    # (n_jobs) are processes, which share each call with the fitting process
     decodes_in_python: ClassVar[bool] = True
     default_decoder: ClassVar[str] = "structure"
     default_loss: ClassVar[str] = "structure"
     default_C: ClassVar[float] = 1.0
     # a certified relative duality gap of 1 %: the objective within 1 % of the
-    # optimum (docs/learners.md: a tenth of it took twice the oracle passes for the
-    # same test scores)
+    # optimum (benchmarks/bench_own_structure.py: a tenth of it takes about twice
+    # the oracle passes for about the same test score)
     default_tol: ClassVar[float] = 1e-2
     # the learner, and its parameters, measured to train this structure fastest
     # (docs/learners.md); the first that accepts the fitted problem is used
