@@ -145,7 +145,8 @@ def test_hook_fills_the_page_and_mkdocs_registers_it():
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)
     text = DEFAULTS_PAGE.read_text(encoding="utf-8")
-    assert text.count(hook.MARKER) == 1
+    marker = hook.MARKERS["defaults.md"]
+    assert text.count(marker) == 1
 
     class _File:
         src_uri = "defaults.md"
@@ -154,7 +155,7 @@ def test_hook_fills_the_page_and_mkdocs_registers_it():
         file = _File()
 
     out = hook.on_page_markdown(text, _Page(), {}, None)
-    assert hook.MARKER not in out and _defaults.defaults_markdown() in out
+    assert marker not in out and _defaults.defaults_markdown() in out
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "hooks:\n  - docs/hooks/defaults.py" in config
     assert "Defaults: defaults.md" in config
