@@ -399,7 +399,7 @@ examples:
 
 def build_parser():
     """The ``structsvm`` argument parser: ``learn``, ``classify`` and ``data``."""
-    from ..learners._qp import SOLVERS
+    from ..learners import QP_SOLVERS as SOLVERS
     from ..registry import registered
     from .._version import __version__
 

@@ -10,6 +10,7 @@ estimator's ``learner`` is None: the first of the feature map's
 """
 from ..protocols import Learner, capability
 from ..registry import lookup, register
+from ._qp import SOLVERS as _SOLVERS
 from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
 from .dual_cd import DualCD
 from .frank_wolfe import FrankWolfe
@@ -20,7 +21,11 @@ from .problem import Problem, Violation
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "MulticlassDualCD",
            "FrankWolfe", "Pegasos", "Perceptron", "Problem", "Violation",
-           "default_learner", "get_learner"]
+           "default_learner", "get_learner", "QP_SOLVERS"]
+
+#: The working-set QP solvers of the cutting planes (their ``solver`` parameter):
+#: ``"AUTO"``, the compiled ``"SMO"``, and cvxpy's back ends.
+QP_SOLVERS = _SOLVERS
 
 for _cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD, MulticlassDualCD,
              FrankWolfe, Pegasos, Perceptron):
