@@ -34,7 +34,9 @@ class PairSwaps(LazyOutputs):
     sw_i the number of swapped pairs example i is in, the difference is
     Σ_i y_i sw_i x_i / (PN) = κ Σ_i (y_i − coef_i) x_i for the map's κ = 1/(2n) and
 
-    .. math:: \mathrm{coef}_i = y_i \left(1 - \frac{2 n\, sw_i}{P N}\right),
+    .. math::
+
+        \mathrm{coef}_i = y_i \left(1 - \frac{2 n\, sw_i}{P N}\right),
 
     so the output is the sequence of these coefficients (``np.asarray`` gives them
     as an array).
