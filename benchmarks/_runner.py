@@ -16,6 +16,7 @@ JSON line; without it they run in this process, one after the other, and the pea
 memory column is the process's peak so far (monotone).
 """
 import datetime
+import importlib.util
 import json
 import os
 import platform
@@ -61,6 +62,15 @@ def run_one(systems, name, load):
     row["peak_mb"] = peak_rss_mb()
     print(json.dumps(row))
     return row
+
+
+def load_example(name):
+    """The module ``examples/<name>.py``, loaded from its file (the examples are
+    scripts, not a package): benchmarks that time an example call its ``main``."""
+    spec = importlib.util.spec_from_file_location(name, _ROOT / "examples" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def add_output_options(parser, name):

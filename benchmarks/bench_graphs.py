@@ -19,30 +19,18 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import add_output_options, write_results  # noqa: E402
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def _example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from _runner import add_output_options, load_example, write_results  # noqa: E402
 
 def collective(seeds, n_train, n_test, decoders):
-    ex = _example("collective")
+    ex = load_example("collective")
     rows = {}
     for seed in range(seeds):
         X_tr, Y_tr = ex.planted_partition(n_train, seed=seed)
@@ -82,7 +70,7 @@ def collective(seeds, n_train, n_test, decoders):
 
 
 def ner(n_docs, max_iter, C, crfsuite):
-    ex = _example("skip_chain_ner")
+    ex = load_example("skip_chain_ner")
     out = ex.run(n_train_docs=n_docs, n_test_docs=0, test_split="testb",
                  max_iter=max_iter, C=C, verbose=True)
     if crfsuite:

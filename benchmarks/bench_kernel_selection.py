@@ -9,23 +9,11 @@ Usage::
     python benchmarks/bench_kernel_selection.py [--data spirals|gaussians] [--write]
 """
 import argparse
-import importlib.util
 import os
 import sys
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import add_output_options, write_results  # noqa: E402
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def _example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from _runner import add_output_options, load_example, write_results  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -34,7 +22,7 @@ def main(argv=None):
     ap.add_argument("--grid-size", type=int, default=13)
     add_output_options(ap, "kernel_selection")
     args = ap.parse_args(argv)
-    out = _example("kernel_selection").main(
+    out = load_example("kernel_selection").main(
         ["--data", args.data, "--n", str(args.n), "--grid-size", str(args.grid_size)])
     grid_seconds = out["grid"][0].seconds
     table = [f"{args.data}, N = {args.n}, a {args.grid_size} x {args.grid_size} grid.", "",

@@ -11,23 +11,11 @@ Usage::
     python benchmarks/bench_spam.py [--n-iter 20] [--write]
 """
 import argparse
-import importlib.util
 import os
 import sys
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import add_output_options, write_results  # noqa: E402
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def _example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from _runner import add_output_options, load_example, write_results  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -40,7 +28,7 @@ def main(argv=None):
                     "--n-iter-objective", str(args.n_iter_objective)]
     if args.n_train:
         example_args += ["--n-train", str(args.n_train)]
-    out = _example("spam_pegasos").main(example_args)
+    out = load_example("spam_pegasos").main(example_args)
     table = [f"{args.n_iter} Pegasos epochs; SGDClassifier with α = λ and as many "
              "epochs.", "", "| model | test accuracy | train (s) | objective |",
              "| --- | --- | --- | --- |"]

@@ -12,23 +12,11 @@ Usage::
     python benchmarks/bench_taxonomy.py [--C 1.0] [--max-train N] [--write]
 """
 import argparse
-import importlib.util
 import os
 import sys
-from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import add_output_options, write_results  # noqa: E402
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def _example(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from _runner import add_output_options, load_example, write_results  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -37,7 +25,7 @@ def main(argv=None):
                     help="train on the first N examples only (smoke tests)")
     add_output_options(ap, "taxonomy")
     args = ap.parse_args(argv)
-    ex = _example("taxonomy")
+    ex = load_example("taxonomy")
     results = {"UIUC QC, 500 test questions": ex.qc(args.C, args.max_train),
                "mini newsgroups, 70/30 split": ex.newsgroups(args.C, args.max_train)}
     table = [f"C = {args.C:g}, tol 1e-2, each model's default learner.", "",
