@@ -7,7 +7,7 @@ import pytest
 
 import structsvm
 from structsvm.cli import build_parser, main
-from structsvm.learners._qp import SOLVERS
+from structsvm.learners import QP_SOLVERS as SOLVERS
 from structsvm.registry import registered
 
 
@@ -71,6 +71,15 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"structsvm {structsvm.__version__}"
+
+
+def test_python_dash_m_runs_the_command_line():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "structsvm", "--version"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == f"structsvm {structsvm.__version__}"
 
 
 def test_c_and_svmstruct_c_together_are_refused(tmp_path, capsys):

@@ -117,6 +117,8 @@ def test_bad_input_messages():
         structsvm.fit(X, Y, loss="hinge")
     with pytest.raises(ValueError, match="Unknown QP solver 'mosek'"):
         structsvm.fit(X, Y, learner=OneSlackCuttingPlane(solver="mosek"))
+    with pytest.raises(TypeError, match="not the string 'ranking'.*ranking, sequence"):
+        structsvm.fit(X, Y, feature_map="ranking")
     with pytest.raises(ValueError, match="rescaling must be"):
         structsvm.fit(X, Y, rescaling="both")
     with pytest.raises(ValueError, match="max_iter must be a positive integer"):

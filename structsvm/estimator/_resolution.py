@@ -38,6 +38,8 @@ class Resolution:
     ------
     ValueError
         A parameter out of range (C, tol, max_iter, n_jobs, rescaling).
+    TypeError
+        A feature map given by a name (a string) instead of an object.
     """
 
     def __init__(self, estimator, params):
@@ -65,6 +67,14 @@ class Resolution:
                                    or n_jobs == 0):
             raise ValueError(f"n_jobs must be None or a non-zero integer (-1: every "
                              f"core), got {n_jobs!r}")
+        if isinstance(self.feature_map, str):
+            from ..registry import registered
+
+            raise TypeError(
+                f"feature_map must be a feature map object, such as "
+                f"structsvm.structures.SequenceFeatures(), or a structsvm.Structure, "
+                f"not the string {self.feature_map!r} (the built-in structures, each a "
+                f"map in structsvm.structures: {', '.join(sorted(registered('structure')))})")
         if self.rescaling not in ("margin", "slack"):
             raise ValueError(f"rescaling must be 'margin' or 'slack', got "
                              f"{self.rescaling!r}")
