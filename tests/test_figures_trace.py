@@ -82,3 +82,31 @@ def test_the_scan_finds_figures_and_spares_code():
     text = ("trains in 11.6 s, 0.23x crfsuite's time, 96.76 % accuracy, F1 0.9398\n"
             "```\nstructsvm learn  # 5.0 s\n```\n`tol=0.05` and C = 0.1, 3 passes, 10 %")
     assert [f for _, f in figures(text)] == ["11.6 s", "0.23x", "96.76 %", "F1 0.9398"]
+
+
+def _public_docstrings():
+    """(module path, line, docstring) of every docstring the API reference shows: the
+    modules, classes and functions of public modules (no ``_`` in the path)."""
+    import ast
+
+    for path in sorted((ROOT / "structsvm").rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        if any(part.startswith("_") and part != "__init__.py" for part in rel.parts):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)):
+                doc = ast.get_docstring(node)
+                if doc:
+                    yield rel.as_posix(), getattr(node, "lineno", 1), doc
+
+
+def test_public_docstrings_have_no_figure_typed_by_hand():
+    """The API reference is built from the docstrings: they quote no measured times,
+    ratios or scores either (doctest lines are code and are skipped)."""
+    found = []
+    for rel, line, doc in _public_docstrings():
+        prose = "\n".join(l for l in doc.splitlines()
+                          if not l.lstrip().startswith((">>>", "...")))
+        found += [f"{rel}:{line}: {fig}" for _, fig in figures(prose)]
+    assert not found, found

@@ -225,7 +225,8 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
         Solver of the working-set QP. "clarabel", "osqp", "scs": that cvxpy
         back-end (the others as fallbacks). "smo" / "auto": structsvm's own
         warm-started SMO, checked against its KKT tolerance, with cvxpy (Clarabel,
-        then OSQP, SCS) taking over when it falls short; 10-100x faster per round.
+        then OSQP, SCS) taking over when it falls short; far faster per round than a
+        cvxpy solve, which rebuilds its problem every round.
         With constraints on w the primal QP is solved with cvxpy ("auto"/"smo" mean
         Clarabel there).
     inactive_window : int, default=10
@@ -237,8 +238,9 @@ class OneSlackCuttingPlane(_CuttingPlaneBase):
     cache_size : int, default=10
         Most violated outputs kept per example (those of the last ``cache_size``
         oracle calls, at most 2·10⁷ stored entries); 0 turns the constraint cache
-        off. On digits, POS and chunking slices it cut oracle calls 2-27x at equal or
-        lower training time (docs/learners_cutting_plane.md). Rankings under margin
+        off. On digits, POS and chunking slices it cut the oracle calls several times
+        over at equal or lower training time (the cutting-plane page of the
+        documentation). Rankings under margin
         rescaling run without it: their one-pass oracle costs about as much as
         reading the cache.
 
