@@ -126,12 +126,47 @@ def test_n_jobs_2_decodes_in_worker_processes_to_the_same_model(python_workers, 
     assert python_workers and not any(remote for remote, _ in python_workers)
     python_workers.clear()
     two = structsvm.fit(X, Y, feature_map=MultiLabel(), learner=learner, n_jobs=2)
-    # the first call runs here (it measures the time per example), the others are
-    # shared with the worker: this process's share and the worker's
-    assert not python_workers[0][0] and all(r for r, _ in python_workers[1:])
+    # the first call runs here in one batch (it measures the time per example and
+    # starts the worker), the others are shared with the worker: this process's
+    # share and the worker's
+    assert python_workers[0][1] == 1 and all(r for r, _ in python_workers)
     assert all(k > 1 for _, k in python_workers[1:])
     np.testing.assert_array_equal(one.coef_, two.coef_)
     assert one.objective_ == two.objective_ and one.n_iter_ == two.n_iter_
+
+
+def _thread_counts(info):
+    return sorted({lib["num_threads"] for lib in info if lib["user_api"] == "blas"})
+
+
+def test_worker_processes_and_this_one_run_their_thread_pools_in_one_thread(
+        python_workers, monkeypatch):
+    """n processes on n cores: while the workers share the oracle, BLAS runs in one
+    thread in every process (a spinning BLAS thread would take another process's
+    core), and this process's limits come back when the fit ends."""
+    from threadpoolctl import threadpool_info
+
+    from structsvm.learners import problem
+
+    before = threadpool_info()
+    seen = []
+    real = problem.Problem._map_python
+
+    def spy(self, method, w, idx, args):
+        out = real(self, method, w, idx, args)
+        if len(out) > 1 and not seen:  # a call shared with the worker
+            seen.append((threadpool_info(),
+                         self._pool._executor.submit(threadpool_info).result()))
+        return out
+
+    monkeypatch.setattr(problem.Problem, "_map_python", spy)
+    X, Y = multilabel_data(n=80, seed=1)
+    structsvm.fit(X, Y, feature_map=MultiLabel(), learner="dual_cd", n_jobs=2)
+    (here, worker), = seen
+    assert here and worker  # numpy's BLAS at least
+    assert _thread_counts(here) == [1] and _thread_counts(worker) == [1]
+    assert [lib["num_threads"] for lib in threadpool_info()] == \
+        [lib["num_threads"] for lib in before]
 
 
 class Handle:

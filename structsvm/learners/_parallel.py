@@ -428,7 +428,11 @@ def loky_is_active():
 
 
 def _receive(handle):
-    """A worker's initializer: unpickling ``handle`` registered the shared data."""
+    """A worker's initializer: unpickling ``handle`` registered the shared data; the
+    worker's BLAS and OpenMP pools run in one thread (:class:`ProcessShare`)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1)
     handle.resolve()
 
 
@@ -447,6 +451,13 @@ class ProcessShare:
     (as :class:`ChunkPool`'s) and its chunks, and each result is handed back as soon
     as it is ready (a future; no polling). The workers receive the owner's
     ``worker_copy()`` once, when they start.
+
+    ``n`` processes on ``n`` cores: while the workers are open, every process runs its
+    BLAS and OpenMP thread pools in one thread (``threadpoolctl``; in this process
+    from the first :meth:`run` on, in the thread that runs it, the former limits
+    coming back on :meth:`close`). A BLAS thread keeps spinning on its
+    core for a while after each product (OpenBLAS's threads wait busily for the next
+    one), on a core that another of these processes is computing on.
 
     Parameters
     ----------
@@ -476,6 +487,7 @@ class ProcessShare:
         self.workers = set()
         self._executor = None
         self._weights = None
+        self._limits = None  # this process's thread-pool limits while open
 
     def open(self):
         """Start the workers and send them the data (blocks until they are ready)."""
@@ -496,6 +508,9 @@ class ProcessShare:
         _LOCAL.pop(self.token, None)
         if executor is not None:
             executor.shutdown(wait=False)
+        limits, self._limits = self._limits, None
+        if limits is not None:
+            limits.restore_original_limits()
         weights, self._weights = self._weights, None
         if weights is not None:
             weights.close()
@@ -511,6 +526,10 @@ class ProcessShare:
         that this process and the workers finish together although this process
         also sends the tasks and gathers the results. Every example's answer is
         computed on its own, so where an example goes does not change it."""
+        if self._limits is None:  # set in the calling thread (OpenMP's are per thread)
+            from threadpoolctl import threadpool_limits
+
+            self._limits = threadpool_limits(limits=1)
         m = len(idx)
         k = min(max(1, int(round(self.share_here * m))), m - 1)
         parts = [p for p in np.array_split(np.asarray(idx)[k:], self.n_workers)

@@ -353,11 +353,11 @@ class Problem:
     def _map_python(self, method, w, idx, args):
         """:meth:`_map_chunks` of a map that decodes in Python: one batch in this
         thread, or, when the call would take at least :data:`REMOTE_SECONDS` here
-        and the workers are ready (they start in the background, on the first such
-        call; calls run here until then), split between this process and the
-        workers: with joblib's default backend (loky) ``n_jobs - 1`` worker
-        processes take all shares but the first, which this process computes
-        meanwhile, the shares sized to finish together
+        and the workers are ready (they start in the background as soon as a call
+        here shows that calls take that long; calls run here until then), split
+        between this process and the workers: with joblib's default backend (loky)
+        ``n_jobs - 1`` worker processes take all shares but the first, which this
+        process computes meanwhile, the shares sized to finish together
         (:class:`~._parallel.ProcessShare`); with another backend configured, its
         workers take every chunk. Every example's answer is computed on its own, so
         the results are the same either way."""
@@ -376,7 +376,10 @@ class Problem:
         start = time.perf_counter()
         out = getattr(self, method)(w, idx, *args)
         if len(idx):
-            self._timing["seconds"] = (time.perf_counter() - start) / len(idx)
+            self._timing["seconds"] = per_example = (time.perf_counter() - start) / len(idx)
+            if (per_example * len(idx) >= REMOTE_SECONDS and len(chunks) > 1
+                    and self._workers() > 1):
+                self._ready_pool()  # the next such call may use the workers: start them
         return [out]
 
     def _ready_pool(self):
