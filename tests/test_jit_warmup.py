@@ -145,6 +145,7 @@ def test_helper_fills_the_cache_and_wait_follows_it(tmp_path, monkeypatch):
     from structsvm.structures.sequence import _viterbi_jit
     warmup.wait(_viterbi_jit.row_maxima)  # reads the report, then the exit
     assert warmup._helper is None
+    assert proc.stdout.closed  # no ResourceWarning when the Popen is collected
     index = sorted(p.name for p in tmp_path.rglob("*.nbi"))
     assert any(n.startswith("_viterbi_jit.row_maxima-") for n in index), index
 

@@ -192,6 +192,8 @@ def start(keys):
     except OSError:
         return
     os.set_blocking(proc.stdout.fileno(), False)
+    if _helper is not None:  # a helper that has exited
+        _helper[0].stdout.close()
     _helper = [proc, {}, b""]
 
 
@@ -236,6 +238,7 @@ def wait(loop):
             if _helper[0].poll() is None:
                 _helper[0].kill()
             _helper[0].wait()
+            _helper[0].stdout.close()
             _helper = None
 
 
