@@ -454,3 +454,16 @@ def test_the_callers_share_follows_who_finishes_first(slow_here):
     finally:
         share._executor.shutdown()
         share.close()
+
+
+def test_a_worker_copy_carries_the_ground_truth_features_once_built():
+    """The fit builds Φ(x_i, y_i) first (its scale check); the copy a worker process
+    receives carries them, so the worker does not build them again in its first
+    call (a pass of a structure's joint_feature written in Python)."""
+    p, _ = sequence_problem(3)
+    assert "phi" not in p.worker_copy()._truth_cache
+    phi = p.truth_features()
+    copy = p.worker_copy()
+    assert copy.truth_features() is phi and copy.n_jobs == 1 and copy._pool is None
+    copy._truth_cache.clear()  # the copy's cache is its own
+    assert "phi" in p._truth_cache

@@ -78,9 +78,10 @@ class RowPool:
         nnz = int(self.len[live].sum())
         if self.used <= 2 * nnz + _COMPACT_SLACK:
             return
-        ind = np.empty(max(nnz, 1024), dtype=self.idx_dtype)
-        dat = np.empty(max(nnz, 1024))
-        start = np.empty(max(live.size, 256), dtype=np.int64)
+        # room for as much again: the next appends do not copy the pool to grow it
+        ind = np.empty(max(2 * nnz, 1024), dtype=self.idx_dtype)
+        dat = np.empty(max(2 * nnz, 1024))
+        start = np.empty(max(2 * live.size, 256), dtype=np.int64)
         ln = np.empty_like(start)
         if self.wait is not None:
             self.wait(jit.compact_pool)
@@ -95,6 +96,8 @@ _COMPACT_SLACK = 100_000
 
 
 def _grow(a, cap):
-    out = np.zeros(cap, dtype=a.dtype)
+    """``a`` in an array of ``cap`` entries (those past ``a.size`` unset: the pool
+    reads only what it has written)."""
+    out = np.empty(cap, dtype=a.dtype)
     out[:a.size] = a
     return out

@@ -236,7 +236,7 @@ class DualCD(LearnerBase, BaseEstimator):
             extra=dict(oracle_passes=passes, certified_passes=len(curve),
                        inner_passes=inner,
                        cached_outputs=float((st.slot >= 0).sum() / max(n, 1)),
-                       state=st.saved(fp, C), light_state=None))
+                       state=st.saved(fp, C, copy=False), light_state=None))
 
     # ------------------------------------------------------------------ steps
     def _sweep(self, problem, st, w, rng, est, it):
@@ -325,16 +325,19 @@ class _State:
         return jit.weights_from_alpha(self.D, p.ind, p.dat, p.start, p.len, self.slot,
                                       self.alpha)
 
-    def saved(self, fingerprint, C):
-        """The caches and dual variables as arrays and JSON values (copies)."""
+    def saved(self, fingerprint, C, copy=True):
+        """The caches and dual variables as arrays and JSON values: copies, or with
+        ``copy=False`` views of this state's arrays (for a state that no longer
+        changes: the result of a finished solve; restoring copies them)."""
         p = self.pool
+        keep = np.copy if copy else (lambda a: a)
         return {"learner": DualCD.name, "fingerprint": fingerprint, "C": float(C),
                 "n_features": int(self.D),
-                "ind": p.ind[:p.used].copy(), "dat": p.dat[:p.used].copy(),
-                "start": p.start[:p.nrows].copy(), "len": p.len[:p.nrows].copy(),
-                "slot": self.slot.copy(), "alpha": self.alpha.copy(),
-                "loss": self.loss.copy(), "gram": self.gram.copy(),
-                "stamp": self.stamp.copy()}
+                "ind": keep(p.ind[:p.used]), "dat": keep(p.dat[:p.used]),
+                "start": keep(p.start[:p.nrows]), "len": keep(p.len[:p.nrows]),
+                "slot": keep(self.slot), "alpha": keep(self.alpha),
+                "loss": keep(self.loss), "gram": keep(self.gram),
+                "stamp": keep(self.stamp)}
 
     @classmethod
     def restored(cls, state, n, S, D, fingerprint, C):

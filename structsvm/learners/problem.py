@@ -446,8 +446,12 @@ class Problem:
 
     def worker_copy(self):
         """The copy of this problem a worker in another process receives (once): the
-        encoded data and plugins, serial, without caches or pool."""
-        return replace(self, n_jobs=1, _truth_cache={}, _pool=None, _timing={})
+        encoded data and plugins, serial, without pool, with the ground truth's
+        features and losses where they are built already (the fit builds Φ(x_i, y_i)
+        first, to check its scale; a worker would otherwise build them all again in
+        its first call, a pass of a structure's ``joint_feature`` written in Python)."""
+        return replace(self, n_jobs=1, _truth_cache=dict(self._truth_cache), _pool=None,
+                       _timing={})
 
     def close(self):
         """Release the oracle's workers (a no-op when it ran serially)."""
