@@ -56,7 +56,7 @@ def test_every_exported_name_resolves_and_is_listed():
         "res = {}\n"
         "import structsvm.structures\n"
         "pkgs = ['structsvm', 'structsvm.structures', 'structsvm.corpora', 'structsvm.svm',\n"
-        "        'structsvm.model_selection', 'structsvm.estimator']\n"
+        "        'structsvm.model_selection', 'structsvm.estimator', 'structsvm.learners']\n"
         "pkgs += [f'structsvm.structures.{n}' for n in structsvm.structures.BUILTIN]\n"
         "for pkg in pkgs:\n"
         "    m = importlib.import_module(pkg)\n"
@@ -113,3 +113,38 @@ def test_a_registered_map_replaces_a_builtin_before_the_first_read():
         "print(json.dumps([registered('structure')['ranking'].__name__,\n"
         "                  registered('structure')['ranking'].n]))\n")
     assert out == ["Mine", 7]
+
+
+def test_a_worker_receives_a_python_structure_without_scikit_learn(tmp_path):
+    """A worker process (n_jobs on a structure written in Python) unpickles the
+    problem: the learners' problem module and the user's Structure subclass. Neither
+    imports scikit-learn, half of a worker's start."""
+    (tmp_path / "my_structure.py").write_text(
+        "import numpy as np\n"
+        "import structsvm\n"
+        "class Mine(structsvm.Structure):\n"
+        "    def __init__(self, k=2):\n"
+        "        self.k = k\n"
+        "    def joint_feature(self, x, y):\n"
+        "        return np.eye(self.k)[y] * x\n"
+        "    def argmax(self, x, w):\n"
+        "        return int(np.argmax(w * x))\n", encoding="utf-8")
+    out = _fresh(
+        "import json, pickle, sys\n"
+        f"sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import structsvm.learners.problem\n"
+        "from structsvm.structures.user.structure import StructureMap\n"
+        "import my_structure\n"
+        "blob = pickle.dumps(StructureMap(my_structure.Mine(k=3)))\n"
+        "del sys.modules['my_structure']\n"
+        "m = pickle.loads(blob)\n"
+        "print(json.dumps([m.user_structure.k, 'sklearn' in sys.modules]))\n")
+    assert out == [3, False]
+
+
+def test_the_built_in_learners_are_registered_under_their_names():
+    from structsvm.learners import BUILT_IN
+    from structsvm.registry import lookup
+
+    for name in BUILT_IN:
+        assert lookup("learner", name).name == name

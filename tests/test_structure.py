@@ -423,3 +423,26 @@ def test_rows_of_any_form_stack_to_their_matrix():
     M = stack_rows([joint_feature_row(Given(), r, None, 4) for r in rows], 4)
     assert M.format == "csr" and M.has_canonical_format
     np.testing.assert_array_equal(M.toarray(), dense)
+
+
+def test_a_structure_has_the_parameters_scikit_learn_reads():
+    """Structure answers get_params / set_params as a scikit-learn estimator does
+    (without importing scikit-learn): clone copies it, nested names reach a
+    parameter's parameters, a wrong name is refused, repr shows changed values."""
+    s = ArrayParam(scale=np.array([1.0, 2.0]))
+    t = clone(MultiLabel(n_labels=4))
+    assert isinstance(t, MultiLabel) and t.get_params() == {"n_labels": 4, "bias": 1.0}
+    assert repr(MultiLabel()) == "MultiLabel()"
+    assert repr(MultiLabel(n_labels=4)) == "MultiLabel(n_labels=4)"
+    with pytest.raises(ValueError, match="Invalid parameter 'labels' for MultiLabel"):
+        MultiLabel().set_params(labels=3)
+    m = StructureMap(MultiLabel())
+    assert m.get_params()["user_structure__n_labels"] == 3
+    m.set_params(user_structure__n_labels=5)
+    assert m.user_structure.n_labels == 5
+    assert clone(s).get_params().keys() == s.get_params().keys()
+    assert repr(s) == "ArrayParam(scale=array([1., 2.]))"
+    model = structsvm.StructuredSVM(feature_map=MultiLabel())
+    assert model.get_params()["feature_map__bias"] == 1.0
+    model.set_params(feature_map__bias=0.5)
+    assert model.feature_map.bias == 0.5

@@ -15,7 +15,6 @@ import hashlib
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 
 from ..io import MAX_BYTES, ModelFileError
 from ..registry import registered
@@ -95,7 +94,7 @@ def read_resume(resolution, path):
 
 
 def _same_param(a, b):
-    if isinstance(a, BaseEstimator) or isinstance(b, BaseEstimator):
+    if any(hasattr(v, "get_params") and not isinstance(v, type) for v in (a, b)):
         return type(a) is type(b) and all(
             _same_param(v, b.get_params(deep=False).get(k))
             for k, v in a.get_params(deep=False).items())

@@ -2,22 +2,29 @@
 the problem's oracle that they share (:mod:`structsvm.learners.problem`).
 
 Learners are registered by name (:func:`structsvm.registry.register`, kind
-``"learner"``; the built-in ones below), :func:`get_learner` resolves a name or
-passes any object satisfying :class:`structsvm.protocols.Learner` through (cloned),
+``"learner"``; the built-in ones in :data:`BUILT_IN`, each imported on first use, so
+that importing the problem alone, as a worker process does, imports no learner and
+no scikit-learn), :func:`get_learner` resolves a name or passes any object
+satisfying :class:`structsvm.protocols.Learner` through (cloned),
 and :func:`default_learner` picks the one a structure trains with when the
 estimator's ``learner`` is None: the first of the feature map's
 ``default_learners`` that accepts the problem.
 """
+from typing import TYPE_CHECKING
+
+from .._lazy import attach
 from ..protocols import Learner, capability
 from ..registry import lookup, register
 from ._qp import SOLVERS as _SOLVERS
-from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
-from .dual_cd import DualCD
-from .frank_wolfe import FrankWolfe
-from .multiclass_cd import MulticlassDualCD
-from .pegasos import Pegasos
-from .perceptron import Perceptron
-from .problem import Problem, Violation
+
+if TYPE_CHECKING:  # imported on first use (a worker process needs the problem only)
+    from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
+    from .dual_cd import DualCD
+    from .frank_wolfe import FrankWolfe
+    from .multiclass_cd import MulticlassDualCD
+    from .pegasos import Pegasos
+    from .perceptron import Perceptron
+    from .problem import Problem, Violation
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "MulticlassDualCD",
            "FrankWolfe", "Pegasos", "Perceptron", "Problem", "Violation",
@@ -27,9 +34,18 @@ __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "MulticlassDu
 #: ``"AUTO"``, the compiled ``"SMO"``, and cvxpy's back ends.
 QP_SOLVERS = _SOLVERS
 
-for _cls in (OneSlackCuttingPlane, NSlackCuttingPlane, DualCD, MulticlassDualCD,
-             FrankWolfe, Pegasos, Perceptron):
-    register("learner", _cls.name, f"{_cls.__module__}:{_cls.__qualname__}")
+#: The built-in learners by name: "module:class", imported when first looked up.
+BUILT_IN = {"one_slack": "cutting_plane:OneSlackCuttingPlane",
+            "n_slack": "cutting_plane:NSlackCuttingPlane",
+            "dual_cd": "dual_cd:DualCD",
+            "multiclass_cd": "multiclass_cd:MulticlassDualCD",
+            "frank_wolfe": "frank_wolfe:FrankWolfe",
+            "pegasos": "pegasos:Pegasos",
+            "perceptron": "perceptron:Perceptron"}
+for _name, _where in BUILT_IN.items():
+    register("learner", _name, f"{__name__}.{_where}")
+
+__getattr__, __dir__ = attach(__name__, globals())
 
 
 def default_learner(feature_map, plugins=None):

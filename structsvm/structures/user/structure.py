@@ -23,9 +23,9 @@ from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator
 
 from ...io import importable, not_json
+from ._params import Params
 from ._map import (STRUCTURE_DECODER, EnumerableStructurePotentials,
                              StructureLoss, StructurePotentials, joint_feature_row,
                              same_output, stack_rows, structure_plugins)
@@ -41,7 +41,7 @@ __all__ = ["Structure", "FunctionStructure", "StructureMap", "StructureLoss",
 OPTIONAL = ("loss", "loss_augmented_argmax", "outputs")
 
 
-class Structure(BaseEstimator):
+class Structure(Params):
     """Base class of a structure written in plain Python.
 
     Subclass it and write ``joint_feature`` and ``argmax``; ``loss``,
@@ -208,7 +208,7 @@ def as_structure(feature_map, decoder=None, loss=None):
             raise TypeError("decoder= a function goes with feature_map= a function; a "
                             f"{type(feature_map).__name__} decodes with its argmax")
         return feature_map
-    if callable(feature_map) and not isinstance(feature_map, BaseEstimator):
+    if callable(feature_map) and not hasattr(feature_map, "get_params"):
         if not func_decoder:
             raise TypeError("feature_map is a function of (x, y): give its argmax as "
                             "decoder=, a function of (x, w)")
@@ -221,7 +221,7 @@ def as_structure(feature_map, decoder=None, loss=None):
 
 
 # --------------------------------------------------------------------------- the map
-class StructureMap(BaseEstimator):
+class StructureMap(Params):
     """The feature map of a :class:`Structure`: what the estimator trains.
 
     ``StructuredSVM(feature_map=MyStructure())`` fits ``StructureMap(MyStructure())``;
