@@ -73,6 +73,12 @@ ALLOWED = {
         "a numba dispatcher, or a loop compiled at installation (nothing to wait for)",
     ("_compiled/__init__.py", "hasattr(extension(), _table.export_name(key))"):
         "does the extension module compiled at installation hold this loop",
+    ("structures/user/_params.py", "hasattr(value, 'get_params')"):
+        "a parameter with parameters of its own (scikit-learn's get_params convention)",
+    ("estimator/_checkpoints.py", "hasattr(v, 'get_params')"):
+        "a parameter with parameters of its own (scikit-learn's get_params convention)",
+    ("structures/user/structure.py", "hasattr(feature_map, 'get_params')"):
+        "a plain function given as the feature map, not an object with parameters",
 }
 
 

@@ -88,7 +88,7 @@ class Params:
         defaults = inspect.signature(type(self).__init__).parameters
         shown = []
         for name in self._get_param_names():
-            value = getattr(self, name, None)
+            value = getattr(self, name)
             default = defaults[name].default
             if default is inspect.Parameter.empty or repr(value) != repr(default):
                 shown.append(f"{name}={value!r}")
