@@ -446,3 +446,15 @@ def test_a_structure_has_the_parameters_scikit_learn_reads():
     assert model.get_params()["feature_map__bias"] == 1.0
     model.set_params(feature_map__bias=0.5)
     assert model.feature_map.bias == 0.5
+
+
+def test_a_structure_whose_init_takes_star_args_is_refused_by_name():
+    """get_params reads the parameters back by name (clone, grid search, saving): an
+    __init__ with *args has parameters it cannot name, refused with the class named."""
+
+    class Varargs(MultiLabel):
+        def __init__(self, *labels):
+            super().__init__(len(labels))
+
+    with pytest.raises(RuntimeError, match=r"Varargs\.__init__ takes \*labels"):
+        Varargs(1, 2).get_params()
