@@ -154,6 +154,22 @@ CORPORA = {
         reference=f"{_README}, section 8",
         loader="structsvm.corpora.read_svm_hmm",
         path="svm_hmm_example7", nltk=None, archive=None),
+    "ud_english_ewt": dict(
+        description="Universal Dependencies English Web Treebank (EWT), CoNLL-U: "
+                    "en_ewt-ud-{train,dev,test}.conllu, 12,544 / 2,001 / 2,077 "
+                    "sentences, 204,577 / 25,147 / 25,094 words of web text; lemmas, "
+                    "UPOS, XPOS, morphological features and labelled heads (51 "
+                    "relations in train). Multiword tokens and empty nodes are no words "
+                    "of the basic tree. Used for labelled dependency parsing and POS "
+                    "tagging.",
+        source="GitHub UniversalDependencies/UD_English-EWT, commit 15d613d8447b "
+               "(2025-05-10); dev, test, LICENSE.txt and README.md copied byte for "
+               "byte, train rebuilt from the per-document sources with the release's "
+               "git blob id (Silveira et al., LREC 2014).",
+        terms="CC BY-SA 4.0 (LICENSE.txt); cite Silveira et al. (2014).",
+        reference=f"{_README}, section 'UD English Web Treebank'",
+        loader="structsvm.corpora.load_ud_english_ewt",
+        path="ud_english_ewt", nltk=None, archive=None),
 }
 
 

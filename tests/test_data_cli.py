@@ -72,7 +72,7 @@ def test_manifest_lists_every_corpus_and_layout():
     infos = mf.load_manifest()
     assert list(infos) == ["treebank", "dependency_treebank", "conll2000", "conll2002", "qc", "mini_newsgroups",
                            "spam_ng_ex6", "letor4_mq2008", "svm_rank_example3",
-                           "svm_hmm_example7"]
+                           "svm_hmm_example7", "ud_english_ewt"]
     tb = infos["treebank"]
     assert (tb.path, tb.nltk_subdir, tb.nltk_package) == (
         "nltk_data/corpora/treebank", "corpora/treebank", "treebank")
@@ -147,10 +147,10 @@ def test_list_without_data_says_missing_with_the_command(clean_env, capsys):
     assert main(["data", "list"]) == 0
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if "missing" in line]
-    assert len(lines) == 10
+    assert len(lines) == 11
     assert "structsvm data fetch treebank --from /path/to/data" in out
     assert "nltk.download('treebank')" in out
-    assert "0 of 10 corpora found" in out
+    assert "0 of 11 corpora found" in out
 
 
 def test_list_runs_as_a_command_in_a_bare_environment(tmp_path):
@@ -171,11 +171,11 @@ def test_list_runs_as_a_command_in_a_bare_environment(tmp_path):
 
 def test_verify_passes_on_shared_data(shared, clean_env, monkeypatch, capsys):
     assert main(["data", "verify", "--from", str(shared)]) == 0
-    assert capsys.readouterr().out.count(": OK,") == 10
+    assert capsys.readouterr().out.count(": OK,") == 11
     monkeypatch.setenv("STRUCTSVM_DATA", str(shared))
     assert main(["data", "verify", "conll2002", "qc"]) == 0
     assert main(["data", "list"]) == 0
-    assert "10 of 10 corpora found" in capsys.readouterr().out
+    assert "11 of 11 corpora found" in capsys.readouterr().out
 
 
 def test_verify_reports_missing_and_unknown(clean_env, capsys):
@@ -314,3 +314,23 @@ def test_conll2002_counts(need_data):
             if t.startswith("B-"):
                 starts[t[2:]] = starts.get(t[2:], 0) + 1
     assert starts == {"LOC": 3208, "MISC": 3338, "ORG": 2082, "PER": 4716}
+
+
+def test_ud_english_ewt_counts(need_data):
+    # sentence and word counts as the data README states them (`# sent_id` lines and
+    # integer ids); multiword tokens and empty nodes are no words of the tree
+    from structsvm.corpora import load_ud_english_ewt
+
+    expected = {"train": (12544, 204577), "dev": (2001, 25147), "test": (2077, 25094)}
+    for split, (n_sents, n_words) in expected.items():
+        data = need_data(load_ud_english_ewt, split=split)
+        assert (len(data.sentences), sum(map(len, data.heads))) == (n_sents, n_words)
+        assert all(len(s) == len(h) == len(r) for s, h, r in
+                   zip(data.sentences, data.heads, data.relations))
+        assert all(h.count(0) >= 1 for h in data.heads)
+    train = load_ud_english_ewt(split="train")
+    assert len({r for rels in train.relations for r in rels}) == 51
+    assert set(train.sentences[0][0]) == {"form", "lemma", "upos", "xpos", "feats",
+                                          "misc"}
+    with pytest.raises(ValueError, match="split must be one of"):
+        load_ud_english_ewt(split="testb")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
                          simulate_clicks, write_click_log)
     from .alignment import (read_alignment_pairs, simulate_alignment_pairs,
                             write_alignment_pairs)
+    from .ud_english_ewt import UD_ENGLISH_EWT_SPLITS, load_ud_english_ewt
 
 __all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir", "nltk_search_path"]
 
@@ -55,5 +56,7 @@ __all__ += ["ClickLog", "ClickLogs", "simulate_clicks", "simulate_click_logs",
             "make_ranking_problem"]
 
 __all__ += ["simulate_alignment_pairs", "read_alignment_pairs", "write_alignment_pairs"]
+
+__all__ += ["UD_ENGLISH_EWT_SPLITS", "load_ud_english_ewt"]
 
 __getattr__, __dir__ = attach(__name__, globals())
