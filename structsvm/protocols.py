@@ -159,6 +159,12 @@ class FeatureMap(Protocol):
       structure written in Python), so with ``n_jobs > 1`` its oracle runs in worker
       processes and the fitting process, not on threads;
     - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass;
+    - ``feature_support(Xe, idx)``: the columns of w in which Φ(x_i, y) can be
+      non-zero for some output y, over the examples ``idx`` (sorted, unique): how
+      many partitions share each column sets the partitioned learner's steps;
+    - ``fit_summary(X, Y)`` and ``fit_from_summaries(summaries)``: the map fitted
+      from one summary per partition of the training data, each computed where the
+      partition lives (so that no process needs all the data to fit it);
     - ``compiled_loops``: the compiled loops (``"module:function"``) the map's
       default training path calls, in the order it calls them (they are compiled in
       a helper process while the fit starts, and a fit whose loops were all
@@ -408,6 +414,8 @@ FEATURE_MAP_CAPABILITIES = {
     "example_costs": None,         # example_costs(Xe): relative decoding cost per example
     "decodes_in_python": False,    # its decoding holds the GIL: oracle workers are processes
     "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
+    "feature_support": None,       # feature_support(Xe, idx): columns Φ(x_i, ·) may touch
+    "fit_summary": None,           # fit_summary(X, Y): what fit needs of one partition
     "default_learners": (("dual_cd", {}),),  # (name, params): the first that accepts
     "compiled_loops": (),          # "module:function" of the default path, in order
 }
@@ -425,6 +433,7 @@ LEARNER_CAPABILITIES = {
     "check_state": None,           # check_state(state): ValueError for a saved state
                                    # (a checkpoint's) that does not hold together
     "stopping_rule": None,         # when it stops, if not at a certified gap ≤ tol
+    "runs_blocks": False,          # run(blocks, ...): its work in blocks on workers
 }
 
 #: The stopping rule of every learner that ``certifies_gap`` (docs/defaults.md).
@@ -502,6 +511,8 @@ class FeatureMapBase:
     example_costs: ClassVar[Optional[Callable]] = None
     decodes_in_python: ClassVar[bool] = False
     fit_encode: ClassVar[Optional[Callable]] = None
+    feature_support: ClassVar[Optional[Callable]] = None
+    fit_summary: ClassVar[Optional[Callable]] = None
     default_learners: ClassVar[tuple] = (("dual_cd", {}),)
     compiled_loops: ClassVar[tuple] = ()
 
@@ -520,6 +531,7 @@ class LearnerBase:
     compiled_loops: ClassVar[tuple] = ()
     check_state: ClassVar[Optional[Callable]] = None
     stopping_rule: ClassVar[Optional[str]] = None
+    runs_blocks: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)

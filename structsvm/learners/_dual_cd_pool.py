@@ -69,6 +69,15 @@ class RowPool:
         M.eliminate_zeros()
         return M
 
+    def columns(self, ids):
+        """The distinct columns (sorted) of the pool rows ``ids`` (−1 entries skipped)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        ids = np.unique(ids[ids >= 0])
+        lens = self.len[ids]
+        offs = np.cumsum(lens) - lens
+        pos = np.repeat(self.start[ids] - offs, lens) + np.arange(int(lens.sum()))
+        return np.unique(self.ind[pos]).astype(np.int64)
+
     def compact(self, slot):
         """Rewrite the pool with the rows ``slot`` uses only (renumbering ``slot`` in
         place), when it holds more than twice their entries plus ``_COMPACT_SLACK``."""

@@ -1,0 +1,165 @@
+"""What ``fit`` does when the learner's blocks run on workers: the data partitioned
+over worker processes of this machine or the workers of a Dask cluster, each worker
+reading (or receiving) its own partitions, the feature map fitted from their
+summaries, and the partitioned learner's rounds (see
+:mod:`structsvm.learners.cocoa`).
+
+The fitting process holds w and what the workers report about their blocks; the
+examples stay with the workers (given in memory, each block's share is sent to its
+worker once; given as a :class:`~structsvm.corpora.partitions.Partitioned` source,
+the workers read them where they live).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from ._saved_state import Fitted
+from ._training import (RoundTracker, StopTraining, convergence_message, log_start,
+                        sigint_stops_after_round)
+from .. import _progress
+from ..learners._blocks import InMemory
+from ..learners._engines import Blocks, DaskWorkers, LocalProcesses, dask_client
+from ..protocols import as_sequence, capability, plugin_name
+
+__all__ = ["engine_for", "run_partitioned_fit", "is_partitioned"]
+
+
+def is_partitioned(X):
+    """Whether ``X`` is a partitioned data set (its partitions read by workers)."""
+    return bool(getattr(type(X), "partitioned_source", False))
+
+
+def engine_for(learner, n_jobs, n_samples=None):
+    """The engine the blocks of ``learner`` run on, or None (in this process).
+
+    A Dask client of an enclosing ``joblib.parallel_config(backend="dask")``: its
+    workers; else ``n_jobs`` ≥ 2 (or that of an enclosing ``parallel_config``):
+    worker processes of this machine.
+    """
+    if not capability(learner, "runs_blocks"):
+        return None
+    client = dask_client()
+    if client is not None:
+        workers = len(client.scheduler_info(n_workers=-1)["workers"])
+        K = learner.n_partitions or workers
+        return DaskWorkers(client, K if n_samples is None else min(K, n_samples))
+    from joblib import effective_n_jobs
+
+    n = effective_n_jobs(n_jobs)
+    if n < 2 and not learner.n_partitions:
+        return None
+    K = learner.n_partitions or n
+    if n_samples is not None:
+        K = min(K, n_samples)
+    return LocalProcesses(K) if K >= 2 or n >= 2 else None
+
+
+def _block_sources(X, Y, K):
+    """Per block its sources, and the numbers of its examples in X (in memory:
+    example i goes to block i mod K)."""
+    if is_partitioned(X):
+        parts = list(X.partitions())
+        sources = [parts[k::K] for k in range(K)]
+        return sources, None
+    n = len(X)
+    examples = [np.arange(k, n, K) for k in range(K)]
+    sources = [[InMemory([X[i] for i in idx], [Y[i] for i in idx])] for idx in examples]
+    return sources, examples
+
+
+def run_partitioned_fit(res, X, Y, learner, engine):
+    """Train ``learner`` on blocks run by ``engine`` (see the module).
+
+    Parameters
+    ----------
+    res : Resolution
+    X, Y : sequences, or X a partitioned data set and Y None
+    learner : a learner that ``runs_blocks``
+    engine : LocalProcesses or DaskWorkers
+
+    Returns
+    -------
+    Fitted
+    """
+    from ..learners.cocoa import _block_seeds
+
+    partitioned = is_partitioned(X)
+    if not partitioned:
+        X = as_sequence(X, "X")
+        Y = as_sequence(Y, "Y")
+    proto = res.prototype()
+    K = engine.n_blocks
+    sources, examples = _block_sources(X, Y, K)
+    blocks = Blocks(engine, sources, _block_seeds(res.random_state, K), examples)
+    try:
+        blocks.open()
+        if blocks.n_samples == 0:
+            raise ValueError("Cannot fit on an empty data set (the partitions hold no "
+                             "examples)")
+        fm = clone(proto)
+        if capability(fm, "fit_summary") is not None:
+            fm.fit_from_summaries(blocks.summarize(fm))
+        elif not partitioned:
+            fm.fit(X, Y)
+        else:
+            raise TypeError(f"{type(fm).__name__} cannot be fitted from partitions "
+                            "read by the workers (it has no fit_summary); give the "
+                            "data as lists, or use a map that has one")
+        decoder, loss = res.plugins(fm)
+        refusal = capability(learner, "refusal")
+        why = None if refusal is None else refusal(fm, decoder, loss, res.rescaling)
+        if why is not None:
+            raise ValueError(f"learner {learner.name!r} cannot train this problem: {why}")
+        C = res.C_for(fm, loss)
+        tol = res.tol_for(fm, loss)
+        prepared = blocks.prepare(fm, decoder, loss, C, res.rescaling, learner)
+        if res.verbose:
+            log_start(learner, blocks.n_samples, fm)
+        w0 = np.zeros(fm.n_features_)
+        with sigint_stops_after_round() as flag:
+            bar = _progress.RoundBar(learner.name, res.max_iter, tol, 0) \
+                if res.verbose and _progress.on_terminal() else None
+            tracker = RoundTracker(w0, flag, res.verbose, 0, (), None, 60.0, bar)
+            try:
+                result = learner.run(blocks, fm.n_features_, C, w0,
+                                     max_iter=res.max_iter, tol=tol, callback=tracker)
+            except (StopTraining, KeyboardInterrupt):
+                result = None
+            finally:
+                if bar is not None:
+                    bar.close()
+    finally:
+        blocks.close()
+
+    def fitted_at(w, attributes, interrupted=False):
+        return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
+                      [float(v) for v in attributes["objective_curve_"]],
+                      int(attributes["n_iter_"]), float(attributes["duality_gap_"]),
+                      bool(attributes["converged_"]), interrupted=interrupted,
+                      decoder=decoder, loss=loss, learner=learner, C=C, tol=tol,
+                      learner_state={"blocks": [dict(p) for p in prepared],
+                                     "engine": engine.kind})
+
+    if result is None:
+        fitted = fitted_at(tracker.best_w, tracker.best_fitted(), interrupted=True)
+        warnings.warn(f"Training interrupted (Ctrl-C) after {tracker.rounds} rounds: "
+                      f"coef_ holds the best weights so far (objective "
+                      f"{fitted.objective:.6g}); converged_ is False",
+                      ConvergenceWarning, stacklevel=4)
+        return fitted
+    fitted = fitted_at(result.w, {
+        "objective_": result.objective, "objective_curve_": list(result.objective_curve),
+        "n_iter_": int(result.n_iter), "duality_gap_": result.duality_gap,
+        "converged_": result.converged})
+    if not result.converged:
+        warnings.warn(convergence_message(learner.name, result, tol), ConvergenceWarning,
+                      stacklevel=4)
+    if not math.isfinite(result.objective):
+        raise ValueError(f"learner {plugin_name(learner)!r} returned a non-finite "
+                         "objective")
+    return fitted

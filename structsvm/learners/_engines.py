@@ -1,0 +1,261 @@
+"""Where the blocks of a partitioned fit run: worker processes of this machine, or the
+workers of a Dask cluster. No cluster code of structsvm's own: the engines hand
+tasks to process executors of the standard library or to a
+``dask.distributed.Client``.
+
+Every task is :func:`structsvm.learners._blocks.run_block` with the fit's token, the
+block's number, a method and its arguments; each block stays on one worker from
+round to round (one executor of one process per block; on Dask the task names
+the block's worker, ``workers=[address]``). A worker that dies, or a task that
+reaches a process without its block, raises :class:`BlockLost` naming the blocks,
+which the driver opens again (:meth:`Blocks.reopen`) on a worker that is alive.
+"""
+from __future__ import annotations
+
+import uuid
+
+import numpy as np
+
+from ._blocks import MISSING, run_block, run_pickled
+
+__all__ = ["BlockLost", "LocalProcesses", "DaskWorkers", "Blocks", "dask_client"]
+
+
+class BlockLost(RuntimeError):
+    """Blocks whose worker died or forgot them (``blocks``: their numbers)."""
+
+    def __init__(self, blocks, cause=None):
+        self.blocks = sorted(set(int(k) for k in blocks))
+        self.cause = cause
+        super().__init__(f"the worker of block(s) {self.blocks} is gone"
+                         + (f" ({type(cause).__name__}: {cause})" if cause else ""))
+
+
+class LocalProcesses:
+    """One worker process per block on this machine: a ``concurrent.futures``
+    process executor of one process each (started by the forkserver where there is
+    one, else spawned: a clean interpreter, not a copy of this one's threads), so
+    that a block's tasks always reach the process that holds it. Arguments travel
+    pickled by cloudpickle (a structure whose class lives in the script itself
+    reaches the workers too)."""
+
+    kind = "processes"
+
+    def __init__(self, n_blocks):
+        self.n_blocks = int(n_blocks)
+        self._executors = [None] * self.n_blocks
+
+    def _executor(self, k):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        if self._executors[k] is None:
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context(
+                "forkserver" if "forkserver" in methods else "spawn")
+            self._executors[k] = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        return self._executors[k]
+
+    def share(self, obj):
+        """What tasks receive for ``obj`` (here: the object, pickled with each task)."""
+        return obj
+
+    def submit(self, k, token, method, args, spec=None):
+        import cloudpickle
+
+        payload = cloudpickle.dumps((args, spec))
+        return self._executor(k).submit(run_pickled, token, k, method, payload)
+
+    def result(self, k, future):
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return future.result()
+        except BrokenProcessPool as exc:
+            self._drop(k)
+            raise BlockLost([k], exc) from None
+
+    def _drop(self, k):
+        ex, self._executors[k] = self._executors[k], None
+        if ex is not None:
+            for p in list(getattr(ex, "_processes", {}).values()):
+                p.kill()
+            ex.shutdown(wait=False, cancel_futures=True)
+
+    def workers(self):
+        """Process ids of the workers (for tests)."""
+        return [None if e is None else sorted(e._processes) for e in self._executors]
+
+    def close(self):
+        for k in range(self.n_blocks):
+            ex, self._executors[k] = self._executors[k], None
+            if ex is not None:
+                ex.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskWorkers:
+    """The blocks on the workers of a Dask cluster, spread evenly over them; a
+    block's tasks name its worker (``workers=[address]``), and go to another one
+    when that worker has left the cluster."""
+
+    kind = "dask"
+
+    def __init__(self, client, n_blocks):
+        self.client = client
+        self.n_blocks = int(n_blocks)
+        alive = self._alive()
+        if not alive:
+            raise RuntimeError("the Dask cluster has no workers")
+        self.placement = [alive[k % len(alive)] for k in range(self.n_blocks)]
+
+    def _alive(self):
+        return sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def share(self, obj):
+        """A future of ``obj`` on every worker (sent once, not with each task)."""
+        return self.client.scatter(obj, broadcast=True, hash=False)
+
+    def submit(self, k, token, method, args, spec=None):
+        return self.client.submit(run_block, token, k, method, args, spec,
+                                  workers=[self.placement[k]], allow_other_workers=True,
+                                  pure=False)
+
+    def result(self, k, future):
+        from distributed import KilledWorker
+
+        try:
+            return future.result()
+        except (KilledWorker, OSError) as exc:  # CommClosedError is an OSError
+            self._move(k)
+            raise BlockLost([k], exc) from None
+
+    def _move(self, k):
+        alive = self._alive()
+        if not alive:
+            raise RuntimeError("every worker of the Dask cluster is gone")
+        if self.placement[k] not in alive:
+            used = [a for j, a in enumerate(self.placement) if j != k and a in alive]
+            self.placement[k] = min(alive, key=used.count)
+
+    def place_missing(self, k):
+        """Called when block k's worker answered MISSING: keep it there if alive."""
+        self._move(k)
+
+    def workers(self):
+        return list(self.placement)
+
+    def close(self):
+        pass
+
+
+def dask_client():
+    """The Dask client of an enclosing ``joblib.parallel_config(backend="dask")``, or
+    None when joblib's active backend is not Dask's."""
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    if type(backend).__name__ != "DaskDistributedBackend":
+        return None
+    client = getattr(backend, "client", None)
+    if client is None:
+        from distributed import get_client
+
+        client = get_client()
+    return client
+
+
+class Blocks:
+    """The driver's handle on the blocks of one fit (what the partitioned learner's
+    rounds call): ``call(method, args)`` runs ``method(*args[k])`` on every block k
+    and returns the results in block order.
+
+    Parameters
+    ----------
+    engine : LocalProcesses or DaskWorkers
+    sources : list of list
+        Per block, the sources of its examples (read by its worker).
+    seeds : list of int
+    examples : list of ndarray, optional
+        Per block, the numbers of its examples in the whole data (for messages).
+    """
+
+    def __init__(self, engine, sources, seeds, examples=None):
+        from ._blocks import BlockSpec
+
+        self.engine = engine
+        self.token = uuid.uuid4().hex
+        self.specs = [BlockSpec(self.token, k, list(src), int(seed),
+                                info={} if examples is None else
+                                {"examples": examples[k]})
+                      for k, (src, seed) in enumerate(zip(sources, seeds))]
+        self.sizes = [0] * len(self.specs)
+        self.prepared = None  # the prepare arguments, to open a lost block again
+        self.opened = []
+
+    @property
+    def n_blocks(self):
+        return len(self.specs)
+
+    @property
+    def n_samples(self):
+        return int(sum(self.sizes))
+
+    def _run(self, method, args, ks=None, spec=False):
+        ks = range(self.n_blocks) if ks is None else ks
+        futures = {k: self.engine.submit(k, self.token, method, args[k],
+                                         self.specs[k] if spec else None) for k in ks}
+        out, lost, cause = {}, [], None
+        for k, f in futures.items():
+            try:
+                r = self.engine.result(k, f)
+            except BlockLost as exc:
+                lost.append(k)
+                cause = exc.cause
+                continue
+            if r is MISSING:
+                lost.append(k)
+                continue
+            out[k] = r
+        if lost:
+            raise BlockLost(lost, cause)
+        return [out[k] for k in ks]
+
+    def open(self):
+        """Every block's data read by its worker; returns what each worker said."""
+        self.opened = self._run("open", [()] * self.n_blocks, spec=True)
+        self.sizes = [int(r["n"]) for r in self.opened]
+        return self.opened
+
+    def summarize(self, prototype):
+        shared = self.engine.share(prototype)
+        return self._run("summarize", [(shared,)] * self.n_blocks)
+
+    def prepare(self, feature_map, decoder, loss, C, rescaling, learner):
+        """Each block encodes its data and makes its local solver."""
+        self.prepared = (feature_map, decoder, loss, C, rescaling, learner)
+        shared = self.engine.share(self.prepared)
+        out = self._run("prepare_shared", [(shared,)] * self.n_blocks)
+        self.sizes = [int(r["n"]) for r in out]
+        return out
+
+    def call(self, method, args):
+        """``method(*args[k])`` on every block k (raises :class:`BlockLost`)."""
+        return self._run(method, list(args))
+
+    def reopen(self, ks):
+        """Open blocks ``ks`` again (their data read again, encoded with the fitted
+        map, no dual variables: they start from zero)."""
+        ks = list(ks)
+        self._run("open", [()] * self.n_blocks, ks=ks, spec=True)
+        shared = self.engine.share(self.prepared)
+        self._run("prepare_shared", [(shared,)] * self.n_blocks, ks=ks)
+
+    def close(self):
+        try:
+            for k in range(self.n_blocks):
+                try:
+                    self.engine.result(k, self.engine.submit(k, self.token, "close", ()))
+                except Exception:  # a worker already gone holds nothing to close
+                    pass
+        finally:
+            self.engine.close()

@@ -1,0 +1,501 @@
+"""Partitioned dual coordinate ascent (CoCoA+): the learner whose own work is parallel.
+
+The examples are split into K partitions ("blocks"), each held by one worker with its
+examples, their cached outputs and their dual variables. In the dual of
+½‖w‖² + C Σ_i ξ_i (see :mod:`structsvm.learners.dual_cd`),
+
+    D(α) = Σ_i Σ_y α_iy Δ_i(y) − ½‖w‖²,   w = Σ_k A_k α_[k],   α_iy ≥ 0, Σ_y α_iy ≤ C,
+
+(A_k α_[k] = Σ_{i ∈ P_k} Σ_y α_iy ψ_i(y), block k's share of w), a round sends w to
+every worker; worker k improves its own α_[k] by Δα_[k], approximately maximising
+the *local subproblem* of Ma et al. (2015)
+
+    G_k(Δα_[k]) = Σ_{i ∈ P_k} Σ_y Δα_iy Δ_i(y) − w·A_k Δα_[k] − (σ'/2) ‖A_k Δα_[k]‖²,
+
+with the same machinery as ``dual_cd`` (oracle batches at the worker's own vector
+u = w + σ' A_k Δα_[k], cached outputs, exact pairwise steps), and returns the sparse
+update Δw_k = A_k Δα_[k]. The driver adds them, w ← w + Σ_k Δw_k. Since
+
+    D(α + Δα) − D(α) = Σ_k G_k + ½ (σ' Σ_k ‖Δw_k‖² − ‖Σ_k Δw_k‖²),
+
+the added updates raise the dual by at least Σ_k G_k whenever
+ρ = ‖Σ_k Δw_k‖² / Σ_k ‖Δw_k‖² ≤ σ'. ρ ≤ K always (Cauchy-Schwarz), so σ' = K is
+safe for any data (CoCoA+'s choice); on sparse data the partitions' updates are
+nearly orthogonal and ρ is close to 1, where σ' = K would shrink every step K-fold.
+``sigma="auto"`` therefore sets σ' from the ρ measured in the previous round, and the
+driver checks every round's dual increase exactly (from the workers' linear terms and
+the norm of the summed update): a round that raised the dual by less than half of
+Σ_k G_k is undone on every worker and run again with a larger σ' (at most K, where it
+always passes). So the dual never decreases, and every accepted round gains at least
+half of what the local subproblems promised.
+
+Stopping rule (the same as ``dual_cd``'s): when the workers' block-gap estimates say
+so (or every 10 rounds, and on the last), a certifying round: every worker runs the
+oracle on all its examples at the current w and returns its share of the primal,
+C Σ_{i ∈ P_k} ξ_i(w), and of the dual, Σ_{i ∈ P_k} Σ_y α_iy Δ_i(y); the driver's
+certified gap P(w) − D(α) ≥ P(w) − P(w*) stops training when ≤ tol × P(w). The
+certifying answers are then offered to the caches, as ``dual_cd`` does.
+
+What travels: per round, w's change (one sparse vector) to each worker and one
+sparse Δw_k back from each, plus a few numbers; the examples never leave their
+worker. Where the blocks run is the engine's business (:mod:`._engines`): in this
+process one after the other, on worker processes of this machine, or on a Dask
+cluster.
+
+References
+----------
+C. Ma, V. Smith, M. Jaggi, M. I. Jordan, P. Richtárik, M. Takáč. Adding vs.
+averaging in distributed primal-dual optimization. ICML 2015.
+M. Jaggi, V. Smith, M. Takáč, J. Terhorst, S. Krishnan, T. Hofmann, M. I. Jordan.
+Communication-efficient distributed dual coordinate ascent. NIPS 2014.
+M.-W. Chang, W.-t. Yih. Dual coordinate descent algorithms for efficient large margin
+structured prediction. TACL 1, 2013.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+
+from .._compiled import loops, warmup
+from ..protocols import LearnerBase, LearnerResult, capability, plugin_name
+from .dual_cd import _EPS, DualCD, _State
+
+__all__ = ["CoCoA", "BlockSolver", "InProcessBlocks"]
+
+_CERTIFY_EVERY = 10  # a certifying round at least every this many passes
+#: a round is kept when it raised the dual by at least this share of Σ_k G_k
+_ACCEPT = 0.5
+
+
+class CoCoA(LearnerBase, BaseEstimator):
+    """Partitioned dual coordinate ascent (CoCoA+ with adaptive σ'), certified.
+
+    Each of ``n_partitions`` workers runs ``dual_cd``'s steps on its own examples
+    against its own copy of w; the driver adds their updates. ``max_iter`` counts
+    rounds (default 200); ``tol`` is the certified relative duality gap at which
+    training stops, as for ``dual_cd``.
+
+    Parameters
+    ----------
+    n_partitions : int or None, default=None
+        K, the number of blocks. None: the number of workers of the run (``n_jobs``,
+        or the Dask cluster's workers), 2 when training in this process.
+    local_passes : float, default=1
+        Sweeps over its examples a worker makes per round (a sweep is
+        ``n_batches`` oracle batches, as ``dual_cd``'s; 1/``n_batches`` is one batch
+        a round), besides offering the answers of a certifying round.
+    sigma : "auto" or float, default="auto"
+        σ' of the local subproblems. A number in [1, K] fixes it (K: CoCoA+'s safe
+        value; rounds that do not raise the dual enough are still undone and
+        repeated with a larger σ'); "auto" starts at K and follows the measured ρ.
+    cache_size, n_batches, inner_passes, inner_tol
+        As :class:`~structsvm.learners.dual_cd.DualCD`'s, per worker.
+
+    Notes
+    -----
+    The returned w is the one the last certifying round measured, so ``objective``
+    is exactly P(w) and ``duality_gap`` bounds P(w) − P(w*). ``extra`` reports
+    ``rounds``, ``rejected_rounds``, ``sigma`` (per round), ``rho`` (per round),
+    ``oracle_examples`` (examples decoded by all workers), ``block_seconds`` (the
+    summed time of the workers' local work) and ``n_partitions``.
+
+    References
+    ----------
+    C. Ma, V. Smith, M. Jaggi, M. I. Jordan, P. Richtárik, M. Takáč. Adding vs.
+    averaging in distributed primal-dual optimization. ICML 2015.
+    M. Jaggi et al. Communication-efficient distributed dual coordinate ascent.
+    NIPS 2014.
+
+    Examples
+    --------
+    >>> import numpy as np, structsvm
+    >>> from structsvm.structures import MulticlassFeatures
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)
+    >>> m = structsvm.fit(list(X), list(y), feature_map=MulticlassFeatures(),
+    ...                   learner=CoCoA(n_partitions=3), C=1.0, tol=1e-6)
+    >>> m.converged_, m.learner_.name
+    (True, 'cocoa')
+    """
+
+    name: ClassVar[str] = "cocoa"
+    compiled_loops: ClassVar[tuple] = DualCD.compiled_loops
+    certifies_gap: ClassVar[bool] = True
+    supports_warm_start: ClassVar[bool] = False
+    runs_blocks: ClassVar[bool] = True
+
+    @staticmethod
+    def refusal(feature_map, decoder, loss, rescaling):
+        """Why the partitioned learner cannot train a problem, or None: a loss over the
+        whole data set has no constraint per example (no block can own one)."""
+        if type(loss).decomposition == "dataset":
+            return (f"loss {plugin_name(loss)!r} is a function of the whole data set's "
+                    "labelling, which no partition holds; use 'one_slack'")
+        return None
+
+    def __init__(self, n_partitions=None, local_passes=1, sigma="auto", cache_size=16,
+                 n_batches=8, inner_passes=10, inner_tol=0.1):
+        self.n_partitions = n_partitions
+        self.local_passes = local_passes
+        self.sigma = sigma
+        self.cache_size = cache_size
+        self.n_batches = n_batches
+        self.inner_passes = inner_passes
+        self.inner_tol = inner_tol
+
+    def _check(self):
+        v = self.local_passes
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.number)) or \
+                not 0 < v < np.inf:
+            raise ValueError(f"local_passes must be a number > 0, got {v!r}")
+        k = self.n_partitions
+        if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))
+                              or k < 1):
+            raise ValueError(f"n_partitions must be None or an int >= 1, got {k!r}")
+        s = self.sigma
+        if not (s == "auto" or (isinstance(s, (int, float)) and not isinstance(s, bool)
+                                and s >= 1)):
+            raise ValueError(f"sigma must be 'auto' or a number >= 1, got {s!r}")
+        self.local_learner()._check()
+
+    def local_learner(self):
+        """The ``dual_cd`` whose steps every worker runs."""
+        return DualCD(cache_size=self.cache_size, n_batches=self.n_batches,
+                      inner_passes=self.inner_passes, inner_tol=self.inner_tol)
+
+    def partitions(self, problem):
+        """K for training on ``problem`` in this process: ``n_partitions``, else 2,
+        at most the number of examples."""
+        k = 2 if self.n_partitions is None else int(self.n_partitions)
+        return max(1, min(k, problem.n_samples))
+
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+        """Train on ``problem`` with its blocks in this process, one after the other
+        (the same rounds, and the same model, as on K workers).
+
+        The examples go to the blocks in turn (example i to block i mod K), so each
+        block holds a share of every part of the data.
+        """
+        self._check()
+        K = self.partitions(problem)
+        seeds = _block_seeds(random_state, K)
+        blocks = InProcessBlocks([
+            BlockSolver(problem, np.arange(k, problem.n_samples, K), self.local_learner(),
+                        seeds[k]) for k in range(K)])
+        return self.run(blocks, problem.n_features, float(problem.C), w0,
+                        max_iter=max_iter, tol=tol, callback=callback)
+
+    # ------------------------------------------------------------------ the rounds
+    def run(self, blocks, n_features, C, w0, *, max_iter, tol, callback=None):
+        """Rounds over ``blocks`` (an engine's handle: ``n_blocks``, ``n_samples`` and
+        ``call``) until the certified gap ≤ ``tol`` × primal or ``max_iter`` passes.
+
+        Returns
+        -------
+        LearnerResult
+        """
+        self._check()
+        K = int(blocks.n_blocks)
+        n = max(1, int(blocks.n_samples))
+        max_iter = 200 if max_iter is None else int(max_iter)
+        D = int(n_features)
+        w = np.zeros(D)
+        w0 = np.asarray(w0, dtype=float)
+        none = [(None, None)] * K
+        if np.any(w0 != 0):  # not a dual point: its most violated outputs seed the caches
+            blocks.call("seed", [(s, w0) for s in none])
+        omega = None
+        if self.sigma == "auto" and K > 1:
+            supports = blocks.call("support", [(s,) for s in none])
+            if all(c is not None for c in supports):
+                omega = np.zeros(D)
+                for cols in supports:
+                    omega[cols] += 1.0
+                np.maximum(omega, 1.0, out=omega)
+        blocks.call("set_omega", [(s, omega) for s in none])
+        sigma = float(K if self.sigma == "auto" else min(float(self.sigma), K))
+        settle = none
+        curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
+        rounds = rejected = 0
+        passes = last_cert = 0.0
+        certify = True
+        sigmas, rhos = [], []
+        work = {"oracle_examples": 0, "block_seconds": 0.0, "bytes_out": 0, "bytes_in": 0}
+        while True:
+            if certify or passes >= max_iter:
+                shares = blocks.call("certify", [(s,) for s in settle])
+                settle = none
+                _count(work, shares)
+                passes += 1.0
+                wsq = float(w @ w)
+                primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
+                dual = sum(r["dual"] for r in shares) - 0.5 * wsq
+                gap = max(0.0, primal - dual)
+                curve.append(primal)
+                last_cert = passes
+                if callback is not None:
+                    callback(dict(round=len(curve), w=w, objective=primal, gap=gap,
+                                  n_constraints=sum(r["cached"] for r in shares),
+                                  time=time.perf_counter() - t0))
+                if gap <= tol * max(primal, 1e-300):
+                    converged = True
+                    break
+                if passes >= max_iter:
+                    break
+            out = blocks.call("improve", [(s, sigma, float(self.local_passes), gap)
+                                          for s in settle])
+            _count(work, out)
+            passes += sum(r["decoded"] for r in out) / n
+            rounds += 1
+            delta, sq_sum = _sum_updates(out)
+            sq_parts = sum(r["sq"] for r in out)
+            promised = sum(r["G"] for r in out)
+            gain = sum(r["lin"] for r in out) - 0.5 * sq_sum
+            rho = sq_sum / sq_parts if sq_parts > 0 else 1.0
+            sigmas.append(sigma)
+            rhos.append(rho)
+            if omega is None and promised > 0 and gain < _ACCEPT * promised \
+                    and sigma < K:
+                # a uniform σ' below ρ: the added updates overshot along directions
+                # the blocks share; undo the round everywhere, repeat with a larger σ'
+                rejected += 1
+                settle = [(False, None)] * K
+                sigma = min(float(K), max(2.0 * sigma, rho))
+                continue
+            w[delta[0]] += delta[1]
+            work["bytes_in"] += delta[0].nbytes + delta[1].nbytes
+            settle = [(True, delta)] * K
+            if omega is None and self.sigma == "auto":
+                sigma = min(float(K), max(1.0, rho))
+            est = sum(r["est"] for r in out)
+            dual_now = sum(r["dual"] for r in out) - 0.5 * float(w @ w)
+            certify = (est <= tol * max(dual_now + est, 1e-300)
+                       or passes - last_cert >= _CERTIFY_EVERY)
+        return LearnerResult(
+            w=w, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
+            duality_gap=float(gap), converged=converged,
+            extra=dict(rounds=rounds, rejected_rounds=rejected, sigma=sigmas, rho=rhos,
+                       n_partitions=K, certified_passes=len(curve),
+                       oracle_passes=passes, per_column_sigma=omega is not None,
+                       **work))
+
+
+def _count(work, results):
+    for r in results:
+        work["oracle_examples"] += int(r.get("decoded", 0))
+        work["block_seconds"] += float(r.get("seconds", 0.0))
+        if "idx" in r:
+            work["bytes_out"] += r["idx"].nbytes + r["val"].nbytes
+
+
+def _sum_updates(out):
+    """Σ_k Δw_k of the blocks' sparse updates: (columns, values) and its squared norm."""
+    idx = np.concatenate([r["idx"] for r in out])
+    val = np.concatenate([r["val"] for r in out])
+    if idx.size == 0:
+        return (idx.astype(np.int64), val), 0.0
+    cols, inv = np.unique(idx, return_inverse=True)
+    total = np.bincount(inv, weights=val, minlength=cols.size)
+    return (cols, total), float(total @ total)
+
+
+def _block_seeds(random_state, K):
+    """One seed per block, from ``random_state`` (None: 0, as ``dual_cd``)."""
+    rng = check_random_state(0 if random_state is None else random_state)
+    return [int(s) for s in rng.randint(0, 2**31 - 1, size=K)]
+
+
+# --------------------------------------------------------------------------- blocks
+class BlockSolver:
+    """One block's caches and dual variables, and its local work (worker side).
+
+    Parameters
+    ----------
+    problem : Problem
+        The training problem that holds the block's examples (and maybe others).
+    examples : ndarray of int
+        The block's examples in ``problem``.
+    learner : DualCD
+        Whose steps (oracle batches, cached passes) the block runs.
+    seed : int
+        Seeds the order in which the block visits its examples.
+
+    Notes
+    -----
+    The block keeps two vectors of n_features: w, the driver's weights, and u, its
+    local vector w + ω ⊙ A_k Δα_[k] during a round. Every method takes ``settle =
+    (accepted, delta)`` first: the driver's verdict on the block's last
+    :meth:`improve` (True: keep it, False: undo it, None: there was none) and the
+    change of w to apply (``(columns, values)`` or None).
+    """
+
+    def __init__(self, problem, examples, learner, seed):
+        self.problem = problem
+        self.examples = np.asarray(examples, dtype=np.intp)
+        self.learner = learner
+        self.rng = check_random_state(seed)
+        n, D = self.examples.size, problem.n_features
+        self.state = _State(n, int(learner.cache_size) + 1, D)
+        self.w = np.zeros(D)
+        self.u = np.zeros(D)
+        self.omega = None     # per-column ω of the local subproblem (set_omega)
+        self.est = np.full(n, np.inf)  # block gaps of the examples, as last seen
+        self.plan = []        # the current sweep's remaining (batch, cached slice)
+        self.pending = None   # answers of the last certifying pass, to offer
+        self.undo = None      # what restores the block before its last improve
+        self.touched = None   # columns its last improve may have changed
+        self.it = 0
+
+    @property
+    def n_samples(self):
+        return int(self.examples.size)
+
+    def _settle(self, settle):
+        accepted, delta = settle
+        if self.touched is not None and accepted is not None:
+            if accepted:
+                self.state.pool.compact(self.state.slot)
+                self.pending = None
+            elif self.undo is not None:
+                snapshot, self.est, self.plan = self.undo
+                self.state.restore(snapshot)
+            self.u[self.touched] = self.w[self.touched]
+            self.touched = self.undo = None
+        if delta is not None:
+            idx, val = delta
+            self.w[idx] += val
+            self.u[idx] = self.w[idx]
+
+    def seed(self, settle, w0):
+        """Offer the most violated outputs at ``w0`` (a warm start) to the caches."""
+        self._settle(settle)
+        t0 = time.perf_counter()
+        v = self.problem.oracle(w0, self.examples)
+        self.learner._offer(self.problem, self.state, v, self.w, 0,
+                            rows=np.arange(self.n_samples))
+        self.state.pool.compact(self.state.slot)
+        return {"decoded": self.n_samples, "seconds": time.perf_counter() - t0}
+
+    def support(self, settle):
+        """The columns of w this block's updates can touch (sorted), or None when the
+        map does not say (its ``feature_support`` capability)."""
+        self._settle(settle)
+        f = capability(self.problem.feature_map, "feature_support")
+        return None if f is None else np.asarray(f(self.problem.Xe, self.examples),
+                                                 dtype=np.int64)
+
+    def set_omega(self, settle, omega):
+        """ω_j, the number of blocks whose updates can touch column j (a dense array
+        of n_features numbers), or None: a uniform σ' given with each round."""
+        self._settle(settle)
+        self.omega = None if omega is None else np.asarray(omega, dtype=float)
+
+    def certify(self, settle):
+        """The block's shares of P(w) and D(α) at the current w (all its examples)."""
+        self._settle(settle)
+        t0 = time.perf_counter()
+        st = self.state
+        v = self.problem.oracle(self.w, self.examples)
+        self.pending = replace(v, idx=np.arange(self.n_samples))
+        return {"slack": float(v.slack.sum()), "dual": float(np.sum(st.alpha * st.loss)),
+                "cached": int((st.slot >= 0).sum()), "decoded": self.n_samples,
+                "seconds": time.perf_counter() - t0}
+
+    def improve(self, settle, sigma, passes, gap):
+        """Approximately maximise the local subproblem (see the module) with
+        ``passes`` sweeps' worth of oracle batches; returns Δw_k (sparse), its linear
+        term, ‖Δw_k‖², G_k and the block-gap estimate.
+
+        The quadratic term is ½ Σ_j ω_j (A_k Δα)_j² with this block's ω (set by
+        :meth:`set_omega`), or σ'/2 ‖A_k Δα‖² with the round's ``sigma`` when it has
+        none: ``dual_cd``'s steps with ω-weighted Gram entries, at the block's own
+        vector u = w + ω ⊙ A_k Δα, whose gradient is the local subproblem's."""
+        self._settle(settle)
+        t0 = time.perf_counter()
+        jit = loops("structsvm.learners._dual_cd_jit")
+        st, lrn, problem, u = self.state, self.learner, self.problem, self.u
+        n = self.n_samples
+        omega = self.omega
+        if omega is None:  # uniform σ': rounds may be undone
+            omega = np.full(problem.n_features, float(sigma))
+            self.undo = (st.snapshot(), self.est.copy(), list(self.plan))
+        C = float(problem.C)
+        lin0 = float(np.sum(st.alpha * st.loss))
+        self.it += 1
+        rows = []  # pool rows of the visited examples, before and after their steps
+        decoded = 0
+        if self.pending is not None:
+            rows.append(st.slot.ravel())
+            self.est = lrn._offer(problem, st, self.pending, u, self.it, omega=omega)
+            rows.append(st.slot.ravel())
+        nb = min(n, int(lrn.n_batches))
+        gaps = np.zeros(n)
+        for _ in range(max(1, int(round(float(passes) * nb)))):
+            if not self.plan:
+                self.plan = _sweep_plan(st, n, nb, self.rng)
+            batch, part = self.plan.pop(0)
+            seen = np.concatenate([batch, part])
+            rows.append(st.slot[seen].ravel())
+            v = problem.oracle(u, self.examples[batch])
+            decoded += batch.size
+            self.est[batch] = lrn._offer(problem, st, v, u, self.it, rows=batch,
+                                         omega=omega)
+            part = part[(st.slot[part] >= 0).any(axis=1)]
+            if part.size:
+                warmup.wait(jit.cached_pass)
+                p = st.pool
+                jit.cached_pass(part, u, p.ind, p.dat, p.start, p.len, st.slot,
+                                st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps,
+                                omega)
+            rows.append(st.slot[seen].ravel())
+        if int(lrn.inner_passes) > 0:
+            rows.append(st.slot.ravel())
+            lrn._inner(st, u, C, gap if np.isfinite(gap) else float(self.est.sum()),
+                       self.rng, omega=omega)
+            rows.append(st.slot.ravel())
+        cols = st.pool.columns(np.concatenate(rows))
+        d = u[cols] - self.w[cols]
+        keep = d != 0
+        idx, val = cols[keep], d[keep] / omega[cols[keep]]
+        self.touched = cols
+        lin = float(np.sum(st.alpha * st.loss)) - lin0 - float(self.w[idx] @ val)
+        return {"idx": idx, "val": val, "sq": float(val @ val), "lin": lin,
+                "G": lin - 0.5 * float(val @ (omega[idx] * val)),
+                "est": float(self.est.sum()), "dual": float(np.sum(st.alpha * st.loss)),
+                "decoded": decoded, "seconds": time.perf_counter() - t0}
+
+
+def _sweep_plan(st, n, nb, rng):
+    """A sweep as ``dual_cd`` makes it: the examples in random order in ``nb``
+    batches, each with a slice of the examples that have cached outputs."""
+    batches = np.array_split(rng.permutation(n), nb)
+    cached = np.flatnonzero((st.slot >= 0).any(axis=1))
+    rng.shuffle(cached)
+    return list(zip(batches, np.array_split(cached, nb)))
+
+
+class InProcessBlocks:
+    """Blocks in this process, run one after the other (the serial engine)."""
+
+    def __init__(self, solvers):
+        self.solvers = list(solvers)
+
+    @property
+    def n_blocks(self):
+        return len(self.solvers)
+
+    @property
+    def n_samples(self):
+        return sum(b.n_samples for b in self.solvers)
+
+    def call(self, method, args):
+        """``method(*args[k])`` on every block k, in block order."""
+        return [getattr(b, method)(*a) for b, a in zip(self.solvers, args)]
+
+    def close(self):
+        self.solvers = []
