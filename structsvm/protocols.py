@@ -41,7 +41,7 @@ __all__ = [
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
-    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE",
+    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE", "Partitioned",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -623,6 +623,18 @@ class LearnerResult:
     duality_gap: float = float("nan")
     converged: bool = False
     extra: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- partitioned data
+class Partitioned:
+    """A data set in partitions that workers read where they live (files, a Dask
+    bag): ``partitions()`` returns one source per partition, each with ``read()``
+    returning its ``(X, Y)`` lists (run in the worker) and ``describe()`` (words for
+    messages). ``fit`` and ``predict`` take such a data set in place of X (and no Y).
+    """
+
+    def partitions(self):
+        raise NotImplementedError
 
 
 # --------------------------------------------------------------------------- samples and outputs

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from . import _saved_state, _training
+from . import _partitioned, _saved_state, _training
 from ._resolution import Resolution
 from ._saved_state import Fitted
 from ..io import MAX_BYTES
@@ -213,6 +213,10 @@ class StructuredSVM(BaseEstimator):
         if checkpoint is not None and user is not None:
             check_savable(user)  # before training, not at the first checkpoint
         previous = self._fitted() if self.warm_start and "coef_" in vars(self) else None
+        fitted = _partitioned.fit_on_workers(resolution, X, Y, previous=previous,
+                                             checkpoint=checkpoint, resume=resume)
+        if fitted is not None:
+            return self._adopt(fitted)
         return self._adopt(_training.run_fit(
             resolution, X, Y, previous=previous, checkpoint=checkpoint, resume=resume,
             checkpoint_every=checkpoint_every))

@@ -22,16 +22,16 @@ from ._saved_state import Fitted
 from ._training import (RoundTracker, StopTraining, convergence_message, log_start,
                         sigint_stops_after_round)
 from .. import _progress
-from ..learners._blocks import InMemory
-from ..learners._engines import Blocks, DaskWorkers, LocalProcesses, dask_client
-from ..protocols import as_sequence, capability, plugin_name
+from ..learners.engines import (Blocks, DaskWorkers, InMemory, LocalProcesses,
+                                dask_client)
+from ..protocols import Partitioned, as_sequence, capability, plugin_name
 
-__all__ = ["engine_for", "run_partitioned_fit", "is_partitioned"]
+__all__ = ["engine_for", "run_partitioned_fit", "is_partitioned", "fit_on_workers"]
 
 
 def is_partitioned(X):
     """Whether ``X`` is a partitioned data set (its partitions read by workers)."""
-    return bool(getattr(type(X), "partitioned_source", False))
+    return isinstance(X, Partitioned)
 
 
 def engine_for(learner, n_jobs, n_samples=None):
@@ -57,6 +57,40 @@ def engine_for(learner, n_jobs, n_samples=None):
     if n_samples is not None:
         K = min(K, n_samples)
     return LocalProcesses(K) if K >= 2 or n >= 2 else None
+
+
+def fit_on_workers(res, X, Y, *, previous=None, checkpoint=None, resume=None):
+    """The fit on workers when the learner runs blocks on an engine (n_jobs ≥ 2, a
+    Dask cluster) or X is partitioned; None when the fit runs in this process.
+
+    Raises
+    ------
+    ValueError
+        Partitioned data without workers; a checkpoint, resume or warm start, which
+        training on workers does not take.
+    """
+    partitioned = is_partitioned(X)
+    learner = res.learner_for(res.prototype())
+    if not (partitioned or capability(learner, "runs_blocks")):
+        return None
+    engine = engine_for(learner, res.n_jobs,
+                        None if partitioned else len(as_sequence(X, "X")))
+    if engine is None:
+        if partitioned:
+            raise ValueError("a partitioned data set is read by workers: train with "
+                             "n_jobs >= 2, or inside joblib.parallel_config("
+                             "backend='dask') with a Dask client")
+        return None
+    if partitioned and not capability(learner, "runs_blocks"):
+        raise ValueError(f"a partitioned data set trains with a learner whose work runs "
+                         f"on the workers ('cocoa'), not {learner.name!r}")
+    for what, given in (("checkpoint", checkpoint), ("resume", resume),
+                        ("warm_start", previous)):
+        if given is not None:
+            engine.close()
+            raise ValueError(f"learner {learner.name!r} on workers does not take "
+                             f"{what}")
+    return run_partitioned_fit(res, X, Y, learner, engine)
 
 
 def _block_sources(X, Y, K):

@@ -304,24 +304,6 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
         weights so far, with a ConvergenceWarning).
     """
     res = resolution
-    from ._partitioned import engine_for, is_partitioned, run_partitioned_fit
-
-    if is_partitioned(X) or capability(res.learner_for(res.prototype()), "runs_blocks"):
-        learner = res.learner_for(res.prototype())
-        engine = engine_for(learner, res.n_jobs,
-                            None if is_partitioned(X) else len(as_sequence(X, "X")))
-        if engine is not None or is_partitioned(X):
-            if engine is None:
-                raise ValueError("a partitioned data set is read by workers: train with "
-                                 "n_jobs >= 2, or inside joblib.parallel_config("
-                                 "backend='dask') with a Dask client")
-            for what, given in (("checkpoint", checkpoint), ("resume", resume),
-                                ("warm_start", previous)):
-                if given is not None:
-                    raise ValueError(f"learner {learner.name!r} on workers does not "
-                                     f"take {what} yet")
-            warmup.start(warmup.plan(learner, res.prototype()))
-            return run_partitioned_fit(res, X, Y, learner, engine)
     X = as_sequence(X, "X")
     Y = as_sequence(Y, "Y")
     if len(X) != len(Y):

@@ -7,7 +7,7 @@ dual variables). Blocks are kept in this process's registry under the fit's toke
 and the block's number; a task carries only those, the method to run and its
 (small) arguments. A task that reaches a process without the block (one that
 joined later, or was restarted after a worker died) answers :data:`MISSING`, and
-the driver opens the block there again (:mod:`structsvm.learners._engines`).
+the driver opens the block there again (:mod:`structsvm.learners.engines`).
 
 Sources (:class:`InMemory`, and the file and Dask-bag sources of
 :mod:`structsvm.corpora.partitions`) are read here, in the worker: ``read()``

@@ -38,7 +38,7 @@ certifying answers are then offered to the caches, as ``dual_cd`` does.
 
 What travels: per round, w's change (one sparse vector) to each worker and one
 sparse Δw_k back from each, plus a few numbers; the examples never leave their
-worker. Where the blocks run is the engine's business (:mod:`._engines`): in this
+worker. Where the blocks run is the engine's business (:mod:`.engines`): in this
 process one after the other, on worker processes of this machine, or on a Dask
 cluster.
 

@@ -16,9 +16,10 @@ import uuid
 
 import numpy as np
 
-from ._blocks import MISSING, run_block, run_pickled
+from ._blocks import MISSING, InMemory, run_block, run_pickled
 
-__all__ = ["BlockLost", "LocalProcesses", "DaskWorkers", "Blocks", "dask_client"]
+__all__ = ["BlockLost", "LocalProcesses", "DaskWorkers", "Blocks", "InMemory",
+           "dask_client"]
 
 
 class BlockLost(RuntimeError):
@@ -78,13 +79,7 @@ class LocalProcesses:
     def _drop(self, k):
         ex, self._executors[k] = self._executors[k], None
         if ex is not None:
-            for p in list(getattr(ex, "_processes", {}).values()):
-                p.kill()
             ex.shutdown(wait=False, cancel_futures=True)
-
-    def workers(self):
-        """Process ids of the workers (for tests)."""
-        return [None if e is None else sorted(e._processes) for e in self._executors]
 
     def close(self):
         for k in range(self.n_blocks):
@@ -141,9 +136,6 @@ class DaskWorkers:
         """Called when block k's worker answered MISSING: keep it there if alive."""
         self._move(k)
 
-    def workers(self):
-        return list(self.placement)
-
     def close(self):
         pass
 
@@ -156,12 +148,9 @@ def dask_client():
     backend, _ = get_active_backend()
     if type(backend).__name__ != "DaskDistributedBackend":
         return None
-    client = getattr(backend, "client", None)
-    if client is None:
-        from distributed import get_client
+    from distributed import get_client
 
-        client = get_client()
-    return client
+    return get_client()
 
 
 class Blocks:
