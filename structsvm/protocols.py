@@ -41,7 +41,7 @@ __all__ = [
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
-    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE", "Partitioned",
+    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE", "Partitioned", "DaskPart",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -635,6 +635,18 @@ class Partitioned:
 
     def partitions(self):
         raise NotImplementedError
+
+
+class DaskPart:
+    """A partition that a Dask cluster computes (``delayed``: a Dask delayed object
+    of a list of ``(x, y)`` pairs), where its data live; the worker that holds it
+    receives the result. Only workers of that cluster can read it."""
+
+    def __init__(self, delayed, name):
+        self.delayed, self.name = delayed, str(name)
+
+    def describe(self):
+        return self.name
 
 
 # --------------------------------------------------------------------------- samples and outputs

@@ -175,12 +175,14 @@ class StructuredSVM(BaseEstimator):
         self.constraints = constraints
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, Y, *, checkpoint=None, resume=None, checkpoint_every=60.0):
+    def fit(self, X, Y=None, *, checkpoint=None, resume=None, checkpoint_every=60.0):
         """Train on inputs X and structured outputs Y (lists of equal length).
 
         Parameters
         ----------
-        X, Y : sequences of inputs and structured outputs.
+        X, Y : sequences of inputs and structured outputs, or X a partitioned data set
+            (:class:`~structsvm.corpora.Files`, :class:`~structsvm.corpora.DaskBag`:
+            its partitions read by the workers, see the Scaling page) and Y None.
         checkpoint : str or Path, optional
             Write the training state (a model file with the best weights so far and
             the rounds done) here every ``checkpoint_every`` seconds, on Ctrl-C and
@@ -209,6 +211,11 @@ class StructuredSVM(BaseEstimator):
             ``checkpoint`` of a structure a model file cannot hold.
         """
         resolution = Resolution(type(self), self.get_params(deep=False))
+        if Y is None and not _partitioned.is_partitioned(X):
+            raise TypeError("fit needs Y, the outputs of X (only a partitioned data "
+                            "set, such as structsvm.corpora.Files, carries its own)")
+        if Y is not None and _partitioned.is_partitioned(X):
+            raise TypeError("a partitioned data set carries its outputs: pass Y=None")
         user = resolution.user_structure()
         if checkpoint is not None and user is not None:
             check_savable(user)  # before training, not at the first checkpoint
@@ -257,8 +264,15 @@ class StructuredSVM(BaseEstimator):
         return out
 
     def predict(self, X):
-        """Best structure for every input: a list of raw outputs."""
+        """Best structure for every input: a list of raw outputs.
+
+        For a partitioned data set (:class:`~structsvm.corpora.Files`,
+        :class:`~structsvm.corpora.DaskBag`): one list per partition, each computed
+        by the worker that reads the partition (``n_jobs`` processes, or the Dask
+        cluster of an enclosing ``joblib.parallel_config(backend="dask")``)."""
         check_is_fitted(self, "coef_")
+        if _partitioned.is_partitioned(X):
+            return _partitioned.predict_partitioned(self, X)
         X = as_sequence(X, "X")
         if len(X) == 0:
             return []
@@ -332,13 +346,14 @@ class StructuredSVM(BaseEstimator):
         return tags
 
 
-def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
+def fit(X, Y=None, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
         checkpoint_every=60.0, **params):
     """Train a :class:`StructuredSVM` and return it (shorthand).
 
     Parameters
     ----------
-    X, Y : sequences of inputs and structured outputs.
+    X, Y : sequences of inputs and structured outputs, or X a partitioned data set
+        and Y None (see :meth:`StructuredSVM.fit`).
     feature_map, decoder
         See :class:`StructuredSVM`.
     checkpoint, resume, checkpoint_every

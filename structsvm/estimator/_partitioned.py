@@ -24,9 +24,10 @@ from ._training import (RoundTracker, StopTraining, convergence_message, log_sta
 from .. import _progress
 from ..learners.engines import (Blocks, DaskWorkers, InMemory, LocalProcesses,
                                 dask_client)
-from ..protocols import Partitioned, as_sequence, capability, plugin_name
+from ..protocols import DaskPart, Partitioned, as_sequence, capability, plugin_name
 
-__all__ = ["engine_for", "run_partitioned_fit", "is_partitioned", "fit_on_workers"]
+__all__ = ["engine_for", "run_partitioned_fit", "is_partitioned", "fit_on_workers",
+           "predict_partitioned"]
 
 
 def is_partitioned(X):
@@ -130,6 +131,10 @@ def run_partitioned_fit(res, X, Y, learner, engine):
     K = engine.n_blocks
     sources, examples = _block_sources(X, Y, K)
     blocks = Blocks(engine, sources, _block_seeds(res.random_state, K), examples)
+    from threadpoolctl import threadpool_limits
+
+    # the workers compute on the cores; this process's BLAS in one thread meanwhile
+    limits = threadpool_limits(limits=1)
     try:
         blocks.open()
         if blocks.n_samples == 0:
@@ -169,6 +174,7 @@ def run_partitioned_fit(res, X, Y, learner, engine):
                     bar.close()
     finally:
         blocks.close()
+        limits.restore_original_limits()
 
     def fitted_at(w, attributes, interrupted=False):
         return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
@@ -197,3 +203,39 @@ def run_partitioned_fit(res, X, Y, learner, engine):
         raise ValueError(f"learner {plugin_name(learner)!r} returned a non-finite "
                          "objective")
     return fitted
+
+
+class _PredictPart:
+    """The predictions of one partition's inputs (a task run by a worker)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, source):
+        X, _ = source.read()
+        return self.model.predict(X)
+
+
+def _bag_predictions(model):
+    def predict(pairs):
+        pairs = list(pairs)
+        return [model.predict([x for x, _ in pairs])]
+    return predict
+
+
+def predict_partitioned(model, X):
+    """Per partition of ``X``, the predictions of its inputs, computed by the worker
+    that reads it (``model.n_jobs`` processes, or the Dask cluster of an enclosing
+    ``joblib.parallel_config(backend="dask")``; in this process when neither)."""
+    from ..learners.engines import engine
+
+    parts = X.partitions()
+    if parts and isinstance(parts[0], DaskPart):
+        return list(X.bag.map_partitions(_bag_predictions(model)).compute())
+    runner = engine(model.n_jobs, len(parts))
+    task = _PredictPart(model)
+    try:
+        return [task(p) for p in parts] if runner is None else runner.map(task, parts)
+    finally:
+        if runner is not None:
+            runner.close()

@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from ..protocols import capability
+from ..protocols import DaskPart, capability
 
-__all__ = ["BlockSpec", "InMemory", "MISSING", "run_block", "run_pickled",
+__all__ = ["BlockSpec", "InMemory", "MISSING", "run_block", "run_pickled", "run_function",
            "blocks_here", "worker_budget"]
 
 _HOSTED: dict = {}
@@ -78,12 +78,17 @@ class BlockSpec:
 class Host:
     """One block in a worker: its data, then its problem and local solver."""
 
-    def __init__(self, spec):
+    def __init__(self, spec, computed=()):
         self.spec = spec
         t0 = time.perf_counter()
         X, Y = [], []
+        computed = iter(computed)
         for source in spec.sources:
-            x, y = source.read()
+            if isinstance(source, DaskPart):  # computed by the cluster, given here
+                pairs = list(next(computed))
+                x, y = [p[0] for p in pairs], [p[1] for p in pairs]
+            else:
+                x, y = source.read()
             if len(x) != len(y):
                 raise ValueError(f"{source.describe()}: {len(x)} inputs but "
                                  f"{len(y)} outputs")
@@ -94,7 +99,8 @@ class Host:
         self.read_seconds = time.perf_counter() - t0
 
     def opened(self):
-        return {"n": len(self.X), "pid": os.getpid(), "seconds": self.read_seconds}
+        return {"n": len(self.X), "pid": os.getpid(), "address": _worker_address(),
+                "seconds": self.read_seconds}
 
     def summarize(self, prototype):
         """The map's summary of this block's data (see ``fit_summary``)."""
@@ -131,6 +137,16 @@ class Host:
                 "seconds": time.perf_counter() - t0}
 
 
+def _worker_address():
+    """The address of the Dask worker running this task, or None."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except (ImportError, ValueError):
+        return None
+
+
 #: the share of a Dask worker's ``memory_limit`` a block may use (Dask pauses a
 #: worker whose process uses 80 % of it; a block's arrays are not Dask's to spill)
 DASK_MEMORY_SHARE = 0.7
@@ -157,6 +173,19 @@ def worker_budget():
     return share if own is None else min(share, own)
 
 
+_LIMITED = []
+
+
+def _one_thread():
+    """BLAS and OpenMP in one thread in this process, from its first task on: each
+    worker computes on one core, and a BLAS thread that keeps spinning after a
+    product takes the core of another worker."""
+    if not _LIMITED:
+        from threadpoolctl import threadpool_limits
+
+        _LIMITED.append(threadpool_limits(limits=1))
+
+
 def run_block(token, index, method, args=(), spec=None):
     """Run ``method(*args)`` on block ``index`` of fit ``token`` in this process.
 
@@ -166,9 +195,10 @@ def run_block(token, index, method, args=(), spec=None):
     arguments) are the host's; every other method is the block's solver's. Returns
     :data:`MISSING` when this process does not hold the block.
     """
+    _one_thread()
     key = (token, int(index))
-    if method == "open":
-        host = Host(spec)
+    if method == "open":  # args: the cluster's results of the block's Dask partitions
+        host = Host(spec, args[0] if args else ())
         with _LOCK:
             _HOSTED[key] = host
         return host.opened()
@@ -195,6 +225,15 @@ def run_pickled(token, index, method, payload):
 
     args, spec = pickle.loads(payload)
     return run_block(token, index, method, args, spec)
+
+
+def run_function(payload):
+    """``func(item)`` of a cloudpickled ``(func, item)`` (a task of ``engine.map``)."""
+    import pickle
+
+    _one_thread()
+    func, item = pickle.loads(payload)
+    return func(item)
 
 
 def blocks_here(token=None):

@@ -64,6 +64,7 @@ from sklearn.utils import check_random_state
 from .._compiled import loops, warmup
 from ..protocols import LearnerBase, LearnerResult, capability, plugin_name
 from .dual_cd import _EPS, DualCD, _State
+from .engines import BlockLost
 
 __all__ = ["CoCoA", "BlockSolver", "InProcessBlocks"]
 
@@ -205,6 +206,7 @@ class CoCoA(LearnerBase, BaseEstimator):
         max_iter = 200 if max_iter is None else int(max_iter)
         D = int(n_features)
         w = np.zeros(D)
+        scratch = np.zeros(D)  # zero between rounds (see _summed_norm)
         w0 = np.asarray(w0, dtype=float)
         none = [(None, None)] * K
         if np.any(w0 != 0):  # not a dual point: its most violated outputs seed the caches
@@ -221,38 +223,49 @@ class CoCoA(LearnerBase, BaseEstimator):
         sigma = float(K if self.sigma == "auto" else min(float(self.sigma), K))
         settle = none
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
-        rounds = rejected = 0
+        rounds = rejected = recovered = 0
         passes = last_cert = 0.0
         certify = True
         sigmas, rhos = [], []
         work = {"oracle_examples": 0, "block_seconds": 0.0, "bytes_out": 0, "bytes_in": 0}
         while True:
-            if certify or passes >= max_iter:
-                shares = blocks.call("certify", [(s,) for s in settle])
-                settle = none
-                _count(work, shares)
-                passes += 1.0
-                wsq = float(w @ w)
-                primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
-                dual = sum(r["dual"] for r in shares) - 0.5 * wsq
-                gap = max(0.0, primal - dual)
-                curve.append(primal)
-                last_cert = passes
-                if callback is not None:
-                    callback(dict(round=len(curve), w=w, objective=primal, gap=gap,
-                                  n_constraints=sum(r["cached"] for r in shares),
-                                  time=time.perf_counter() - t0))
-                if gap <= tol * max(primal, 1e-300):
-                    converged = True
-                    break
-                if passes >= max_iter:
-                    break
-            out = blocks.call("improve", [(s, sigma, float(self.local_passes), gap)
-                                          for s in settle])
+            try:
+                if certify or passes >= max_iter:
+                    shares = blocks.call("certify", [(s,) for s in settle])
+                    settle = none
+                    _count(work, shares)
+                    passes += 1.0
+                    wsq = float(w @ w)
+                    primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
+                    dual = sum(r["dual"] for r in shares) - 0.5 * wsq
+                    gap = max(0.0, primal - dual)
+                    curve.append(primal)
+                    last_cert = passes
+                    if callback is not None:
+                        callback(dict(round=len(curve), w=w, objective=primal, gap=gap,
+                                      n_constraints=sum(r["cached"] for r in shares),
+                                      time=time.perf_counter() - t0))
+                    if gap <= tol * max(primal, 1e-300):
+                        converged = True
+                        break
+                    if passes >= max_iter:
+                        break
+                out = blocks.call("improve", [(s, sigma, float(self.local_passes), gap)
+                                              for s in settle])
+            except BlockLost as lost:
+                # a worker died: its blocks start again from zero on another worker,
+                # the others keep their dual variables; w is summed again exactly
+                recovered += len(lost.blocks)
+                import os as _os
+                if _os.environ.get("COCOA_DEBUG"): print("LOST", lost, getattr(blocks.engine, "placement", None), flush=True)
+                w = _recover(blocks, lost.blocks, omega, D)
+                settle, certify = none, True
+                continue
             _count(work, out)
             passes += sum(r["decoded"] for r in out) / n
             rounds += 1
-            delta, sq_sum = _sum_updates(out)
+            delta = [(r["idx"], r["val"]) for r in out]
+            sq_sum = _summed_norm(scratch, delta)
             sq_parts = sum(r["sq"] for r in out)
             promised = sum(r["G"] for r in out)
             gain = sum(r["lin"] for r in out) - 0.5 * sq_sum
@@ -267,21 +280,25 @@ class CoCoA(LearnerBase, BaseEstimator):
                 settle = [(False, None)] * K
                 sigma = min(float(K), max(2.0 * sigma, rho))
                 continue
-            w[delta[0]] += delta[1]
-            work["bytes_in"] += delta[0].nbytes + delta[1].nbytes
+            for idx, val in delta:
+                w[idx] += val
+            work["bytes_in"] += K * sum(i.nbytes + v.nbytes for i, v in delta)
             settle = [(True, delta)] * K
             if omega is None and self.sigma == "auto":
                 sigma = min(float(K), max(1.0, rho))
             est = sum(r["est"] for r in out)
             dual_now = sum(r["dual"] for r in out) - 0.5 * float(w @ w)
-            certify = (est <= tol * max(dual_now + est, 1e-300)
-                       or passes - last_cert >= _CERTIFY_EVERY)
+            # the blocks' gaps are measured at their own vectors, blind to the others'
+            # updates: a certifying pass at most once per pass over the data
+            certify = passes - last_cert >= _CERTIFY_EVERY or (
+                passes - last_cert >= 1 and est <= tol * max(dual_now + est, 1e-300))
         return LearnerResult(
             w=w, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
             duality_gap=float(gap), converged=converged,
             extra=dict(rounds=rounds, rejected_rounds=rejected, sigma=sigmas, rho=rhos,
                        n_partitions=K, certified_passes=len(curve),
                        oracle_passes=passes, per_column_sigma=omega is not None,
+                       recovered_blocks=recovered,
                        **work))
 
 
@@ -293,15 +310,39 @@ def _count(work, results):
             work["bytes_out"] += r["idx"].nbytes + r["val"].nbytes
 
 
-def _sum_updates(out):
-    """Σ_k Δw_k of the blocks' sparse updates: (columns, values) and its squared norm."""
-    idx = np.concatenate([r["idx"] for r in out])
-    val = np.concatenate([r["val"] for r in out])
-    if idx.size == 0:
-        return (idx.astype(np.int64), val), 0.0
-    cols, inv = np.unique(idx, return_inverse=True)
-    total = np.bincount(inv, weights=val, minlength=cols.size)
-    return (cols, total), float(total @ total)
+def _recover(blocks, lost, omega, D, attempts=3):
+    """Open the ``lost`` blocks again (from zero), keep the others' last improve, and
+    return w summed exactly from every block's A_k α_[k] (sent to every block)."""
+    for attempt in range(attempts):
+        try:
+            blocks.reopen(lost)
+            K = blocks.n_blocks
+            blocks.call("set_omega", [((True, None), omega)] * K)
+            parts = blocks.call("contribution", [((None, None),)] * K)
+            w = np.zeros(D)
+            for idx, val in parts:
+                w[idx] += val
+            nz = np.flatnonzero(w)
+            blocks.call("reset", [((None, None), nz, w[nz])] * K)
+            return w
+        except BlockLost as again:
+            if attempt == attempts - 1:
+                raise
+            lost = sorted(set(lost) | set(again.blocks))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _summed_norm(scratch, delta):
+    """‖Σ_k Δw_k‖² of the blocks' sparse updates ``[(columns, values)]``, summed in
+    ``scratch`` (zero before and after): the cost follows their entries."""
+    for idx, val in delta:
+        scratch[idx] += val
+    total = 0.0
+    for idx, _ in delta:
+        v = scratch[idx]
+        total += float(v @ v)
+        scratch[idx] = 0.0  # a column of several blocks counts once
+    return total
 
 
 def _block_seeds(random_state, K):
@@ -349,6 +390,7 @@ class BlockSolver:
         self.pending = None   # answers of the last certifying pass, to offer
         self.undo = None      # what restores the block before its last improve
         self.touched = None   # columns its last improve may have changed
+        self.mark = None      # one zero byte per column, to list distinct columns
         self.it = 0
 
     @property
@@ -366,10 +408,11 @@ class BlockSolver:
                 self.state.restore(snapshot)
             self.u[self.touched] = self.w[self.touched]
             self.touched = self.undo = None
-        if delta is not None:
-            idx, val = delta
-            self.w[idx] += val
-            self.u[idx] = self.w[idx]
+        if delta is not None:  # every block's update, added in block order
+            for idx, val in delta:
+                self.w[idx] += val
+            for idx, _ in delta:
+                self.u[idx] = self.w[idx]
 
     def seed(self, settle, w0):
         """Offer the most violated outputs at ``w0`` (a warm start) to the caches."""
@@ -388,6 +431,22 @@ class BlockSolver:
         f = capability(self.problem.feature_map, "feature_support")
         return None if f is None else np.asarray(f(self.problem.Xe, self.examples),
                                                  dtype=np.int64)
+
+    def contribution(self, settle):
+        """A_k α_[k], this block's share of w, summed afresh from its caches
+        (``(columns, values)``)."""
+        self._settle(settle)
+        wk = self.state.weights()
+        idx = np.flatnonzero(wk)
+        return idx, wk[idx]
+
+    def reset(self, settle, idx, val):
+        """Set the block's copy of w (and u) to the driver's: zero but ``w[idx] = val``."""
+        self._settle(settle)
+        self.w[:] = 0.0
+        self.w[idx] = val
+        self.u[:] = self.w
+        self.touched = self.undo = None
 
     def set_omega(self, settle, omega):
         """ω_j, the number of blocks whose updates can touch column j (a dense array
@@ -427,20 +486,24 @@ class BlockSolver:
         C = float(problem.C)
         lin0 = float(np.sum(st.alpha * st.loss))
         self.it += 1
-        rows = []  # pool rows of the visited examples, before and after their steps
-        decoded = 0
-        if self.pending is not None:
-            rows.append(st.slot.ravel())
-            self.est = lrn._offer(problem, st, self.pending, u, self.it, omega=omega)
-            rows.append(st.slot.ravel())
         nb = min(n, int(lrn.n_batches))
-        gaps = np.zeros(n)
+        items = []
         for _ in range(max(1, int(round(float(passes) * nb)))):
             if not self.plan:
                 self.plan = _sweep_plan(st, n, nb, self.rng)
-            batch, part = self.plan.pop(0)
-            seen = np.concatenate([batch, part])
-            rows.append(st.slot[seen].ravel())
+            items.append(self.plan.pop(0))
+        # the examples this round visits, and their caches before it: Δw_k comes
+        # from the rows whose dual variable changed
+        if self.pending is not None or int(lrn.inner_passes) > 0:
+            seen = np.arange(n)
+        else:
+            seen = np.unique(np.concatenate([np.concatenate(i) for i in items]))
+        slot0, alpha0 = st.slot[seen].copy(), st.alpha[seen].copy()
+        decoded = 0
+        if self.pending is not None:
+            self.est = lrn._offer(problem, st, self.pending, u, self.it, omega=omega)
+        gaps = np.zeros(n)
+        for batch, part in items:
             v = problem.oracle(u, self.examples[batch])
             decoded += batch.size
             self.est[batch] = lrn._offer(problem, st, v, u, self.it, rows=batch,
@@ -452,13 +515,15 @@ class BlockSolver:
                 jit.cached_pass(part, u, p.ind, p.dat, p.start, p.len, st.slot,
                                 st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps,
                                 omega)
-            rows.append(st.slot[seen].ravel())
         if int(lrn.inner_passes) > 0:
-            rows.append(st.slot.ravel())
             lrn._inner(st, u, C, gap if np.isfinite(gap) else float(self.est.sum()),
                        self.rng, omega=omega)
-            rows.append(st.slot.ravel())
-        cols = st.pool.columns(np.concatenate(rows))
+        slot1, alpha1 = st.slot[seen], st.alpha[seen]
+        same = (slot1 == slot0) & (alpha1 == alpha0)
+        rows = np.concatenate([slot0[~same & (alpha0 > 0)], slot1[~same & (alpha1 > 0)]])
+        if self.mark is None:
+            self.mark = np.zeros(problem.n_features, dtype=np.uint8)
+        cols = st.pool.columns(rows, self.mark)
         d = u[cols] - self.w[cols]
         keep = d != 0
         idx, val = cols[keep], d[keep] / omega[cols[keep]]

@@ -13,13 +13,14 @@ which the driver opens again (:meth:`Blocks.reopen`) on a worker that is alive.
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
-import numpy as np
+from ..protocols import DaskPart
 
-from ._blocks import MISSING, InMemory, run_block, run_pickled
+from ._blocks import MISSING, InMemory, run_block, run_function, run_pickled
 
 __all__ = ["BlockLost", "LocalProcesses", "DaskWorkers", "Blocks", "InMemory",
-           "dask_client"]
+           "dask_client", "engine"]
 
 
 class BlockLost(RuntimeError):
@@ -64,6 +65,9 @@ class LocalProcesses:
     def submit(self, k, token, method, args, spec=None):
         import cloudpickle
 
+        if spec is not None and any(isinstance(s, DaskPart) for s in spec.sources):
+            raise ValueError("a Dask bag trains on the workers of its Dask cluster: "
+                             "fit inside joblib.parallel_config(backend='dask')")
         payload = cloudpickle.dumps((args, spec))
         return self._executor(k).submit(run_pickled, token, k, method, payload)
 
@@ -80,6 +84,22 @@ class LocalProcesses:
         ex, self._executors[k] = self._executors[k], None
         if ex is not None:
             ex.shutdown(wait=False, cancel_futures=True)
+
+    def placed(self, k, address):
+        pass
+
+    def map(self, func, items):
+        """``[func(item) for item in items]``, the items spread over the workers in
+        turn (results in order); a worker that dies raises :class:`BlockLost`."""
+        import cloudpickle
+
+        futures = [self._executor(j % self.n_blocks).submit(
+            run_function, cloudpickle.dumps((func, item)))
+            for j, item in enumerate(items)]
+        return [self.result(j % self.n_blocks, f) for j, f in enumerate(futures)]
+
+    def lost(self, k):
+        self._drop(k)
 
     def close(self):
         for k in range(self.n_blocks):
@@ -111,6 +131,13 @@ class DaskWorkers:
         return self.client.scatter(obj, broadcast=True, hash=False)
 
     def submit(self, k, token, method, args, spec=None):
+        if spec is not None:  # its Dask partitions computed on the cluster, passed in
+            parts = [s for s in spec.sources if isinstance(s, DaskPart)]
+            if parts:
+                args = ([self.client.compute(p.delayed) for p in parts],)
+                spec = replace(spec, sources=[DaskPart(None, s.name)
+                                              if isinstance(s, DaskPart) else s
+                                              for s in spec.sources])
         return self.client.submit(run_block, token, k, method, args, spec,
                                   workers=[self.placement[k]], allow_other_workers=True,
                                   pure=False)
@@ -132,12 +159,41 @@ class DaskWorkers:
             used = [a for j, a in enumerate(self.placement) if j != k and a in alive]
             self.placement[k] = min(alive, key=used.count)
 
-    def place_missing(self, k):
-        """Called when block k's worker answered MISSING: keep it there if alive."""
+    def map(self, func, items):
+        """``[func(item) for item in items]`` on the cluster's workers (Dask places
+        the tasks; a task whose worker dies is run again on another)."""
+        futures = self.client.map(func, list(items), pure=False)
+        return self.client.gather(futures)
+
+    def placed(self, k, address):
+        """Block k was opened on the worker at ``address``: its tasks go there."""
+        if address is not None:
+            self.placement[k] = address
+
+    def lost(self, k):
+        """Block k's worker answered that it does not hold it: open it again on a
+        worker that is alive."""
         self._move(k)
 
     def close(self):
         pass
+
+
+def engine(n_jobs, n_tasks=None):
+    """The engine for work spread over workers: the Dask client of an enclosing
+    ``joblib.parallel_config(backend="dask")``, else ``n_jobs`` worker processes
+    (joblib's ``n_jobs``: -1 every core), or None when that is one (this process).
+    ``n_tasks`` caps the number of processes."""
+    client = dask_client()
+    if client is not None:
+        n = len(client.scheduler_info(n_workers=-1)["workers"])
+        return DaskWorkers(client, n if n_tasks is None else max(1, min(n, n_tasks)))
+    from joblib import effective_n_jobs
+
+    n = effective_n_jobs(n_jobs)
+    if n_tasks is not None:
+        n = min(n, n_tasks)
+    return LocalProcesses(n) if n >= 2 else None
 
 
 def dask_client():
@@ -202,6 +258,7 @@ class Blocks:
                 cause = exc.cause
                 continue
             if r is MISSING:
+                self.engine.lost(k)
                 lost.append(k)
                 continue
             out[k] = r
@@ -212,6 +269,8 @@ class Blocks:
     def open(self):
         """Every block's data read by its worker; returns what each worker said."""
         self.opened = self._run("open", [()] * self.n_blocks, spec=True)
+        for k, r in enumerate(self.opened):
+            self.engine.placed(k, r.get("address"))
         self.sizes = [int(r["n"]) for r in self.opened]
         return self.opened
 
@@ -235,7 +294,8 @@ class Blocks:
         """Open blocks ``ks`` again (their data read again, encoded with the fitted
         map, no dual variables: they start from zero)."""
         ks = list(ks)
-        self._run("open", [()] * self.n_blocks, ks=ks, spec=True)
+        for k, r in zip(ks, self._run("open", [()] * self.n_blocks, ks=ks, spec=True)):
+            self.engine.placed(k, r.get("address"))
         shared = self.engine.share(self.prepared)
         self._run("prepare_shared", [(shared,)] * self.n_blocks, ks=ks)
 
