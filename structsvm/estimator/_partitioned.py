@@ -22,8 +22,8 @@ from ._saved_state import Fitted
 from ._training import (RoundTracker, StopTraining, convergence_message, log_start,
                         sigint_stops_after_round)
 from .. import _progress
-from ..learners.engines import (Blocks, DaskWorkers, InMemory, LocalProcesses,
-                                dask_client)
+from ..learners.engines import (BlockLost, Blocks, DaskWorkers, InMemory,
+                                LocalProcesses, dask_client)
 from ..protocols import DaskPart, Partitioned, as_sequence, capability, plugin_name
 
 __all__ = ["engine_for", "run_partitioned_fit", "is_partitioned", "fit_on_workers",
@@ -52,12 +52,12 @@ def engine_for(learner, n_jobs, n_samples=None):
     from joblib import effective_n_jobs
 
     n = effective_n_jobs(n_jobs)
-    if n < 2 and not learner.n_partitions:
+    if n < 2:
         return None
     K = learner.n_partitions or n
     if n_samples is not None:
         K = min(K, n_samples)
-    return LocalProcesses(K) if K >= 2 or n >= 2 else None
+    return LocalProcesses(K, n_processes=min(n, K))
 
 
 def fit_on_workers(res, X, Y, *, previous=None, checkpoint=None, resume=None):
@@ -136,7 +136,13 @@ def run_partitioned_fit(res, X, Y, learner, engine):
     # the workers compute on the cores; this process's BLAS in one thread meanwhile
     limits = threadpool_limits(limits=1)
     try:
-        blocks.open()
+        try:
+            blocks.open()
+        except BlockLost as exc:
+            raise RuntimeError(
+                f"the worker processes could not start or read their data ({exc}). "
+                "A script that trains on worker processes must guard its top level "
+                "with `if __name__ == \"__main__\":` (the workers import it)") from None
         if blocks.n_samples == 0:
             raise ValueError("Cannot fit on an empty data set (the partitions hold no "
                              "examples)")
@@ -150,10 +156,8 @@ def run_partitioned_fit(res, X, Y, learner, engine):
                             "read by the workers (it has no fit_summary); give the "
                             "data as lists, or use a map that has one")
         decoder, loss = res.plugins(fm)
-        refusal = capability(learner, "refusal")
-        why = None if refusal is None else refusal(fm, decoder, loss, res.rescaling)
-        if why is not None:
-            raise ValueError(f"learner {learner.name!r} cannot train this problem: {why}")
+        if res.learner is not None:  # refuses what it cannot train, naming it
+            res.learner_for(fm, plugins=(fm, decoder, loss, res.rescaling))
         C = res.C_for(fm, loss)
         tol = res.tol_for(fm, loss)
         prepared = blocks.prepare(fm, decoder, loss, C, res.rescaling, learner)

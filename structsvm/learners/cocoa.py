@@ -62,7 +62,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from .._compiled import loops, warmup
-from ..protocols import LearnerBase, LearnerResult, capability, plugin_name
+from ..protocols import LearnerBase, LearnerResult, capability
 from .dual_cd import _EPS, DualCD, _State
 from .engines import BlockLost
 
@@ -129,15 +129,6 @@ class CoCoA(LearnerBase, BaseEstimator):
     certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False
     runs_blocks: ClassVar[bool] = True
-
-    @staticmethod
-    def refusal(feature_map, decoder, loss, rescaling):
-        """Why the partitioned learner cannot train a problem, or None: a loss over the
-        whole data set has no constraint per example (no block can own one)."""
-        if type(loss).decomposition == "dataset":
-            return (f"loss {plugin_name(loss)!r} is a function of the whole data set's "
-                    "labelling, which no partition holds; use 'one_slack'")
-        return None
 
     def __init__(self, n_partitions=None, local_passes=1, sigma="auto", cache_size=16,
                  n_batches=8, inner_passes=10, inner_tol=0.1):
@@ -226,7 +217,7 @@ class CoCoA(LearnerBase, BaseEstimator):
         rounds = rejected = recovered = 0
         passes = last_cert = 0.0
         certify = True
-        sigmas, rhos = [], []
+        sigmas, rhos, gains, promises = [], [], [], []
         work = {"oracle_examples": 0, "block_seconds": 0.0, "bytes_out": 0, "bytes_in": 0}
         while True:
             try:
@@ -256,8 +247,6 @@ class CoCoA(LearnerBase, BaseEstimator):
                 # a worker died: its blocks start again from zero on another worker,
                 # the others keep their dual variables; w is summed again exactly
                 recovered += len(lost.blocks)
-                import os as _os
-                if _os.environ.get("COCOA_DEBUG"): print("LOST", lost, getattr(blocks.engine, "placement", None), flush=True)
                 w = _recover(blocks, lost.blocks, omega, D)
                 settle, certify = none, True
                 continue
@@ -272,6 +261,8 @@ class CoCoA(LearnerBase, BaseEstimator):
             rho = sq_sum / sq_parts if sq_parts > 0 else 1.0
             sigmas.append(sigma)
             rhos.append(rho)
+            gains.append(gain)
+            promises.append(promised)
             if omega is None and promised > 0 and gain < _ACCEPT * promised \
                     and sigma < K:
                 # a uniform σ' below ρ: the added updates overshot along directions
@@ -296,6 +287,7 @@ class CoCoA(LearnerBase, BaseEstimator):
             w=w, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
             duality_gap=float(gap), converged=converged,
             extra=dict(rounds=rounds, rejected_rounds=rejected, sigma=sigmas, rho=rhos,
+                       dual_gain=gains, promised_gain=promises,
                        n_partitions=K, certified_passes=len(curve),
                        oracle_passes=passes, per_column_sigma=omega is not None,
                        recovered_blocks=recovered,

@@ -34,23 +34,26 @@ class BlockLost(RuntimeError):
 
 
 class LocalProcesses:
-    """One worker process per block on this machine: a ``concurrent.futures``
-    process executor of one process each (started by the forkserver where there is
-    one, else spawned: a clean interpreter, not a copy of this one's threads), so
-    that a block's tasks always reach the process that holds it. Arguments travel
-    pickled by cloudpickle (a structure whose class lives in the script itself
-    reaches the workers too)."""
+    """Worker processes on this machine, each a ``concurrent.futures`` process
+    executor of one process (started by the forkserver where there is one, else
+    spawned: a clean interpreter, not a copy of this one's threads); block k lives
+    in process k mod ``n_processes``, so that its tasks always reach the process
+    that holds it. Arguments travel pickled by cloudpickle (a structure whose class
+    lives in the script itself reaches the workers too)."""
 
     kind = "processes"
 
-    def __init__(self, n_blocks):
+    def __init__(self, n_blocks, n_processes=None):
         self.n_blocks = int(n_blocks)
-        self._executors = [None] * self.n_blocks
+        self.n_processes = self.n_blocks if n_processes is None else \
+            max(1, min(int(n_processes), self.n_blocks))
+        self._executors = [None] * self.n_processes
 
     def _executor(self, k):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        k %= self.n_processes
         if self._executors[k] is None:
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context(
@@ -81,6 +84,7 @@ class LocalProcesses:
             raise BlockLost([k], exc) from None
 
     def _drop(self, k):
+        k %= self.n_processes
         ex, self._executors[k] = self._executors[k], None
         if ex is not None:
             ex.shutdown(wait=False, cancel_futures=True)
@@ -93,16 +97,15 @@ class LocalProcesses:
         turn (results in order); a worker that dies raises :class:`BlockLost`."""
         import cloudpickle
 
-        futures = [self._executor(j % self.n_blocks).submit(
-            run_function, cloudpickle.dumps((func, item)))
-            for j, item in enumerate(items)]
-        return [self.result(j % self.n_blocks, f) for j, f in enumerate(futures)]
+        futures = [self._executor(j).submit(run_function, cloudpickle.dumps((func, item)))
+                   for j, item in enumerate(items)]
+        return [self.result(j, f) for j, f in enumerate(futures)]
 
     def lost(self, k):
         self._drop(k)
 
     def close(self):
-        for k in range(self.n_blocks):
+        for k in range(self.n_processes):
             ex, self._executors[k] = self._executors[k], None
             if ex is not None:
                 ex.shutdown(wait=True, cancel_futures=True)
