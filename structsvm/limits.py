@@ -68,6 +68,13 @@ def machine_memory():
         return None, None
 
 
+def configured_limit():
+    """The budget set by ``STRUCTSVM_MAX_MEMORY``, in bytes (0: no limit), or None
+    when it is not set: what a fit passes on to its worker processes, whose own
+    environment may predate a change of it."""
+    return _env_limit()
+
+
 def _env_limit():
     """``STRUCTSVM_MAX_MEMORY`` in bytes; ``0`` for no limit; None when not set."""
     raw = os.environ.get(_ENV, "").strip()

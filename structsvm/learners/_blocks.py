@@ -110,8 +110,9 @@ class Host:
 
     def prepare(self, feature_map, decoder, loss, C, rescaling, learner, budget=None):
         """Encode the data with the fitted map, check it, and make the local solver;
-        the raw data are dropped. ``budget``: the memory this block may use (bytes;
-        None: the process's memory budget, :func:`structsvm.limits.memory_limit`)."""
+        the raw data are dropped. ``budget``: the memory budget the fitting process
+        was given (``STRUCTSVM_MAX_MEMORY``, bytes; 0: none), or None (see
+        :func:`worker_budget`)."""
         from .cocoa import BlockSolver
         from .memory import fit_memory
         from .problem import Problem, check_scale
@@ -128,8 +129,7 @@ class Host:
         total = memory.total + 3 * 8 * problem.n_features
         check_total(total, f"block {self.spec.index} ({problem.n_samples} examples, "
                            "its caches, data and weights)",
-                    verb="needs an estimated",
-                    limit=worker_budget() if budget is None else budget)
+                    verb="needs an estimated", limit=worker_budget(budget))
         self.solver = BlockSolver(problem, np.arange(problem.n_samples),
                                   learner.local_learner(), self.spec.seed)
         self.X = self.Y = None
@@ -152,25 +152,30 @@ def _worker_address():
 DASK_MEMORY_SHARE = 0.7
 
 
-def worker_budget():
-    """The memory a block in this process may use, in bytes: on a Dask worker
-    :data:`DASK_MEMORY_SHARE` of its ``memory_limit`` (and no more than the
-    process's budget), else None (the process's budget,
-    :func:`structsvm.limits.memory_limit`)."""
+def worker_budget(configured=None):
+    """The memory a block in this process may use, in bytes, or None for this
+    process's own budget (:func:`structsvm.limits.memory_limit`: half of its
+    machine's available memory).
+
+    ``configured``: the fitting process's ``STRUCTSVM_MAX_MEMORY`` (bytes, 0: no
+    limit; None: not set), which applies to every worker. On a Dask worker, also
+    :data:`DASK_MEMORY_SHARE` of its ``memory_limit``; the smaller applies."""
+    limits = []
+    if configured:
+        limits.append(int(configured))
     try:
         from distributed import get_worker
 
         worker = get_worker()
     except (ImportError, ValueError):
-        return None
-    from ..limits import memory_limit
-
-    limit = worker.memory_manager.memory_limit
-    own = memory_limit()
-    if not limit:
-        return own
-    share = int(DASK_MEMORY_SHARE * limit)
-    return share if own is None else min(share, own)
+        worker = None
+    if worker is not None and worker.memory_manager.memory_limit:
+        limits.append(int(DASK_MEMORY_SHARE * worker.memory_manager.memory_limit))
+    if limits:
+        return min(limits)
+    if configured == 0:
+        return 2 ** 62  # no limit
+    return None
 
 
 _LIMITED = []

@@ -86,16 +86,19 @@ class CoCoA(LearnerBase, BaseEstimator):
     n_partitions : int or None, default=None
         K, the number of blocks. None: the number of workers of the run (``n_jobs``,
         or the Dask cluster's workers), 2 when training in this process.
-    local_passes : float, default=1
+    local_passes : float, default=0.0625
         Sweeps over its examples a worker makes per round (a sweep is
-        ``n_batches`` oracle batches, as ``dual_cd``'s; 1/``n_batches`` is one batch
-        a round), besides offering the answers of a certifying round.
+        ``n_batches`` oracle batches, as ``dual_cd``'s; the default 1/16 is one batch
+        a round), besides offering the answers of a certifying round. Fewer, longer
+        rounds send less but need more passes: the blocks do not see each other's
+        updates within a round (measured in docs/scaling.md).
     sigma : "auto" or float, default="auto"
         σ' of the local subproblems. A number in [1, K] fixes it (K: CoCoA+'s safe
         value; rounds that do not raise the dual enough are still undone and
         repeated with a larger σ'); "auto" starts at K and follows the measured ρ.
     cache_size, n_batches, inner_passes, inner_tol
-        As :class:`~structsvm.learners.dual_cd.DualCD`'s, per worker.
+        As :class:`~structsvm.learners.dual_cd.DualCD`'s, per worker (the defaults
+        those ``dual_cd`` trains sequences with).
 
     Notes
     -----
@@ -130,8 +133,8 @@ class CoCoA(LearnerBase, BaseEstimator):
     supports_warm_start: ClassVar[bool] = False
     runs_blocks: ClassVar[bool] = True
 
-    def __init__(self, n_partitions=None, local_passes=1, sigma="auto", cache_size=16,
-                 n_batches=8, inner_passes=10, inner_tol=0.1):
+    def __init__(self, n_partitions=None, local_passes=0.0625, sigma="auto",
+                 cache_size=16, n_batches=16, inner_passes=0, inner_tol=0.1):
         self.n_partitions = n_partitions
         self.local_passes = local_passes
         self.sigma = sigma

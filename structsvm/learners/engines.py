@@ -282,8 +282,12 @@ class Blocks:
         return self._run("summarize", [(shared,)] * self.n_blocks)
 
     def prepare(self, feature_map, decoder, loss, C, rescaling, learner):
-        """Each block encodes its data and makes its local solver."""
-        self.prepared = (feature_map, decoder, loss, C, rescaling, learner)
+        """Each block encodes its data and makes its local solver (its memory checked
+        against its worker's budget, and ``STRUCTSVM_MAX_MEMORY`` of this process)."""
+        from ..limits import configured_limit
+
+        self.prepared = (feature_map, decoder, loss, C, rescaling, learner,
+                         configured_limit())
         shared = self.engine.share(self.prepared)
         out = self._run("prepare_shared", [(shared,)] * self.n_blocks)
         self.sizes = [int(r["n"]) for r in out]
