@@ -68,7 +68,6 @@ from .engines import BlockLost
 
 __all__ = ["CoCoA", "BlockSolver", "InProcessBlocks"]
 
-_CERTIFY_EVERY = 10  # a certifying round at least every this many passes
 #: a round is kept when it raised the dual by at least this share of Σ_k G_k
 _ACCEPT = 0.5
 
@@ -92,6 +91,10 @@ class CoCoA(LearnerBase, BaseEstimator):
         a round), besides offering the answers of a certifying round. Fewer, longer
         rounds send less but need more passes: the blocks do not see each other's
         updates within a round (measured in docs/scaling.md).
+    certify_every : float, default=10
+        A certifying pass at least every this many passes over the data (sooner
+        when the blocks' estimated gaps say the stopping rule may hold, but no
+        sooner than one pass after the last).
     sigma : "auto" or float, default="auto"
         σ' of the local subproblems. A number in [1, K] fixes it (K: CoCoA+'s safe
         value; rounds that do not raise the dual enough are still undone and
@@ -104,9 +107,14 @@ class CoCoA(LearnerBase, BaseEstimator):
     -----
     The returned w is the one the last certifying round measured, so ``objective``
     is exactly P(w) and ``duality_gap`` bounds P(w) − P(w*). ``extra`` reports
-    ``rounds``, ``rejected_rounds``, ``sigma`` (per round), ``rho`` (per round),
+    ``rounds``, ``oracle_passes`` (over the data, certifying ones included),
+    ``rejected_rounds``, per round ``sigma``, ``rho`` (‖Σ_k Δw_k‖² / Σ_k
+    ‖Δw_k‖²), ``dual_gain`` and ``promised_gain`` (Σ_k G_k), the work:
     ``oracle_examples`` (examples decoded by all workers), ``block_seconds`` (the
-    summed time of the workers' local work) and ``n_partitions``.
+    summed time of the workers' rounds) and ``certify_seconds``, what travelled:
+    ``bytes_out`` (the workers' updates) and ``bytes_in`` (the updates sent to
+    them), ``certificates`` (per certifying pass: passes so far, ``block_seconds``
+    so far, primal, gap), ``recovered_blocks`` and ``n_partitions``.
 
     References
     ----------
@@ -128,16 +136,19 @@ class CoCoA(LearnerBase, BaseEstimator):
     """
 
     name: ClassVar[str] = "cocoa"
-    compiled_loops: ClassVar[tuple] = DualCD.compiled_loops
+    compiled_loops: ClassVar[tuple] = DualCD.compiled_loops + tuple(
+        "structsvm.learners._cocoa_jit:" + f for f in ("block_update", "apply_updates"))
     certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False
     runs_blocks: ClassVar[bool] = True
 
     def __init__(self, n_partitions=None, local_passes=0.0625, sigma="auto",
-                 cache_size=16, n_batches=16, inner_passes=0, inner_tol=0.1):
+                 certify_every=10, cache_size=16, n_batches=16, inner_passes=0,
+                 inner_tol=0.1):
         self.n_partitions = n_partitions
         self.local_passes = local_passes
         self.sigma = sigma
+        self.certify_every = certify_every
         self.cache_size = cache_size
         self.n_batches = n_batches
         self.inner_passes = inner_passes
@@ -152,6 +163,10 @@ class CoCoA(LearnerBase, BaseEstimator):
         if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))
                               or k < 1):
             raise ValueError(f"n_partitions must be None or an int >= 1, got {k!r}")
+        c = self.certify_every
+        if isinstance(c, bool) or not isinstance(c, (int, float, np.number)) or \
+                not 0 < c < np.inf:
+            raise ValueError(f"certify_every must be a number > 0, got {c!r}")
         s = self.sigma
         if not (s == "auto" or (isinstance(s, (int, float)) and not isinstance(s, bool)
                                 and s >= 1)):
@@ -195,6 +210,7 @@ class CoCoA(LearnerBase, BaseEstimator):
         LearnerResult
         """
         self._check()
+        jit = loops("structsvm.learners._cocoa_jit")
         K = int(blocks.n_blocks)
         n = max(1, int(blocks.n_samples))
         max_iter = 200 if max_iter is None else int(max_iter)
@@ -220,14 +236,15 @@ class CoCoA(LearnerBase, BaseEstimator):
         rounds = rejected = recovered = 0
         passes = last_cert = 0.0
         certify = True
-        sigmas, rhos, gains, promises = [], [], [], []
-        work = {"oracle_examples": 0, "block_seconds": 0.0, "bytes_out": 0, "bytes_in": 0}
+        sigmas, rhos, gains, promises, trace = [], [], [], [], []
+        work = {"oracle_examples": 0, "block_seconds": 0.0, "certify_seconds": 0.0,
+                "bytes_out": 0, "bytes_in": 0}
         while True:
             try:
                 if certify or passes >= max_iter:
                     shares = blocks.call("certify", [(s,) for s in settle])
                     settle = none
-                    _count(work, shares)
+                    _count(work, shares, "certify_seconds")
                     passes += 1.0
                     wsq = float(w @ w)
                     primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
@@ -235,6 +252,7 @@ class CoCoA(LearnerBase, BaseEstimator):
                     gap = max(0.0, primal - dual)
                     curve.append(primal)
                     last_cert = passes
+                    trace.append((passes, work["block_seconds"], primal, gap))
                     if callback is not None:
                         callback(dict(round=len(curve), w=w, objective=primal, gap=gap,
                                       n_constraints=sum(r["cached"] for r in shares),
@@ -253,11 +271,11 @@ class CoCoA(LearnerBase, BaseEstimator):
                 w = _recover(blocks, lost.blocks, omega, D)
                 settle, certify = none, True
                 continue
-            _count(work, out)
+            _count(work, out, "block_seconds")
             passes += sum(r["decoded"] for r in out) / n
             rounds += 1
-            delta = [(r["idx"], r["val"]) for r in out]
-            sq_sum = _summed_norm(scratch, delta)
+            parts = [(r["idx"], r["val"]) for r in out]
+            sq_sum = _summed_norm(scratch, parts)
             sq_parts = sum(r["sq"] for r in out)
             promised = sum(r["G"] for r in out)
             gain = sum(r["lin"] for r in out) - 0.5 * sq_sum
@@ -274,9 +292,10 @@ class CoCoA(LearnerBase, BaseEstimator):
                 settle = [(False, None)] * K
                 sigma = min(float(K), max(2.0 * sigma, rho))
                 continue
-            for idx, val in delta:
-                w[idx] += val
-            work["bytes_in"] += K * sum(i.nbytes + v.nbytes for i, v in delta)
+            delta = (np.concatenate([i for i, _ in parts]),
+                     np.concatenate([v for _, v in parts]))
+            jit.apply_updates(w, w, delta[0], delta[1], _NONE)
+            work["bytes_in"] += K * (delta[0].nbytes + delta[1].nbytes)
             settle = [(True, delta)] * K
             if omega is None and self.sigma == "auto":
                 sigma = min(float(K), max(1.0, rho))
@@ -284,8 +303,10 @@ class CoCoA(LearnerBase, BaseEstimator):
             dual_now = sum(r["dual"] for r in out) - 0.5 * float(w @ w)
             # the blocks' gaps are measured at their own vectors, blind to the others'
             # updates: a certifying pass at most once per pass over the data
-            certify = passes - last_cert >= _CERTIFY_EVERY or (
-                passes - last_cert >= 1 and est <= tol * max(dual_now + est, 1e-300))
+            every = float(self.certify_every)
+            certify = passes - last_cert >= every or (
+                passes - last_cert >= min(1.0, every)
+                and est <= tol * max(dual_now + est, 1e-300))
         return LearnerResult(
             w=w, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
             duality_gap=float(gap), converged=converged,
@@ -293,14 +314,14 @@ class CoCoA(LearnerBase, BaseEstimator):
                        dual_gain=gains, promised_gain=promises,
                        n_partitions=K, certified_passes=len(curve),
                        oracle_passes=passes, per_column_sigma=omega is not None,
-                       recovered_blocks=recovered,
+                       recovered_blocks=recovered, certificates=trace,
                        **work))
 
 
-def _count(work, results):
+def _count(work, results, clock):
     for r in results:
-        work["oracle_examples"] += int(r.get("decoded", 0))
-        work["block_seconds"] += float(r.get("seconds", 0.0))
+        work["oracle_examples"] += int(r["decoded"])
+        work[clock] += float(r["seconds"])
         if "idx" in r:
             work["bytes_out"] += r["idx"].nbytes + r["val"].nbytes
 
@@ -393,7 +414,10 @@ class BlockSolver:
         return int(self.examples.size)
 
     def _settle(self, settle):
+        jit = loops("structsvm.learners._cocoa_jit")
+
         accepted, delta = settle
+        touched = _NONE
         if self.touched is not None and accepted is not None:
             if accepted:
                 self.state.pool.compact(self.state.slot)
@@ -401,13 +425,11 @@ class BlockSolver:
             elif self.undo is not None:
                 snapshot, self.est, self.plan = self.undo
                 self.state.restore(snapshot)
-            self.u[self.touched] = self.w[self.touched]
-            self.touched = self.undo = None
-        if delta is not None:  # every block's update, added in block order
-            for idx, val in delta:
-                self.w[idx] += val
-            for idx, _ in delta:
-                self.u[idx] = self.w[idx]
+            touched, self.touched, self.undo = self.touched, None, None
+        idx, val = (_NONE, _NONE_F) if delta is None else delta
+        if idx.size or touched.size:  # every block's update, in the driver's order
+            warmup.wait(jit.apply_updates)
+            jit.apply_updates(self.w, self.u, idx, val, touched)
 
     def seed(self, settle, w0):
         """Offer the most violated outputs at ``w0`` (a warm start) to the caches."""
@@ -519,15 +541,20 @@ class BlockSolver:
         if self.mark is None:
             self.mark = np.zeros(problem.n_features, dtype=np.uint8)
         cols = st.pool.columns(rows, self.mark)
-        d = u[cols] - self.w[cols]
-        keep = d != 0
-        idx, val = cols[keep], d[keep] / omega[cols[keep]]
+        idx, val = np.empty(cols.size, dtype=np.int64), np.empty(cols.size)
+        cj = loops("structsvm.learners._cocoa_jit")
+        warmup.wait(cj.block_update)
+        m, sq, wsq, wdot = cj.block_update(u, self.w, omega, cols, idx, val)
+        idx, val = idx[:m], val[:m]
         self.touched = cols
-        lin = float(np.sum(st.alpha * st.loss)) - lin0 - float(self.w[idx] @ val)
-        return {"idx": idx, "val": val, "sq": float(val @ val), "lin": lin,
-                "G": lin - 0.5 * float(val @ (omega[idx] * val)),
+        lin = float(np.sum(st.alpha * st.loss)) - lin0 - wdot
+        return {"idx": idx, "val": val, "sq": sq, "lin": lin, "G": lin - 0.5 * wsq,
                 "est": float(self.est.sum()), "dual": float(np.sum(st.alpha * st.loss)),
                 "decoded": decoded, "seconds": time.perf_counter() - t0}
+
+
+_NONE = np.empty(0, dtype=np.int64)
+_NONE_F = np.empty(0)
 
 
 def _sweep_plan(st, n, nb, rng):
