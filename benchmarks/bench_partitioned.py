@@ -1,4 +1,4 @@
-"""Training on workers: the partitioned learner ('cocoa') against the serial default.
+"""Training on workers: the partitioned learner ('partitioned_cd') against the serial default.
 
 Four parts, each writing its own results file with ``--write``:
 
@@ -9,8 +9,8 @@ Four parts, each writing its own results file with ``--write``:
     included):
 
     - ``serial``: the default call, ``n_jobs=1`` (``dual_cd``);
-    - ``processes``: ``learner="cocoa", n_jobs=2`` (two worker processes);
-    - ``dask``: ``learner="cocoa"`` inside ``joblib.parallel_config(backend="dask")``
+    - ``processes``: ``learner="partitioned_cd", n_jobs=2`` (two worker processes);
+    - ``dask``: ``learner="partitioned_cd"`` inside ``joblib.parallel_config(backend="dask")``
       with a 2-worker ``LocalCluster`` started before the clock (the cluster a user
       already has).
 
@@ -114,12 +114,12 @@ def speed_child(spec):
     ctx = contextlib.nullcontext()
     params = dict(feature_map=features(spec["task"]), decoder="viterbi")
     if mode == "processes":
-        params.update(learner="cocoa", n_jobs=2)
+        params.update(learner="partitioned_cd", n_jobs=2)
     elif mode == "dask":
         cluster, client = local_cluster()
         client.wait_for_workers(2)
         ctx = joblib.parallel_config(backend="dask")
-        params.update(learner="cocoa")
+        params.update(learner="partitioned_cd")
     if spec["max_iter"]:
         params["max_iter"] = spec["max_iter"]
     t0 = time.perf_counter()
@@ -185,7 +185,7 @@ def speed(args):
     print(md)
     if args.write:
         write_results("partitioned-speed", md, __file__, notes=(
-            "Each row a fresh process; processes: learner='cocoa', n_jobs=2; dask: a "
+            "Each row a fresh process; processes: learner='partitioned_cd', n_jobs=2; dask: a "
             "2-worker LocalCluster started before the clock. Speed-ups pair each run "
             "with the serial run of its repeat."))
 
@@ -194,7 +194,7 @@ def speed(args):
 def work(args):
     import structsvm
     from structsvm.estimator._resolution import Resolution  # noqa: F401 (same defaults)
-    from structsvm.learners import CoCoA, DualCD
+    from structsvm.learners import PartitionedCD, DualCD
     from structsvm.learners.problem import Problem
     from structsvm.structures.decoders import get_decoder
     from structsvm.structures.losses import get_loss
@@ -221,7 +221,7 @@ def work(args):
                  reached=True)]
     print(rows[0], flush=True)
     for K in args.blocks:
-        learner = CoCoA(n_partitions=K, certify_every=1)
+        learner = PartitionedCD(n_partitions=K, certify_every=1)
         r = learner.solve(problem(), np.zeros(fm.n_features_), max_iter=args.max_passes,
                           tol=0.0 if args.to_objective else tol)
         e = r.extra
@@ -230,7 +230,7 @@ def work(args):
         passes, seconds = hit if hit else (e["oracle_passes"], e["block_seconds"])
         certs = sum(1 for p, *_ in e["certificates"] if p <= passes)
         rounds = e["rounds"] * passes / max(e["oracle_passes"], 1e-9)
-        rows.append(dict(K=K, learner="cocoa", passes=passes - certs, rounds=rounds,
+        rows.append(dict(K=K, learner="partitioned_cd", passes=passes - certs, rounds=rounds,
                          seconds=seconds, decoded=(passes - certs) * len(X),
                          bytes=(e["bytes_out"] + e["bytes_in"]) / max(e["rounds"], 1),
                          reached=hit is not None))
@@ -298,7 +298,7 @@ def memory(args):
         with joblib.parallel_config(backend="dask"):
             model = structsvm.fit(Files(paths, format="conll"),
                                   feature_map=features("chunking"), decoder="viterbi",
-                                  learner="cocoa")
+                                  learner="partitioned_cd")
         fit = time.perf_counter() - t0
         peaks = client.run(lambda: __import__("psutil").Process().memory_info().rss)
         client.close()

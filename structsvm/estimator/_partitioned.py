@@ -2,7 +2,7 @@
 over worker processes of this machine or the workers of a Dask cluster, each worker
 reading (or receiving) its own partitions, the feature map fitted from their
 summaries, and the partitioned learner's rounds (see
-:mod:`structsvm.learners.cocoa`).
+:mod:`structsvm.learners.partitioned_cd`).
 
 The fitting process holds w and what the workers report about their blocks; the
 examples stay with the workers (given in memory, each block's share is sent to its
@@ -11,7 +11,9 @@ the workers read them where they live).
 """
 from __future__ import annotations
 
+import logging
 import math
+import time
 import warnings
 
 import numpy as np
@@ -25,6 +27,8 @@ from .. import _progress
 from ..learners.engines import (BlockLost, Blocks, DaskWorkers, InMemory,
                                 LocalProcesses, dask_client)
 from ..protocols import DaskPart, Partitioned, as_sequence, capability, plugin_name
+
+logger = logging.getLogger("structsvm")
 
 __all__ = ["engine_for", "run_partitioned_fit", "is_partitioned", "fit_on_workers",
            "predict_partitioned"]
@@ -84,7 +88,7 @@ def fit_on_workers(res, X, Y, *, previous=None, checkpoint=None, resume=None):
         return None
     if partitioned and not capability(learner, "runs_blocks"):
         raise ValueError(f"a partitioned data set trains with a learner whose work runs "
-                         f"on the workers ('cocoa'), not {learner.name!r}")
+                         f"on the workers ('partitioned_cd'), not {learner.name!r}")
     for what, given in (("checkpoint", checkpoint), ("resume", resume),
                         ("warm_start", previous)):
         if given is not None:
@@ -121,7 +125,7 @@ def run_partitioned_fit(res, X, Y, learner, engine):
     -------
     Fitted
     """
-    from ..learners.cocoa import _block_seeds
+    from ..learners.partitioned_cd import _block_seeds
 
     partitioned = is_partitioned(X)
     if not partitioned:
@@ -135,6 +139,7 @@ def run_partitioned_fit(res, X, Y, learner, engine):
 
     # the workers compute on the cores; this process's BLAS in one thread meanwhile
     limits = threadpool_limits(limits=1)
+    t0 = time.perf_counter()
     try:
         try:
             blocks.open()
@@ -160,9 +165,13 @@ def run_partitioned_fit(res, X, Y, learner, engine):
             res.learner_for(fm, plugins=(fm, decoder, loss, res.rescaling))
         C = res.C_for(fm, loss)
         tol = res.tol_for(fm, loss)
+        t1 = time.perf_counter()
         prepared = blocks.prepare(fm, decoder, loss, C, res.rescaling, learner)
         if res.verbose:
             log_start(learner, blocks.n_samples, fm)
+            logger.info("%d blocks on %s: data read and the map fitted in %.2f s, "
+                        "blocks encoded in %.2f s", K, engine.kind, t1 - t0,
+                        time.perf_counter() - t1)
         w0 = np.zeros(fm.n_features_)
         with sigint_stops_after_round() as flag:
             bar = _progress.RoundBar(learner.name, res.max_iter, tol, 0) \

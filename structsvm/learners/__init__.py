@@ -20,14 +20,14 @@ from ._qp import SOLVERS as _SOLVERS
 if TYPE_CHECKING:  # imported on first use (a worker process needs the problem only)
     from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
     from .dual_cd import DualCD
-    from .cocoa import CoCoA
+    from .partitioned_cd import PartitionedCD
     from .frank_wolfe import FrankWolfe
     from .multiclass_cd import MulticlassDualCD
     from .pegasos import Pegasos
     from .perceptron import Perceptron
     from .problem import Problem, Violation
 
-__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "CoCoA", "MulticlassDualCD",
+__all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "PartitionedCD", "MulticlassDualCD",
            "FrankWolfe", "Pegasos", "Perceptron", "Problem", "Violation",
            "default_learner", "get_learner", "QP_SOLVERS"]
 
@@ -39,7 +39,7 @@ QP_SOLVERS = _SOLVERS
 BUILT_IN = {"one_slack": "cutting_plane:OneSlackCuttingPlane",
             "n_slack": "cutting_plane:NSlackCuttingPlane",
             "dual_cd": "dual_cd:DualCD",
-            "cocoa": "cocoa:CoCoA",
+            "partitioned_cd": "partitioned_cd:PartitionedCD",
             "multiclass_cd": "multiclass_cd:MulticlassDualCD",
             "frank_wolfe": "frank_wolfe:FrankWolfe",
             "pegasos": "pegasos:Pegasos",

@@ -2,7 +2,7 @@
 
 A *block* is one partition of the training examples as a worker holds it: its data
 (read or received once), then, once the driver has fitted the feature map, its
-encoded problem and its :class:`~structsvm.learners.cocoa.BlockSolver` (caches and
+encoded problem and its :class:`~structsvm.learners.partitioned_cd.BlockSolver` (caches and
 dual variables). Blocks are kept in this process's registry under the fit's token
 and the block's number; a task carries only those, the method to run and its
 (small) arguments. A task that reaches a process without the block (one that
@@ -113,7 +113,7 @@ class Host:
         the raw data are dropped. ``budget``: the memory budget the fitting process
         was given (``STRUCTSVM_MAX_MEMORY``, bytes; 0: none), or None (see
         :func:`worker_budget`)."""
-        from .cocoa import BlockSolver
+        from .partitioned_cd import BlockSolver
         from .memory import fit_memory
         from .problem import Problem, check_scale
         from ..limits import check_total

@@ -33,6 +33,12 @@ class BlockLost(RuntimeError):
                          + (f" ({type(cause).__name__}: {cause})" if cause else ""))
 
 
+#: what the forkserver imports before it starts worker processes: the blocks' code
+#: and its dependencies (seconds per worker otherwise)
+PRELOAD = ("structsvm.learners._blocks", "structsvm.learners.partitioned_cd",
+           "structsvm.learners.memory", "structsvm.structures.sequence.features")
+
+
 class LocalProcesses:
     """Worker processes on this machine, each a ``concurrent.futures`` process
     executor of one process (started by the forkserver where there is one, else
@@ -42,6 +48,7 @@ class LocalProcesses:
     lives in the script itself reaches the workers too)."""
 
     kind = "processes"
+    same_host = True
 
     def __init__(self, n_blocks, n_processes=None):
         self.n_blocks = int(n_blocks)
@@ -55,9 +62,13 @@ class LocalProcesses:
 
         k %= self.n_processes
         if self._executors[k] is None:
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context(
-                "forkserver" if "forkserver" in methods else "spawn")
+            if "forkserver" in multiprocessing.get_all_start_methods():
+                context = multiprocessing.get_context("forkserver")
+                # the server imports these once; every worker starts with them
+                # (a no-op once the server runs)
+                context.set_forkserver_preload(list(PRELOAD))
+            else:
+                context = multiprocessing.get_context("spawn")
             self._executors[k] = ProcessPoolExecutor(max_workers=1, mp_context=context)
         return self._executors[k]
 
@@ -125,6 +136,9 @@ class DaskWorkers:
         if not alive:
             raise RuntimeError("the Dask cluster has no workers")
         self.placement = [alive[k % len(alive)] for k in range(self.n_blocks)]
+        self.same_host = _on_this_machine(
+            info["host"] for info in
+            self.client.scheduler_info(n_workers=-1)["workers"].values())
 
     def _alive(self):
         return sorted(self.client.scheduler_info(n_workers=-1)["workers"])
@@ -180,6 +194,18 @@ class DaskWorkers:
 
     def close(self):
         pass
+
+
+def _on_this_machine(hosts):
+    """Whether every host named is this machine (its loopback, name or address)."""
+    import socket
+
+    here = {"127.0.0.1", "localhost", "::1", socket.gethostname()}
+    try:
+        here.add(socket.gethostbyname(socket.gethostname()))
+    except OSError:
+        pass
+    return all(h in here for h in hosts)
 
 
 def engine(n_jobs, n_tasks=None):
@@ -247,6 +273,11 @@ class Blocks:
     @property
     def n_samples(self):
         return int(sum(self.sizes))
+
+    @property
+    def shares_memory(self):
+        """Whether every worker runs on this machine (it can map a shared file)."""
+        return bool(self.engine.same_host)
 
     def _run(self, method, args, ks=None, spec=False):
         ks = range(self.n_blocks) if ks is None else ks

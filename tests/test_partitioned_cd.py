@@ -1,4 +1,4 @@
-"""The partitioned learner ('cocoa') with its blocks in this process: the optimum of
+"""The partitioned learner ('partitioned_cd') with its blocks in this process: the optimum of
 the direct QP for any number of blocks, a dual that never decreases, the safe
 per-column σ' (every round gains at least what the blocks promised), and the
 pieces it stands on (feature supports, the map fitted from partition summaries,
@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 import structsvm
 from structsvm.corpora import make_hmm_corpus
-from structsvm.learners import CoCoA, DualCD
+from structsvm.learners import PartitionedCD, DualCD
 from structsvm.learners._dual_cd_pool import RowPool
 from structsvm.structures import SequenceFeatures
 
@@ -27,13 +27,13 @@ def words_corpus(seed, n=40):
 
 @pytest.mark.parametrize("kind", sorted(PROBLEMS))
 @pytest.mark.parametrize("K", [1, 2, 3])
-def test_cocoa_reaches_the_full_qp_optimum(kind, K):
+def test_partitioned_cd_reaches_the_full_qp_optimum(kind, K):
     X, Y, outputs, fm = PROBLEMS[kind](K)
     C = 0.5
     model = structsvm.fit(X, Y, feature_map=fm, C=C, tol=1e-6, max_iter=5000,
-                          learner=CoCoA(n_partitions=K, n_batches=2), random_state=K)
+                          learner=PartitionedCD(n_partitions=K, n_batches=2), random_state=K)
     ref, _ = full_primal_qp(model.feature_map_, X, Y, outputs, raw_loss(model), C)
-    assert model.converged_ and model.learner_.name == "cocoa"
+    assert model.converged_ and model.learner_.name == "partitioned_cd"
     assert model.objective_ >= ref * (1 - 1e-7)
     assert model.objective_ - ref <= 1e-5 * ref
     assert model.objective_ == pytest.approx(primal_by_enumeration(model, X, Y, outputs, C),
@@ -66,7 +66,7 @@ def test_per_column_sigma_gains_what_the_blocks_promise(seed):
     # subproblems' gains is a lower bound of the dual's (Cauchy-Schwarz per column),
     # so no round is ever undone and the dual never decreases
     X, Y = words_corpus(seed)
-    learner = CoCoA(n_partitions=3, n_batches=4, local_passes=0.5)
+    learner = PartitionedCD(n_partitions=3, n_batches=4, local_passes=0.5)
     result, curve = _solve(learner, X, Y,
                            feature_map=SequenceFeatures(features="word"))
     extra = result.extra
@@ -84,7 +84,7 @@ def test_uniform_sigma_undoes_rounds_that_overshoot():
     # the measured ρ; rounds that gain less than half their promise are undone, so
     # the dual never decreases either
     X, Y, outputs, fm = PROBLEMS["multiclass"](3)
-    learner = CoCoA(n_partitions=4, n_batches=2, sigma=1.0)
+    learner = PartitionedCD(n_partitions=4, n_batches=2, sigma=1.0)
     result, curve = _solve(learner, X, Y, tol=1e-6, feature_map=fm)
     assert result.converged and not result.extra["per_column_sigma"]
     assert result.extra["rejected_rounds"] >= 1
@@ -97,9 +97,9 @@ def test_uniform_sigma_undoes_rounds_that_overshoot():
 def test_blocks_in_this_process_give_the_same_model_every_time():
     X, Y = words_corpus(7)
     a = structsvm.fit(X, Y, feature_map=SequenceFeatures(features="word"),
-                      learner=CoCoA(n_partitions=3), random_state=1)
+                      learner=PartitionedCD(n_partitions=3), random_state=1)
     b = structsvm.fit(X, Y, feature_map=SequenceFeatures(features="word"),
-                      learner=CoCoA(n_partitions=3), random_state=1)
+                      learner=PartitionedCD(n_partitions=3), random_state=1)
     np.testing.assert_array_equal(a.coef_, b.coef_)
 
 
@@ -112,16 +112,16 @@ def test_blocks_in_this_process_give_the_same_model_every_time():
 def test_bad_parameters(bad, match):
     X, Y, _, fm = PROBLEMS["multiclass"](0)
     with pytest.raises(ValueError, match=match):
-        structsvm.fit(X, Y, feature_map=fm, learner=CoCoA(**bad))
+        structsvm.fit(X, Y, feature_map=fm, learner=PartitionedCD(**bad))
 
 
 def test_a_loss_over_the_whole_data_set_is_refused():
     rng = np.random.default_rng(0)
     X = list(rng.normal(size=(20, 3)))
     y = [1 if x[0] > 0 else -1 for x in X]
-    with pytest.raises(ValueError, match="learner 'cocoa' cannot train it"):
+    with pytest.raises(ValueError, match="learner 'partitioned_cd' cannot train it"):
         structsvm.fit(X, y, feature_map=structsvm.structures.BinaryFeatures(),
-                      loss="f1", learner="cocoa")
+                      loss="f1", learner="partitioned_cd")
 
 
 # ----------------------------------------------------------------------- pieces

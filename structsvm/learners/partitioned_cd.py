@@ -1,49 +1,61 @@
-"""Partitioned dual coordinate ascent (CoCoA+): the learner whose own work is parallel.
+"""Partitioned dual coordinate ascent: the learner whose own work is parallel.
 
 The examples are split into K partitions ("blocks"), each held by one worker with its
-examples, their cached outputs and their dual variables. In the dual of
-½‖w‖² + C Σ_i ξ_i (see :mod:`structsvm.learners.dual_cd`),
+examples, their cached outputs and their dual variables; every worker runs
+``dual_cd``'s steps (oracle batches, cached outputs, exact pairwise block steps) on
+its own block. In the dual of ½‖w‖² + C Σ_i ξ_i (see :mod:`structsvm.learners.dual_cd`),
 
     D(α) = Σ_i Σ_y α_iy Δ_i(y) − ½‖w‖²,   w = Σ_k A_k α_[k],   α_iy ≥ 0, Σ_y α_iy ≤ C,
 
-(A_k α_[k] = Σ_{i ∈ P_k} Σ_y α_iy ψ_i(y), block k's share of w), a round sends w to
-every worker; worker k improves its own α_[k] by Δα_[k], approximately maximising
-the *local subproblem* of Ma et al. (2015)
+(A_k α_[k] = Σ_{i ∈ P_k} Σ_y α_iy ψ_i(y), block k's share of w), the blocks share w
+in one of two ways.
 
-    G_k(Δα_[k]) = Σ_{i ∈ P_k} Σ_y Δα_iy Δ_i(y) − w·A_k Δα_[k] − (σ'/2) ‖A_k Δα_[k]‖²,
+**In memory** (workers on the machine of the fitting process: worker processes, a
+Dask cluster on this machine). w lives in a file in shared memory that every worker
+maps; each worker steps on its own block and adds its changes to w as it goes, so
+every worker decodes and steps with the others' changes as fresh as the memory
+makes them (asynchronous dual coordinate descent; Hsieh, Yu & Dhillon 2015). Steps
+of two workers on one coordinate may overlap and lose an addition, so the w the
+workers see drifts slightly from Σ_k A_k α_[k]; it serves their steps only. Every
+certifying pass first sums w = Σ_k A_k α_[k] afresh from the workers' dual
+variables, exactly, and certifies at that w. Between certifying passes the workers
+run whole sweeps at once; the work per pass over the data is a serial sweep's.
 
-with the same machinery as ``dual_cd`` (oracle batches at the worker's own vector
-u = w + σ' A_k Δα_[k], cached outputs, exact pairwise steps), and returns the sparse
-update Δw_k = A_k Δα_[k]. The driver adds them, w ← w + Σ_k Δw_k. Since
+**In rounds** (workers on other machines; CoCoA+: Jaggi et al. 2014, Ma et al.
+2015). A round sends w's change to every worker; worker k improves its own α_[k] by
+Δα_[k], approximately maximising the *local subproblem*
 
-    D(α + Δα) − D(α) = Σ_k G_k + ½ (σ' Σ_k ‖Δw_k‖² − ‖Σ_k Δw_k‖²),
+    G_k(Δα_[k]) = Σ_{i ∈ P_k} Σ_y Δα_iy Δ_i(y) − w·A_k Δα_[k] − ½ Σ_j ω_j (A_k Δα_[k])_j²,
 
-the added updates raise the dual by at least Σ_k G_k whenever
-ρ = ‖Σ_k Δw_k‖² / Σ_k ‖Δw_k‖² ≤ σ'. ρ ≤ K always (Cauchy-Schwarz), so σ' = K is
-safe for any data (CoCoA+'s choice); on sparse data the partitions' updates are
-nearly orthogonal and ρ is close to 1, where σ' = K would shrink every step K-fold.
-``sigma="auto"`` therefore sets σ' from the ρ measured in the previous round, and the
-driver checks every round's dual increase exactly (from the workers' linear terms and
-the norm of the summed update): a round that raised the dual by less than half of
-Σ_k G_k is undone on every worker and run again with a larger σ' (at most K, where it
-always passes). So the dual never decreases, and every accepted round gains at least
-half of what the local subproblems promised.
+at its own vector u = w + ω ⊙ A_k Δα_[k] (whose gradient is G_k's), and returns the
+sparse update Δw_k = A_k Δα_[k]; the driver adds them, w ← w + Σ_k Δw_k. Since
+
+    D(α + Δα) − D(α) = Σ_k G_k + ½ (Σ_j ω_j Σ_k (Δw_k)_j² − ‖Σ_k Δw_k‖²),
+
+the added updates raise the dual by at least Σ_k G_k whenever the bracket is ≥ 0:
+with ω_j the number of blocks whose examples can touch column j (the map's
+``feature_support``), it is, by Cauchy-Schwarz on each column (CoCoA+'s σ' = K made
+per column: columns only one block holds take full steps). A map that does not say
+which columns its examples touch gets one σ' for all columns, set from the measured
+ρ = ‖Σ_k Δw_k‖² / Σ_k ‖Δw_k‖² of the previous round (≤ K); a round that then
+raised the dual by less than half of Σ_k G_k is undone on every worker and run
+again with a larger σ'. The dual never decreases. A round is ``local_passes``
+sweeps (by default one oracle batch a worker): the workers do not see each other's
+changes within a round, and longer rounds need more passes (docs/scaling.md).
 
 Stopping rule (the same as ``dual_cd``'s): when the workers' block-gap estimates say
-so (or every 10 rounds, and on the last), a certifying round: every worker runs the
-oracle on all its examples at the current w and returns its share of the primal,
-C Σ_{i ∈ P_k} ξ_i(w), and of the dual, Σ_{i ∈ P_k} Σ_y α_iy Δ_i(y); the driver's
-certified gap P(w) − D(α) ≥ P(w) − P(w*) stops training when ≤ tol × P(w). The
-certifying answers are then offered to the caches, as ``dual_cd`` does.
-
-What travels: per round, w's change (one sparse vector) to each worker and one
-sparse Δw_k back from each, plus a few numbers; the examples never leave their
-worker. Where the blocks run is the engine's business (:mod:`.engines`): in this
-process one after the other, on worker processes of this machine, or on a Dask
-cluster.
+so (or every ``certify_every`` passes, and on the last), a certifying pass: every
+worker runs the oracle on all its examples at the current w and returns its share
+of the primal, C Σ_{i ∈ P_k} ξ_i(w), and of the dual, Σ_{i ∈ P_k} Σ_y α_iy Δ_i(y);
+the certified gap P(w) − D(α) ≥ P(w) − P(w*) stops training when ≤ tol × P(w). The
+certifying answers are then offered to the caches, as ``dual_cd`` does. Where the
+blocks run is the engine's business (:mod:`.engines`); the examples never leave
+their worker.
 
 References
 ----------
+C.-J. Hsieh, H.-F. Yu, I. S. Dhillon. PASSCoDe: parallel asynchronous stochastic
+dual co-ordinate descent. ICML 2015.
 C. Ma, V. Smith, M. Jaggi, M. I. Jordan, P. Richtárik, M. Takáč. Adding vs.
 averaging in distributed primal-dual optimization. ICML 2015.
 M. Jaggi, V. Smith, M. Takáč, J. Terhorst, S. Krishnan, T. Hofmann, M. I. Jordan.
@@ -66,18 +78,20 @@ from ..protocols import LearnerBase, LearnerResult, capability
 from .dual_cd import _EPS, DualCD, _State
 from .engines import BlockLost
 
-__all__ = ["CoCoA", "BlockSolver", "InProcessBlocks"]
+__all__ = ["PartitionedCD", "BlockSolver", "InProcessBlocks", "SharedVector",
+           "map_shared"]
 
 #: a round is kept when it raised the dual by at least this share of Σ_k G_k
 _ACCEPT = 0.5
 
 
-class CoCoA(LearnerBase, BaseEstimator):
-    """Partitioned dual coordinate ascent (CoCoA+ with adaptive σ'), certified.
+class PartitionedCD(LearnerBase, BaseEstimator):
+    """Partitioned dual coordinate ascent on workers, certified (see the module).
 
-    Each of ``n_partitions`` workers runs ``dual_cd``'s steps on its own examples
-    against its own copy of w; the driver adds their updates. ``max_iter`` counts
-    rounds (default 200); ``tol`` is the certified relative duality gap at which
+    Each of ``n_partitions`` workers runs ``dual_cd``'s steps on its own examples;
+    the blocks share w in memory (workers on this machine) or in rounds (CoCoA+,
+    per-column σ'). ``max_iter`` counts passes over the data (certifying ones
+    included; default 200); ``tol`` is the certified relative duality gap at which
     training stops, as for ``dual_cd``.
 
     Parameters
@@ -85,43 +99,50 @@ class CoCoA(LearnerBase, BaseEstimator):
     n_partitions : int or None, default=None
         K, the number of blocks. None: the number of workers of the run (``n_jobs``,
         or the Dask cluster's workers), 2 when training in this process.
+    sharing : {"auto", "memory", "rounds"}, default="auto"
+        How the blocks share w: "memory" when every worker runs on this machine
+        ("auto" then), "rounds" otherwise and for blocks run in this process (one
+        after the other: the rounds a cluster would run, the same model every time).
     local_passes : float, default=0.0625
-        Sweeps over its examples a worker makes per round (a sweep is
+        In rounds: sweeps over its examples a worker makes per round (a sweep is
         ``n_batches`` oracle batches, as ``dual_cd``'s; the default 1/16 is one batch
-        a round), besides offering the answers of a certifying round. Fewer, longer
-        rounds send less but need more passes: the blocks do not see each other's
-        updates within a round (measured in docs/scaling.md).
+        a round), besides offering the answers of a certifying pass. Longer rounds
+        send less but need more passes (docs/scaling.md).
+    sigma : "auto" or float, default="auto"
+        In rounds: "auto" takes ω per column from the map's ``feature_support``, or
+        else one σ' that starts at K and follows the measured ρ; a number in
+        [1, K] fixes one σ' (rounds that do not raise the dual enough are undone and
+        repeated with a larger one).
     certify_every : float, default=10
         A certifying pass at least every this many passes over the data (sooner
         when the blocks' estimated gaps say the stopping rule may hold, but no
         sooner than one pass after the last).
-    sigma : "auto" or float, default="auto"
-        σ' of the local subproblems. A number in [1, K] fixes it (K: CoCoA+'s safe
-        value; rounds that do not raise the dual enough are still undone and
-        repeated with a larger σ'); "auto" starts at K and follows the measured ρ.
     cache_size, n_batches, inner_passes, inner_tol
         As :class:`~structsvm.learners.dual_cd.DualCD`'s, per worker (the defaults
         those ``dual_cd`` trains sequences with).
 
     Notes
     -----
-    The returned w is the one the last certifying round measured, so ``objective``
-    is exactly P(w) and ``duality_gap`` bounds P(w) − P(w*). ``extra`` reports
-    ``rounds``, ``oracle_passes`` (over the data, certifying ones included),
-    ``rejected_rounds``, per round ``sigma``, ``rho`` (‖Σ_k Δw_k‖² / Σ_k
-    ‖Δw_k‖²), ``dual_gain`` and ``promised_gain`` (Σ_k G_k), the work:
-    ``oracle_examples`` (examples decoded by all workers), ``block_seconds`` (the
-    summed time of the workers' rounds) and ``certify_seconds``, what travelled:
-    ``bytes_out`` (the workers' updates) and ``bytes_in`` (the updates sent to
-    them), ``certificates`` (per certifying pass: passes so far, ``block_seconds``
-    so far, primal, gap), ``recovered_blocks`` and ``n_partitions``.
+    The returned w is the one the last certifying pass measured, so ``objective``
+    is exactly P(w) and ``duality_gap`` bounds P(w) − P(w*). Shared in memory, the
+    order in which the workers' steps interleave changes from run to run, and so do
+    the weights (each run certified within ``tol``); in rounds, the same blocks and
+    seeds give the same model on any engine. ``extra`` reports ``sharing``,
+    ``rounds``, ``oracle_passes`` (over the data, certifying ones included), the
+    work: ``oracle_examples`` (examples decoded by all workers), ``block_seconds``
+    (the summed time of the workers' steps) and ``certify_seconds``,
+    ``certificates`` (per certifying pass: passes so far, ``block_seconds`` so far,
+    primal, gap), ``recovered_blocks``, ``n_partitions`` and, in rounds,
+    ``rejected_rounds``, per round ``sigma``, ``rho`` (‖Σ_k Δw_k‖² / Σ_k ‖Δw_k‖²),
+    ``dual_gain`` and ``promised_gain`` (Σ_k G_k), and what travelled: ``bytes_out``
+    (the workers' updates) and ``bytes_in`` (the updates sent to them).
 
     References
     ----------
+    C.-J. Hsieh, H.-F. Yu, I. S. Dhillon. PASSCoDe: parallel asynchronous stochastic
+    dual co-ordinate descent. ICML 2015.
     C. Ma, V. Smith, M. Jaggi, M. I. Jordan, P. Richtárik, M. Takáč. Adding vs.
     averaging in distributed primal-dual optimization. ICML 2015.
-    M. Jaggi et al. Communication-efficient distributed dual coordinate ascent.
-    NIPS 2014.
 
     Examples
     --------
@@ -130,22 +151,23 @@ class CoCoA(LearnerBase, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)
     >>> m = structsvm.fit(list(X), list(y), feature_map=MulticlassFeatures(),
-    ...                   learner=CoCoA(n_partitions=3), C=1.0, tol=1e-6)
+    ...                   learner=PartitionedCD(n_partitions=3), C=1.0, tol=1e-6)
     >>> m.converged_, m.learner_.name
-    (True, 'cocoa')
+    (True, 'partitioned_cd')
     """
 
-    name: ClassVar[str] = "cocoa"
+    name: ClassVar[str] = "partitioned_cd"
     compiled_loops: ClassVar[tuple] = DualCD.compiled_loops + tuple(
-        "structsvm.learners._cocoa_jit:" + f for f in ("block_update", "apply_updates"))
+        "structsvm.learners._partitioned_jit:" + f for f in ("block_update", "apply_updates"))
     certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False
     runs_blocks: ClassVar[bool] = True
 
-    def __init__(self, n_partitions=None, local_passes=0.0625, sigma="auto",
-                 certify_every=10, cache_size=16, n_batches=16, inner_passes=0,
-                 inner_tol=0.1):
+    def __init__(self, n_partitions=None, sharing="auto", local_passes=0.0625,
+                 sigma="auto", certify_every=10, cache_size=16, n_batches=16,
+                 inner_passes=0, inner_tol=0.1):
         self.n_partitions = n_partitions
+        self.sharing = sharing
         self.local_passes = local_passes
         self.sigma = sigma
         self.certify_every = certify_every
@@ -163,6 +185,9 @@ class CoCoA(LearnerBase, BaseEstimator):
         if k is not None and (isinstance(k, bool) or not isinstance(k, (int, np.integer))
                               or k < 1):
             raise ValueError(f"n_partitions must be None or an int >= 1, got {k!r}")
+        if self.sharing not in ("auto", "memory", "rounds"):
+            raise ValueError(f"sharing must be 'auto', 'memory' or 'rounds', got "
+                             f"{self.sharing!r}")
         c = self.certify_every
         if isinstance(c, bool) or not isinstance(c, (int, float, np.number)) or \
                 not 0 < c < np.inf:
@@ -202,15 +227,94 @@ class CoCoA(LearnerBase, BaseEstimator):
 
     # ------------------------------------------------------------------ the rounds
     def run(self, blocks, n_features, C, w0, *, max_iter, tol, callback=None):
-        """Rounds over ``blocks`` (an engine's handle: ``n_blocks``, ``n_samples`` and
-        ``call``) until the certified gap ≤ ``tol`` × primal or ``max_iter`` passes.
+        """Train on ``blocks`` (an engine's handle: ``n_blocks``, ``n_samples``,
+        ``shares_memory`` and ``call``) until the certified gap ≤ ``tol`` × primal or
+        ``max_iter`` passes.
 
         Returns
         -------
         LearnerResult
         """
         self._check()
-        jit = loops("structsvm.learners._cocoa_jit")
+        memory = self.sharing == "memory" or (self.sharing == "auto"
+                                              and blocks.shares_memory)
+        if memory and not blocks.shares_memory:
+            raise ValueError("sharing='memory' needs every worker on this machine "
+                             "(worker processes, or a Dask cluster on this machine)")
+        run = self._in_memory if memory else self._rounds
+        return run(blocks, int(n_features), float(C), w0, max_iter=max_iter, tol=tol,
+                   callback=callback)
+
+    def _in_memory(self, blocks, D, C, w0, *, max_iter, tol, callback):
+        """Blocks that step on one w in shared memory (see the module)."""
+        K = int(blocks.n_blocks)
+        n = max(1, int(blocks.n_samples))
+        max_iter = 200 if max_iter is None else int(max_iter)
+        none = [(None, None)] * K
+        shared = SharedVector(D)
+        try:
+            w = shared.array
+            w0 = np.asarray(w0, dtype=float)
+            blocks.call("share_weights", [(s, shared.path) for s in none])
+            if np.any(w0 != 0):
+                blocks.call("seed", [(s, w0) for s in none])
+            curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
+            passes = last_cert = 0.0
+            recovered = 0
+            certify = True
+            trace = []
+            work = {"oracle_examples": 0, "block_seconds": 0.0, "certify_seconds": 0.0}
+            while True:
+                try:
+                    if certify or passes >= max_iter:
+                        # w summed afresh from the dual variables: no lost addition
+                        _sum_into(w, blocks.call("contribution", [(s,) for s in none]))
+                        shares = blocks.call("certify", [(s,) for s in none])
+                        _count(work, shares, "certify_seconds")
+                        passes += 1.0
+                        wsq = float(w @ w)
+                        primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
+                        dual = sum(r["dual"] for r in shares) - 0.5 * wsq
+                        gap = max(0.0, primal - dual)
+                        curve.append(primal)
+                        last_cert = passes
+                        trace.append((passes, work["block_seconds"], primal, gap))
+                        best = np.array(w)
+                        if callback is not None:
+                            callback(dict(round=len(curve), w=best, objective=primal,
+                                          gap=gap,
+                                          n_constraints=sum(r["cached"] for r in shares),
+                                          time=time.perf_counter() - t0))
+                        if gap <= tol * max(primal, 1e-300) or passes >= max_iter:
+                            converged = gap <= tol * max(primal, 1e-300)
+                            break
+                    out = blocks.call("sweep", [(s, 1) for s in none])
+                except BlockLost as lost:
+                    recovered += len(lost.blocks)
+                    blocks.reopen(lost.blocks)
+                    blocks.call("share_weights", [(s, shared.path) for s in none])
+                    certify = True
+                    continue
+                _count(work, out, "block_seconds")
+                passes += sum(r["decoded"] for r in out) / n
+                est = sum(r["est"] for r in out)
+                dual_now = sum(r["dual"] for r in out) - 0.5 * float(w @ w)
+                every = float(self.certify_every)
+                certify = passes - last_cert >= every or (
+                    passes - last_cert >= min(1.0, every)
+                    and est <= tol * max(dual_now + est, 1e-300))
+        finally:
+            shared.close()
+        return LearnerResult(
+            w=best, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
+            duality_gap=float(gap), converged=converged,
+            extra=dict(sharing="memory", rounds=len(curve), n_partitions=K,
+                       certified_passes=len(curve), oracle_passes=passes,
+                       recovered_blocks=recovered, certificates=trace, **work))
+
+    def _rounds(self, blocks, n_features, C, w0, *, max_iter, tol, callback):
+        """CoCoA+ rounds over ``blocks`` (see the module)."""
+        jit = loops("structsvm.learners._partitioned_jit")
         K = int(blocks.n_blocks)
         n = max(1, int(blocks.n_samples))
         max_iter = 200 if max_iter is None else int(max_iter)
@@ -310,7 +414,8 @@ class CoCoA(LearnerBase, BaseEstimator):
         return LearnerResult(
             w=w, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
             duality_gap=float(gap), converged=converged,
-            extra=dict(rounds=rounds, rejected_rounds=rejected, sigma=sigmas, rho=rhos,
+            extra=dict(sharing="rounds", rounds=rounds, rejected_rounds=rejected,
+                       sigma=sigmas, rho=rhos,
                        dual_gain=gains, promised_gain=promises,
                        n_partitions=K, certified_passes=len(curve),
                        oracle_passes=passes, per_column_sigma=omega is not None,
@@ -346,6 +451,49 @@ def _recover(blocks, lost, omega, D, attempts=3):
                 raise
             lost = sorted(set(lost) | set(again.blocks))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _sum_into(w, parts):
+    """w = Σ_k of the blocks' ``(columns, values)``, in block order."""
+    w[:] = 0.0
+    for idx, val in parts:
+        w[idx] += val
+
+
+class SharedVector:
+    """A float64 vector in a file in shared memory (``/dev/shm`` where there is one),
+    which every process of this machine can map; the file is removed on
+    :meth:`close`."""
+
+    def __init__(self, size):
+        import os
+        import tempfile
+
+        folder = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        fd, self.path = tempfile.mkstemp(prefix="structsvm-w-", suffix=".f8", dir=folder)
+        try:
+            os.ftruncate(fd, 8 * max(1, int(size)))
+        finally:
+            os.close(fd)
+        self._map = np.memmap(self.path, dtype=np.float64, mode="r+",
+                              shape=(max(1, int(size)),))
+        self.array = np.asarray(self._map)[:int(size)]
+
+    def close(self):
+        import os
+
+        self.array = self._map = None
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def map_shared(path, size):
+    """The vector of a :class:`SharedVector` file, mapped read-write in this process
+    (a plain array over the mapping, and the mapping that keeps it alive)."""
+    m = np.memmap(path, dtype=np.float64, mode="r+", shape=(max(1, int(size)),))
+    return np.asarray(m)[:int(size)], m
 
 
 def _summed_norm(scratch, delta):
@@ -414,7 +562,7 @@ class BlockSolver:
         return int(self.examples.size)
 
     def _settle(self, settle):
-        jit = loops("structsvm.learners._cocoa_jit")
+        jit = loops("structsvm.learners._partitioned_jit")
 
         accepted, delta = settle
         touched = _NONE
@@ -448,6 +596,32 @@ class BlockSolver:
         f = capability(self.problem.feature_map, "feature_support")
         return None if f is None else np.asarray(f(self.problem.Xe, self.examples),
                                                  dtype=np.int64)
+
+    def share_weights(self, settle, path):
+        """Step on the vector in the shared-memory file ``path`` (everyone's w) from
+        now on, instead of a copy of its own."""
+        self._settle(settle)
+        self.w, self._mapping = map_shared(path, self.problem.n_features)
+        self.u = self.w
+
+    def sweep(self, settle, passes):
+        """``passes`` sweeps of ``dual_cd``'s steps on this block at the shared w
+        (the answers of the last certifying pass offered first); returns the block
+        gaps seen and the block's share of the dual."""
+        self._settle(settle)
+        t0 = time.perf_counter()
+        st, lrn, problem = self.state, self.learner, self.problem
+        self.it += 1
+        if self.pending is not None:
+            self.est = lrn._offer(problem, st, self.pending, self.w, self.it)
+            self.pending = None
+        for _ in range(int(passes)):
+            lrn._sweep(problem, st, self.w, self.rng, self.est, self.it,
+                       examples=self.examples)
+        st.pool.compact(st.slot)
+        return {"est": float(self.est.sum()), "dual": float(np.sum(st.alpha * st.loss)),
+                "decoded": int(passes) * self.n_samples,
+                "seconds": time.perf_counter() - t0}
 
     def contribution(self, settle):
         """A_k α_[k], this block's share of w, summed afresh from its caches
@@ -542,7 +716,7 @@ class BlockSolver:
             self.mark = np.zeros(problem.n_features, dtype=np.uint8)
         cols = st.pool.columns(rows, self.mark)
         idx, val = np.empty(cols.size, dtype=np.int64), np.empty(cols.size)
-        cj = loops("structsvm.learners._cocoa_jit")
+        cj = loops("structsvm.learners._partitioned_jit")
         warmup.wait(cj.block_update)
         m, sq, wsq, wdot = cj.block_update(u, self.w, omega, cols, idx, val)
         idx, val = idx[:m], val[:m]
@@ -567,7 +741,10 @@ def _sweep_plan(st, n, nb, rng):
 
 
 class InProcessBlocks:
-    """Blocks in this process, run one after the other (the serial engine)."""
+    """Blocks in this process, run one after the other (the serial engine); they
+    share w in rounds."""
+
+    shares_memory = False
 
     def __init__(self, solvers):
         self.solvers = list(solvers)

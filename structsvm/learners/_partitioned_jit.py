@@ -1,6 +1,6 @@
 """Compiled loops of the partitioned learner's bookkeeping (no validation here): a
 block's update from its vector u, and the driver's updates applied to a block's w
-and u. Plain-Python references are in ``tests/test_cocoa.py``."""
+and u. Plain-Python references are in ``tests/test_partitioned_cd.py``."""
 import numba
 import numpy as np
 
