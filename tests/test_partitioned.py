@@ -308,3 +308,30 @@ def test_click_totals_summed_on_workers_equal_the_one_process_sums(tmp_path, clu
             direct[q] = direct[q] + t
     for a, b in zip(here, direct):
         np.testing.assert_array_equal(a, b)
+
+
+# --------------------------------------------------------------------------- checkpoints
+@pytest.mark.parametrize("sharing", ["memory", "rounds"])
+def test_a_checkpoint_holds_the_blocks_and_a_resumed_fit_goes_on(sharing, tmp_path):
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, Y = corpus(seed=10, n=200)
+    params = fit_params(learner=PartitionedCD(sharing=sharing), n_jobs=2)
+    path = tmp_path / "ckpt.npz"
+    with pytest.warns(ConvergenceWarning):
+        first = structsvm.StructuredSVM(max_iter=4, **params).fit(X, Y,
+                                                                   checkpoint=path)
+    assert not first.converged_ and path.exists()
+    resumed = structsvm.StructuredSVM(max_iter=200, **params).fit(X, Y, resume=path)
+    assert resumed.converged_ and resumed.n_iter_ > first.n_iter_
+    assert resumed.objective_curve_[:len(first.objective_curve_)] == \
+        first.objective_curve_
+    whole = structsvm.fit(X, Y, **params)
+    assert abs(resumed.objective_ - whole.objective_) <= TOL * whole.objective_
+    # the resumed dual point is the checkpoint's (that of the best certificate
+    # before the stop): its first certificate is that one's
+    assert resumed.objective_curve_[len(first.objective_curve_)] == pytest.approx(
+        min(first.objective_curve_), rel=1e-9)
+    # other data: refused, naming the reason
+    with pytest.raises(ValueError, match="other training data"):
+        structsvm.StructuredSVM(**params).fit(X[:-1], Y[:-1], resume=path)

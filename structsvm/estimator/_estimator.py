@@ -221,7 +221,8 @@ class StructuredSVM(BaseEstimator):
             check_savable(user)  # before training, not at the first checkpoint
         previous = self._fitted() if self.warm_start and "coef_" in vars(self) else None
         fitted = _partitioned.fit_on_workers(resolution, X, Y, previous=previous,
-                                             checkpoint=checkpoint, resume=resume)
+                                             checkpoint=checkpoint, resume=resume,
+                                             checkpoint_every=checkpoint_every)
         if fitted is not None:
             return self._adopt(fitted)
         return self._adopt(_training.run_fit(

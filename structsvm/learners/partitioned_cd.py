@@ -75,7 +75,8 @@ from sklearn.utils import check_random_state
 
 from .._compiled import loops, warmup
 from ..protocols import LearnerBase, LearnerResult, capability
-from .dual_cd import _EPS, DualCD, _State
+from ._cache import problem_fingerprint
+from .dual_cd import _EPS, DualCD, _State, check_saved_state
 from .engines import BlockLost
 
 __all__ = ["PartitionedCD", "BlockSolver", "InProcessBlocks", "SharedVector",
@@ -162,6 +163,22 @@ class PartitionedCD(LearnerBase, BaseEstimator):
     certifies_gap: ClassVar[bool] = True
     supports_warm_start: ClassVar[bool] = False
     runs_blocks: ClassVar[bool] = True
+    resumable: ClassVar[bool] = True
+
+    @staticmethod
+    def check_state(state):
+        """Raise ValueError naming the block and the array when a saved state of this
+        learner (a checkpoint's) does not hold together."""
+        if not (isinstance(state, dict) and state.get("learner") == "partitioned_cd"):
+            return
+        blocks = state.get("blocks")
+        if not isinstance(blocks, list) or not blocks:
+            raise ValueError("partitioned_cd state: blocks must be a non-empty list")
+        for k, b in enumerate(blocks):
+            try:
+                check_saved_state(b)
+            except ValueError as exc:
+                raise ValueError(f"block {k}: {exc}") from None
 
     def __init__(self, n_partitions=None, sharing="auto", local_passes=0.0625,
                  sigma="auto", certify_every=10, cache_size=16, n_batches=16,
@@ -226,10 +243,15 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                         max_iter=max_iter, tol=tol, callback=callback)
 
     # ------------------------------------------------------------------ the rounds
-    def run(self, blocks, n_features, C, w0, *, max_iter, tol, callback=None):
+    def run(self, blocks, n_features, C, w0, *, max_iter, tol, callback=None,
+            state=None):
         """Train on ``blocks`` (an engine's handle: ``n_blocks``, ``n_samples``,
         ``shares_memory`` and ``call``) until the certified gap ≤ ``tol`` × primal or
         ``max_iter`` passes.
+
+        ``state``: a checkpoint's state of this learner (every block's caches and
+        dual variables): the blocks continue from it. The callback's ``state`` gives
+        the blocks' states (gathered from the workers when a checkpoint asks).
 
         Returns
         -------
@@ -241,11 +263,25 @@ class PartitionedCD(LearnerBase, BaseEstimator):
         if memory and not blocks.shares_memory:
             raise ValueError("sharing='memory' needs every worker on this machine "
                              "(worker processes, or a Dask cluster on this machine)")
+        if state is not None:
+            self.check_state(state)
+            saved = state["blocks"]
+            if len(saved) != blocks.n_blocks:
+                raise ValueError(f"resume: the checkpoint holds {len(saved)} blocks, "
+                                 f"this fit has {blocks.n_blocks}")
+            blocks.call("restore", [((None, None), b) for b in saved])
+            w0 = np.zeros(int(n_features))  # the dual point is the blocks' own
         run = self._in_memory if memory else self._rounds
         return run(blocks, int(n_features), float(C), w0, max_iter=max_iter, tol=tol,
-                   callback=callback)
+                   callback=callback, resumed=state is not None)
 
-    def _in_memory(self, blocks, D, C, w0, *, max_iter, tol, callback):
+    def _states(self, blocks):
+        """A function gathering every block's state (a checkpoint's)."""
+        K = blocks.n_blocks
+        return lambda: {"learner": self.name,
+                        "blocks": blocks.call("saved", [((None, None),)] * K)}
+
+    def _in_memory(self, blocks, D, C, w0, *, max_iter, tol, callback, resumed=False):
         """Blocks that step on one w in shared memory (see the module)."""
         K = int(blocks.n_blocks)
         n = max(1, int(blocks.n_samples))
@@ -284,7 +320,8 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                             callback(dict(round=len(curve), w=best, objective=primal,
                                           gap=gap,
                                           n_constraints=sum(r["cached"] for r in shares),
-                                          time=time.perf_counter() - t0))
+                                          time=time.perf_counter() - t0,
+                                          state=self._states(blocks)))
                         if gap <= tol * max(primal, 1e-300) or passes >= max_iter:
                             converged = gap <= tol * max(primal, 1e-300)
                             break
@@ -312,7 +349,8 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                        certified_passes=len(curve), oracle_passes=passes,
                        recovered_blocks=recovered, certificates=trace, **work))
 
-    def _rounds(self, blocks, n_features, C, w0, *, max_iter, tol, callback):
+    def _rounds(self, blocks, n_features, C, w0, *, max_iter, tol, callback,
+                resumed=False):
         """CoCoA+ rounds over ``blocks`` (see the module)."""
         jit = loops("structsvm.learners._partitioned_jit")
         K = int(blocks.n_blocks)
@@ -334,6 +372,8 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                     omega[cols] += 1.0
                 np.maximum(omega, 1.0, out=omega)
         blocks.call("set_omega", [(s, omega) for s in none])
+        if resumed:  # the blocks' restored dual point: w summed from it, sent to all
+            w = _recover(blocks, [], omega, D)
         sigma = float(K if self.sigma == "auto" else min(float(self.sigma), K))
         settle = none
         curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
@@ -360,7 +400,8 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                     if callback is not None:
                         callback(dict(round=len(curve), w=w, objective=primal, gap=gap,
                                       n_constraints=sum(r["cached"] for r in shares),
-                                      time=time.perf_counter() - t0))
+                                      time=time.perf_counter() - t0,
+                                      state=self._states(blocks)))
                     if gap <= tol * max(primal, 1e-300):
                         converged = True
                         break
@@ -436,7 +477,8 @@ def _recover(blocks, lost, omega, D, attempts=3):
     return w summed exactly from every block's A_k α_[k] (sent to every block)."""
     for attempt in range(attempts):
         try:
-            blocks.reopen(lost)
+            if lost:
+                blocks.reopen(lost)
             K = blocks.n_blocks
             blocks.call("set_omega", [((True, None), omega)] * K)
             parts = blocks.call("contribution", [((None, None),)] * K)
@@ -622,6 +664,31 @@ class BlockSolver:
         return {"est": float(self.est.sum()), "dual": float(np.sum(st.alpha * st.loss)),
                 "decoded": int(passes) * self.n_samples,
                 "seconds": time.perf_counter() - t0}
+
+    def fingerprint(self, settle):
+        """A hash of this block's examples, loss and rescaling."""
+        self._settle(settle)
+        return problem_fingerprint(self.problem)
+
+    def saved(self, settle):
+        """This block's caches and dual variables (arrays: a checkpoint's)."""
+        self._settle(settle)
+        return self.state.saved(problem_fingerprint(self.problem), self.problem.C)
+
+    def restore(self, settle, saved):
+        """Continue from a :meth:`saved` state of this block's examples (ValueError
+        when it belongs to other examples)."""
+        self._settle(settle)
+        st = _State.restored(saved, self.n_samples, int(self.learner.cache_size) + 1,
+                             self.problem.n_features,
+                             problem_fingerprint(self.problem), self.problem.C)
+        if st is None:
+            raise ValueError("resume: a block's saved state belongs to other examples "
+                             "(or another cache size); train again with the same data "
+                             "and parameters")
+        self.state, self.pending, self.undo, self.touched = st, None, None, None
+        self.est = np.full(self.n_samples, np.inf)
+        self.plan = []
 
     def contribution(self, settle):
         """A_k α_[k], this block's share of w, summed afresh from its caches
