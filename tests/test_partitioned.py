@@ -335,3 +335,17 @@ def test_a_checkpoint_holds_the_blocks_and_a_resumed_fit_goes_on(sharing, tmp_pa
     # other data: refused, naming the reason
     with pytest.raises(ValueError, match="other training data"):
         structsvm.StructuredSVM(**params).fit(X[:-1], Y[:-1], resume=path)
+
+
+def test_a_bad_example_is_named_by_its_place_in_the_data():
+    X, Y = corpus(seed=11, n=40)
+    short = list(Y)
+    short[17] = short[17][:-1]  # one tag short
+    with pytest.raises(ValueError, match=r"^Sentence 17: x has \d+ tokens but y has"):
+        structsvm.fit(X, short, **fit_params(learner="partitioned_cd", n_jobs=2))
+    numbers = list(X)
+    numbers[23] = [1, 2]
+    tags = list(Y)
+    tags[23] = ["T0", "T0"]
+    with pytest.raises(TypeError, match=r"^Sentence 23, token 0: expected a string"):
+        structsvm.fit(numbers, tags, **fit_params(learner="partitioned_cd", n_jobs=2))

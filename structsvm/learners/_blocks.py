@@ -15,7 +15,9 @@ returns ``(X, Y)``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -29,6 +31,8 @@ __all__ = ["BlockSpec", "InMemory", "MISSING", "run_block", "run_pickled", "run_
            "blocks_here", "worker_budget"]
 
 _HOSTED: dict = {}
+#: an error message that names an example by its number: word, number, the rest
+_NAMED = re.compile(r"^(Sentence|Sample) (\d+)(\b.*)$", re.DOTALL)
 _LOCK = threading.Lock()
 
 
@@ -83,6 +87,7 @@ class Host:
         t0 = time.perf_counter()
         X, Y = [], []
         computed = iter(computed)
+        self.origins = []  # (source, its number of examples), in order
         for source in spec.sources:
             if isinstance(source, DaskPart):  # computed by the cluster, given here
                 pairs = list(next(computed))
@@ -94,6 +99,7 @@ class Host:
                                  f"{len(y)} outputs")
             X.extend(x)
             Y.extend(y)
+            self.origins.append((source, len(x)))
         self.X, self.Y = X, Y
         self.solver = None
         self.read_seconds = time.perf_counter() - t0
@@ -106,7 +112,32 @@ class Host:
         """The map's summary of this block's data (see ``fit_summary``)."""
         if len(self.X) == 0:
             return None
-        return capability(prototype, "fit_summary")(self.X, self.Y)
+        with self.named_errors():
+            return capability(prototype, "fit_summary")(self.X, self.Y)
+
+    @contextlib.contextmanager
+    def named_errors(self):
+        """Errors that name an example by its place in this block ("Sentence 3: ...",
+        "Sample 3: ...") name it by its place in the data instead: its number in
+        the lists given to ``fit``, or its partition and place there."""
+        try:
+            yield
+        except (ValueError, TypeError) as exc:
+            m = _NAMED.match(str(exc))
+            if m is None:
+                raise
+            raise type(exc)(self._where(m.group(1), int(m.group(2))) + m.group(3)) \
+                from None
+
+    def _where(self, word, i):
+        examples = self.spec.info.get("examples")
+        if examples is not None:
+            return f"{word} {int(examples[i])}"
+        for source, count in self.origins:
+            if i < count:
+                return f"{source.describe()}: {word.lower()} {i}"
+            i -= count
+        return f"{word} {i}"  # pragma: no cover - the block holds every index
 
     def prepare(self, feature_map, decoder, loss, C, rescaling, learner, budget=None):
         """Encode the data with the fitted map, check it, and make the local solver;
@@ -119,11 +150,12 @@ class Host:
         from ..limits import check_total
 
         t0 = time.perf_counter()
-        Xe = feature_map.encode_inputs(self.X)
-        Ye = feature_map.encode_outputs(self.Y, self.X)
-        problem = Problem(Xe=Xe, Ye=Ye, feature_map=feature_map, decoder=decoder,
-                          loss=loss, C=C, rescaling=rescaling, n_jobs=1)
-        check_scale(problem, index=self.spec.info.get("examples"))
+        with self.named_errors():
+            Xe = feature_map.encode_inputs(self.X)
+            Ye = feature_map.encode_outputs(self.Y, self.X)
+            problem = Problem(Xe=Xe, Ye=Ye, feature_map=feature_map, decoder=decoder,
+                              loss=loss, C=C, rescaling=rescaling, n_jobs=1)
+            check_scale(problem)
         memory = fit_memory(learner.local_learner(), problem)
         # the block's w, u and the driver's changes: three more vectors of weights
         total = memory.total + 3 * 8 * problem.n_features
