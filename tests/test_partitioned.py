@@ -138,7 +138,7 @@ def _blocks(engine, X, Y, sharing, K=2):
     fm.fit_from_summaries(blocks.summarize(fm))
     est = StructuredSVM(feature_map=fm, decoder="viterbi")
     decoder, loss = Resolution(StructuredSVM, est.get_params(deep=False)).plugins(fm)
-    learner = PartitionedCD(sharing=sharing, local_passes=1.0)
+    learner = PartitionedCD(sharing=sharing, local_passes=0.25)
     blocks.prepare(fm, decoder, loss, 0.1, "margin", learner)
     return blocks, fm, learner
 

@@ -283,47 +283,25 @@ class PartitionedCD(LearnerBase, BaseEstimator):
 
     def _in_memory(self, blocks, D, C, w0, *, max_iter, tol, callback, resumed=False):
         """Blocks that step on one w in shared memory (see the module)."""
-        K = int(blocks.n_blocks)
-        n = max(1, int(blocks.n_samples))
-        max_iter = 200 if max_iter is None else int(max_iter)
+        K = blocks.n_blocks
         none = [(None, None)] * K
+        run = _Progress(C, tol, max_iter, blocks.n_samples, self.certify_every)
         shared = SharedVector(D)
+        recovered = 0
         try:
             w = shared.array
-            w0 = np.asarray(w0, dtype=float)
             blocks.call("share_weights", [(s, shared.path) for s in none])
-            if np.any(w0 != 0):
-                blocks.call("seed", [(s, w0) for s in none])
-            curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
-            passes = last_cert = 0.0
-            recovered = 0
+            if np.any(np.asarray(w0) != 0):
+                blocks.call("seed", [(s, np.asarray(w0, dtype=float)) for s in none])
             certify = True
-            trace = []
-            work = {"oracle_examples": 0, "block_seconds": 0.0, "certify_seconds": 0.0}
             while True:
                 try:
-                    if certify or passes >= max_iter:
+                    if certify:
                         # w summed afresh from the dual variables: no lost addition
                         _sum_into(w, blocks.call("contribution", [(s,) for s in none]))
-                        shares = blocks.call("certify", [(s,) for s in none])
-                        _count(work, shares, "certify_seconds")
-                        passes += 1.0
-                        wsq = float(w @ w)
-                        primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
-                        dual = sum(r["dual"] for r in shares) - 0.5 * wsq
-                        gap = max(0.0, primal - dual)
-                        curve.append(primal)
-                        last_cert = passes
-                        trace.append((passes, work["block_seconds"], primal, gap))
                         best = np.array(w)
-                        if callback is not None:
-                            callback(dict(round=len(curve), w=best, objective=primal,
-                                          gap=gap,
-                                          n_constraints=sum(r["cached"] for r in shares),
-                                          time=time.perf_counter() - t0,
-                                          state=self._states(blocks)))
-                        if gap <= tol * max(primal, 1e-300) or passes >= max_iter:
-                            converged = gap <= tol * max(primal, 1e-300)
+                        if run.certified(blocks.call("certify", [(s,) for s in none]),
+                                         best, callback, self._states(blocks)):
                             break
                     out = blocks.call("sweep", [(s, 1) for s in none])
                 except BlockLost as lost:
@@ -332,30 +310,18 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                     blocks.call("share_weights", [(s, shared.path) for s in none])
                     certify = True
                     continue
-                _count(work, out, "block_seconds")
-                passes += sum(r["decoded"] for r in out) / n
-                est = sum(r["est"] for r in out)
-                dual_now = sum(r["dual"] for r in out) - 0.5 * float(w @ w)
-                every = float(self.certify_every)
-                certify = passes - last_cert >= every or (
-                    passes - last_cert >= min(1.0, every)
-                    and est <= tol * max(dual_now + est, 1e-300))
+                run.count(out, "block_seconds")
+                certify = run.due(out, w)
         finally:
             shared.close()
-        return LearnerResult(
-            w=best, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
-            duality_gap=float(gap), converged=converged,
-            extra=dict(sharing="memory", rounds=len(curve), n_partitions=K,
-                       certified_passes=len(curve), oracle_passes=passes,
-                       recovered_blocks=recovered, certificates=trace, **work))
+        return run.result(best, dict(sharing="memory", rounds=len(run.curve),
+                                     n_partitions=K, recovered_blocks=recovered))
 
     def _rounds(self, blocks, n_features, C, w0, *, max_iter, tol, callback,
                 resumed=False):
         """CoCoA+ rounds over ``blocks`` (see the module)."""
         jit = loops("structsvm.learners._partitioned_jit")
         K = int(blocks.n_blocks)
-        n = max(1, int(blocks.n_samples))
-        max_iter = 200 if max_iter is None else int(max_iter)
         D = int(n_features)
         w = np.zeros(D)
         scratch = np.zeros(D)  # zero between rounds (see _summed_norm)
@@ -376,39 +342,20 @@ class PartitionedCD(LearnerBase, BaseEstimator):
             w = _recover(blocks, [], omega, D)
         sigma = float(K if self.sigma == "auto" else min(float(self.sigma), K))
         settle = none
-        curve, gap, converged, t0 = [], np.inf, False, time.perf_counter()
+        run = _Progress(C, tol, max_iter, blocks.n_samples, self.certify_every,
+                        ("bytes_out", "bytes_in"))
         rounds = rejected = recovered = 0
-        passes = last_cert = 0.0
         certify = True
-        sigmas, rhos, gains, promises, trace = [], [], [], [], []
-        work = {"oracle_examples": 0, "block_seconds": 0.0, "certify_seconds": 0.0,
-                "bytes_out": 0, "bytes_in": 0}
+        sigmas, rhos, gains, promises = [], [], [], []
         while True:
             try:
-                if certify or passes >= max_iter:
+                if certify:
                     shares = blocks.call("certify", [(s,) for s in settle])
                     settle = none
-                    _count(work, shares, "certify_seconds")
-                    passes += 1.0
-                    wsq = float(w @ w)
-                    primal = 0.5 * wsq + C * sum(r["slack"] for r in shares)
-                    dual = sum(r["dual"] for r in shares) - 0.5 * wsq
-                    gap = max(0.0, primal - dual)
-                    curve.append(primal)
-                    last_cert = passes
-                    trace.append((passes, work["block_seconds"], primal, gap))
-                    if callback is not None:
-                        callback(dict(round=len(curve), w=w, objective=primal, gap=gap,
-                                      n_constraints=sum(r["cached"] for r in shares),
-                                      time=time.perf_counter() - t0,
-                                      state=self._states(blocks)))
-                    if gap <= tol * max(primal, 1e-300):
-                        converged = True
+                    if run.certified(shares, w, callback, self._states(blocks)):
                         break
-                    if passes >= max_iter:
-                        break
-                out = blocks.call("improve", [(s, sigma, float(self.local_passes), gap)
-                                              for s in settle])
+                out = blocks.call("improve", [(s, sigma, float(self.local_passes),
+                                               run.gap) for s in settle])
             except BlockLost as lost:
                 # a worker died: its blocks start again from zero on another worker,
                 # the others keep their dual variables; w is summed again exactly
@@ -416,8 +363,7 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                 w = _recover(blocks, lost.blocks, omega, D)
                 settle, certify = none, True
                 continue
-            _count(work, out, "block_seconds")
-            passes += sum(r["decoded"] for r in out) / n
+            run.count(out, "block_seconds")
             rounds += 1
             parts = [(r["idx"], r["val"]) for r in out]
             sq_sum = _summed_norm(scratch, parts)
@@ -440,36 +386,15 @@ class PartitionedCD(LearnerBase, BaseEstimator):
             delta = (np.concatenate([i for i, _ in parts]),
                      np.concatenate([v for _, v in parts]))
             jit.apply_updates(w, w, delta[0], delta[1], _NONE)
-            work["bytes_in"] += K * (delta[0].nbytes + delta[1].nbytes)
+            run.work["bytes_in"] += K * (delta[0].nbytes + delta[1].nbytes)
             settle = [(True, delta)] * K
             if omega is None and self.sigma == "auto":
                 sigma = min(float(K), max(1.0, rho))
-            est = sum(r["est"] for r in out)
-            dual_now = sum(r["dual"] for r in out) - 0.5 * float(w @ w)
-            # the blocks' gaps are measured at their own vectors, blind to the others'
-            # updates: a certifying pass at most once per pass over the data
-            every = float(self.certify_every)
-            certify = passes - last_cert >= every or (
-                passes - last_cert >= min(1.0, every)
-                and est <= tol * max(dual_now + est, 1e-300))
-        return LearnerResult(
-            w=w, objective=curve[-1], objective_curve=curve, n_iter=int(np.ceil(passes)),
-            duality_gap=float(gap), converged=converged,
-            extra=dict(sharing="rounds", rounds=rounds, rejected_rounds=rejected,
-                       sigma=sigmas, rho=rhos,
-                       dual_gain=gains, promised_gain=promises,
-                       n_partitions=K, certified_passes=len(curve),
-                       oracle_passes=passes, per_column_sigma=omega is not None,
-                       recovered_blocks=recovered, certificates=trace,
-                       **work))
-
-
-def _count(work, results, clock):
-    for r in results:
-        work["oracle_examples"] += int(r["decoded"])
-        work[clock] += float(r["seconds"])
-        if "idx" in r:
-            work["bytes_out"] += r["idx"].nbytes + r["val"].nbytes
+            certify = run.due(out, w)
+        return run.result(w, dict(
+            sharing="rounds", rounds=rounds, rejected_rounds=rejected, sigma=sigmas,
+            rho=rhos, dual_gain=gains, promised_gain=promises, n_partitions=K,
+            per_column_sigma=omega is not None, recovered_blocks=recovered))
 
 
 def _recover(blocks, lost, omega, D, attempts=3):
@@ -493,6 +418,70 @@ def _recover(blocks, lost, omega, D, attempts=3):
                 raise
             lost = sorted(set(lost) | set(again.blocks))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+class _Progress:
+    """The bookkeeping of a run shared by both ways of sharing w: passes, the
+    certificates (primal, dual, gap; the callback), when the next one is due, and
+    the work done."""
+
+    def __init__(self, C, tol, max_iter, n, certify_every, work_keys=()):
+        self.C, self.tol, self.n = float(C), float(tol), max(1, int(n))
+        self.max_iter = 200 if max_iter is None else int(max_iter)
+        self.every = float(certify_every)
+        self.passes = self.last = 0.0
+        self.curve, self.trace = [], []
+        self.gap, self.converged = np.inf, False
+        self.t0 = time.perf_counter()
+        self.work = dict({"oracle_examples": 0, "block_seconds": 0.0,
+                          "certify_seconds": 0.0}, **{k: 0 for k in work_keys})
+
+    def count(self, results, clock):
+        for r in results:
+            self.work["oracle_examples"] += int(r["decoded"])
+            self.work[clock] += float(r["seconds"])
+            if "idx" in r:
+                self.work["bytes_out"] += r["idx"].nbytes + r["val"].nbytes
+        if clock == "block_seconds":
+            self.passes += sum(r["decoded"] for r in results) / self.n
+
+    def certified(self, shares, w, callback, state):
+        """Record a certifying pass at ``w`` (the blocks' ``shares``); True when
+        training stops (the stopping rule holds, or ``max_iter`` is reached)."""
+        self.count(shares, "certify_seconds")
+        self.passes += 1.0
+        wsq = float(w @ w)
+        primal = 0.5 * wsq + self.C * sum(r["slack"] for r in shares)
+        dual = sum(r["dual"] for r in shares) - 0.5 * wsq
+        self.gap = max(0.0, primal - dual)
+        self.curve.append(primal)
+        self.last = self.passes
+        self.trace.append((self.passes, self.work["block_seconds"], primal, self.gap))
+        if callback is not None:
+            callback(dict(round=len(self.curve), w=w, objective=primal, gap=self.gap,
+                          n_constraints=sum(r["cached"] for r in shares),
+                          time=time.perf_counter() - self.t0, state=state))
+        self.converged = self.gap <= self.tol * max(primal, 1e-300)
+        return self.converged or self.passes >= self.max_iter
+
+    def due(self, results, w):
+        """Whether the next pass certifies: every ``certify_every`` passes, or when
+        the blocks' gap estimates (measured as they stepped, blind to the others'
+        latest changes) say the stopping rule may hold, but no sooner than one pass
+        after the last certificate; and always once ``max_iter`` is reached."""
+        est = sum(r["est"] for r in results)
+        dual = sum(r["dual"] for r in results) - 0.5 * float(w @ w)
+        since = self.passes - self.last
+        return since >= self.every or self.passes >= self.max_iter or (
+            since >= min(1.0, self.every) and est <= self.tol * max(dual + est, 1e-300))
+
+    def result(self, w, extra):
+        return LearnerResult(
+            w=w, objective=self.curve[-1], objective_curve=self.curve,
+            n_iter=int(np.ceil(self.passes)), duality_gap=float(self.gap),
+            converged=self.converged,
+            extra=dict(extra, certified_passes=len(self.curve),
+                       oracle_passes=self.passes, certificates=self.trace, **self.work))
 
 
 def _sum_into(w, parts):
