@@ -634,6 +634,7 @@ class Partitioned:
     """
 
     def partitions(self):
+        """One source per partition (each with ``read()`` and ``describe()``)."""
         raise NotImplementedError
 
 
@@ -646,6 +647,7 @@ class DaskPart:
         self.delayed, self.name = delayed, str(name)
 
     def describe(self):
+        """Words for messages."""
         return self.name
 
 

@@ -385,5 +385,5 @@ def test_refusals_name_every_other_learner():
     from structsvm.learners.multiclass_cd import _GENERAL
     from structsvm.registry import registered
 
-    assert sorted(cls.name for cls in _GENERAL) == \
+    assert sorted(_GENERAL) == \
         sorted(n for n in registered("learner") if n != "multiclass_cd")

@@ -84,9 +84,11 @@ class FilePart:
         self.path, self.format, self.options = os.fspath(path), format, dict(options)
 
     def read(self):
+        """``(X, Y)`` of the file (run in the worker that holds it)."""
         return FORMATS[self.format](self.path, **self.options)
 
     def describe(self):
+        """The file and its format, for messages."""
         return f"{self.path} ({self.format})"
 
     def __repr__(self):
@@ -126,6 +128,7 @@ class Files(Partitioned):
         self.options = options
 
     def partitions(self):
+        """One :class:`FilePart` per file."""
         return [FilePart(p, self.format, self.options) for p in self.paths]
 
     def __repr__(self):
@@ -146,6 +149,7 @@ class DaskBag(Partitioned):
         self.bag = bag
 
     def partitions(self):
+        """One :class:`~structsvm.protocols.DaskPart` per partition of the bag."""
         return [DaskPart(d, f"partition {k} of a Dask bag")
                 for k, d in enumerate(self.bag.to_delayed())]
 

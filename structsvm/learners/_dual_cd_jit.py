@@ -35,7 +35,6 @@ SIGNATURES = {
         "f8"),
     "compact_pool": ("i4:1 f8:1 i8:1 i8:1 i8:2 i4:1 f8:1 i8:1 i8:1", "(i8 i8)"),
     "weights_from_alpha": ("i8 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2", "f8:1"),
-    "distinct_columns": ("i4:1 i8:1 i8:1 i8:1 u1:1 i8:1", "i8"),
 }
 
 
@@ -343,22 +342,3 @@ def compact_pool(p_ind, p_dat, p_start, p_len, slot, new_ind, new_dat, new_start
             pos += ln
             nr += 1
     return pos, nr
-
-
-@numba.njit(cache=True, nogil=True)
-def distinct_columns(p_ind, p_start, p_len, rows, mark, out):
-    """The distinct columns of the pool rows ``rows``, written to ``out`` in the order
-    first met; returns how many. ``mark`` (one byte per column) must be all zero, and
-    is again on return; ``out`` holds at least the rows' entries."""
-    m = 0
-    for k in range(rows.shape[0]):
-        r = rows[k]
-        for j in range(p_start[r], p_start[r] + p_len[r]):
-            c = p_ind[j]
-            if mark[c] == 0:
-                mark[c] = 1
-                out[m] = c
-                m += 1
-    for q in range(m):
-        mark[out[q]] = 0
-    return m

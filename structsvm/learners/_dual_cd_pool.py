@@ -74,7 +74,7 @@ class RowPool:
 
         ``mark``: a zeroed array of one byte per column to work in (kept zero), so
         that the cost follows the rows' entries, not the number of columns."""
-        jit = loops("structsvm.learners._dual_cd_jit")
+        jit = loops("structsvm.learners._partitioned_jit")
 
         ids = np.asarray(ids, dtype=np.int64)
         out = np.empty(int(self.len[ids].sum()), dtype=np.int64)

@@ -77,6 +77,8 @@ class LocalProcesses:
         return obj
 
     def submit(self, k, token, method, args, spec=None):
+        """Run ``method(*args)`` on block k of the fit ``token`` in its process (a
+        future; ``spec`` opens the block)."""
         import cloudpickle
 
         if spec is not None and any(isinstance(s, DaskPart) for s in spec.sources):
@@ -86,6 +88,7 @@ class LocalProcesses:
         return self._executor(k).submit(run_pickled, token, k, method, payload)
 
     def result(self, k, future):
+        """The result of block k's task; :class:`BlockLost` when its process died."""
         from concurrent.futures.process import BrokenProcessPool
 
         try:
@@ -101,7 +104,7 @@ class LocalProcesses:
             ex.shutdown(wait=False, cancel_futures=True)
 
     def placed(self, k, address):
-        pass
+        """(Dask's engine follows where a block was opened; a process is fixed.)"""
 
     def map(self, func, items):
         """``[func(item) for item in items]``, the items spread over the workers in
@@ -113,9 +116,11 @@ class LocalProcesses:
         return [self.result(j, f) for j, f in enumerate(futures)]
 
     def lost(self, k):
+        """Block k's process forgot it: start a fresh process for it."""
         self._drop(k)
 
     def close(self):
+        """Stop the worker processes (after their running tasks)."""
         for k in range(self.n_processes):
             ex, self._executors[k] = self._executors[k], None
             if ex is not None:
@@ -148,6 +153,9 @@ class DaskWorkers:
         return self.client.scatter(obj, broadcast=True, hash=False)
 
     def submit(self, k, token, method, args, spec=None):
+        """Run ``method(*args)`` on block k of the fit ``token`` on its worker (a Dask
+        future; ``spec`` opens the block, its Dask partitions computed on the
+        cluster and passed in)."""
         if spec is not None:  # its Dask partitions computed on the cluster, passed in
             parts = [s for s in spec.sources if isinstance(s, DaskPart)]
             if parts:
@@ -160,6 +168,7 @@ class DaskWorkers:
                                   pure=False)
 
     def result(self, k, future):
+        """The result of block k's task; :class:`BlockLost` when its worker died."""
         from distributed import KilledWorker
 
         try:
@@ -193,7 +202,7 @@ class DaskWorkers:
         self._move(k)
 
     def close(self):
-        pass
+        """(The cluster is the user's: nothing to stop.)"""
 
 
 def _on_this_machine(hosts):
@@ -268,10 +277,12 @@ class Blocks:
 
     @property
     def n_blocks(self):
+        """The number of blocks."""
         return len(self.specs)
 
     @property
     def n_samples(self):
+        """The examples of all blocks (once opened)."""
         return int(sum(self.sizes))
 
     @property
@@ -309,6 +320,7 @@ class Blocks:
         return self.opened
 
     def summarize(self, prototype):
+        """Every block's ``fit_summary`` of its data (the map ``prototype`` unfitted)."""
         shared = self.engine.share(prototype)
         return self._run("summarize", [(shared,)] * self.n_blocks)
 
@@ -338,6 +350,7 @@ class Blocks:
         self._run("prepare_shared", [(shared,)] * self.n_blocks, ks=ks)
 
     def close(self):
+        """Forget the blocks on their workers, and close the engine."""
         try:
             for k in range(self.n_blocks):
                 try:
