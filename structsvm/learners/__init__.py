@@ -21,13 +21,14 @@ if TYPE_CHECKING:  # imported on first use (a worker process needs the problem o
     from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
     from .dual_cd import DualCD
     from .frank_wolfe import FrankWolfe
+    from .latent import CCCP
     from .multiclass_cd import MulticlassDualCD
     from .pegasos import Pegasos
     from .perceptron import Perceptron
     from .problem import Problem, Violation
 
 __all__ = ["OneSlackCuttingPlane", "NSlackCuttingPlane", "DualCD", "MulticlassDualCD",
-           "FrankWolfe", "Pegasos", "Perceptron", "Problem", "Violation",
+           "FrankWolfe", "Pegasos", "Perceptron", "CCCP", "Problem", "Violation",
            "default_learner", "get_learner", "QP_SOLVERS"]
 
 #: The working-set QP solvers of the cutting planes (their ``solver`` parameter):
@@ -41,14 +42,15 @@ BUILT_IN = {"one_slack": "cutting_plane:OneSlackCuttingPlane",
             "multiclass_cd": "multiclass_cd:MulticlassDualCD",
             "frank_wolfe": "frank_wolfe:FrankWolfe",
             "pegasos": "pegasos:Pegasos",
-            "perceptron": "perceptron:Perceptron"}
+            "perceptron": "perceptron:Perceptron",
+            "cccp": "latent:CCCP"}
 for _name, _where in BUILT_IN.items():
     register("learner", _name, f"{__name__}.{_where}")
 
 __getattr__, __dir__ = attach(__name__, globals())
 
 
-def default_learner(feature_map, plugins=None):
+def default_learner(feature_map, plugins=None, which="default_learners"):
     """The learner a feature map trains with by default, configured.
 
     Parameters
@@ -61,6 +63,9 @@ def default_learner(feature_map, plugins=None):
         then a learner whose ``refusal`` refuses them is passed over. Without them
         the first learner that refuses nothing up front is chosen (a learner with a
         ``refusal`` needs the fitted problem to accept it).
+    which : {"default_learners", "convex_learners"}, default="default_learners"
+        The capability read: a latent map's ``convex_learners`` are those of the
+        convex problem of each round (:class:`~structsvm.learners.CCCP`).
 
     Returns
     -------
@@ -74,7 +79,7 @@ def default_learner(feature_map, plugins=None):
     >>> default_learner(MulticlassFeatures).name   # multiclass_cd needs the problem
     'dual_cd'
     """
-    choices = list(capability(feature_map, "default_learners"))
+    choices = list(capability(feature_map, which))
     if not choices:
         raise ValueError(f"{type(feature_map).__name__} declares no default learner")
     for name, params in choices:
