@@ -53,10 +53,10 @@ class LatentStructureMap(StructureMap):
     ...         return (1, h) if x[h] @ w > 0 else (-1, 0)
     ...     def outputs(self, x):
     ...         return [(-1, 0)] + [(1, h) for h in range(len(x))]
-    >>> X = [np.array([[0.0, 1.0], [3.0, 0.0]]), np.array([[0.0, 1.0], [-1.0, 0.0]])]
+    >>> X = [np.array([[3.0, 0.0], [0.0, 1.0]]), np.array([[0.0, 1.0], [-1.0, 0.0]])]
     >>> model = structsvm.fit(X, [1, -1], feature_map=Best(), C=10.0)
     >>> model.predict(X), model.predict_latent(X)
-    ([1, -1], [(1, 1), (-1, 0)])
+    ([1, -1], [(1, 0), (-1, 0)])
     """
 
     latent: ClassVar[bool] = True
