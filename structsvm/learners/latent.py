@@ -95,9 +95,11 @@ class CCCP(LearnerBase, BaseEstimator):
     Notes
     -----
     ``LearnerResult.extra["rounds"]`` lists, per round, the inner learner's
-    iterations and objective g_t(w_{t+1}), the number of examples whose completion
-    changed and the number trained on; ``extra["completions"]`` holds the last
-    completions (encoded). The objective is the latent objective f(w) of all
+    iterations and objective g_t(w_{t+1}), whether its weights were taken
+    (``accepted``: a convex solve that ends above its start leaves w as it was, and
+    the rounds end there), the number of examples whose completion changed and the
+    number trained on; ``extra["completions"]`` holds the last completions
+    (encoded). The objective is the latent objective f(w) of all
     examples; during the self-paced rounds it may rise (those rounds minimise
     another objective), from the first round with every example it does not.
 
@@ -254,9 +256,14 @@ class CCCP(LearnerBase, BaseEstimator):
                         "n_selected": n if sel is None else int(sel.size)}
                 if sel is None and slack is not None and not res.objective < f:
                     # g_t(w_{t+1}) ≥ g_t(w_t) = f(w_t): the convex solve found no
-                    # better point than its start; w_t is the fixed point
-                    info["accepted"] = False
+                    # better point than its start; w_t stays (a fixed point)
+                    info.update(accepted=False, changed=0, objective=f)
                     rounds.append(info)
+                    curve.append(f)
+                    if callback is not None:
+                        callback({"round": t, "w": w, "objective": f,
+                                  "time": time.perf_counter() - t0, "changed": 0,
+                                  "n_selected": n})
                     converged = True
                     break
                 w_new = np.asarray(res.w, dtype=float)
@@ -285,8 +292,6 @@ class CCCP(LearnerBase, BaseEstimator):
             warnings.warn(f"cccp stopped after max_rounds={self.max_rounds} rounds before "
                           f"the objective settled (last {f:.6g}); raise max_rounds",
                           ConvergenceWarning, stacklevel=3)
-        if not curve:  # the first round was refused: keep the start
-            curve.append(f)
         return LearnerResult(w=w, objective=float(f), objective_curve=curve,
                              n_iter=len(rounds), duality_gap=float("nan"),
                              converged=converged,
