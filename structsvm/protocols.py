@@ -210,7 +210,7 @@ class FeatureMap(Protocol):
 
 @runtime_checkable
 class LatentFeatureMap(FeatureMap, Protocol):
-    """A feature map whose outputs hold a hidden part: Φ(x, (y, h)).
+    r"""A feature map whose outputs hold a hidden part: Φ(x, (y, h)).
 
     Training data give y; h (a sub-class, the hidden states of a chain, the tags of
     unlabelled tokens, a motif's position) is never observed. Yu & Joachims (2009)

@@ -244,7 +244,8 @@ def _check_latent(view, X, Y, n_weights, random_state):
         ye = view.encode(x, y)
         weights = [rng.normal(size=d) for _ in range(n_weights)]
         done = [view.complete(x, ye, w) for w in weights]
-        cands = list(view.outputs(x) or []) + done + [view.argmax(x, w) for w in weights]
+        outs = [] if view.outputs is None else list(view.outputs(x) or [])
+        cands = outs + done + [view.argmax(x, w) for w in weights]
         if view.laa is not None:
             cands += [view.laa(x, ye, w) for w in weights]
         for out in cands:

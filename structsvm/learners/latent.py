@@ -218,8 +218,10 @@ class CCCP(LearnerBase, BaseEstimator):
                             "False): use its learner directly")
         inner = self.inner_learner(problem)
         warm_inner = capability(inner, "supports_warm_start")
-        rng = check_random_state(random_state)
-        seed = int(rng.randint(2 ** 31 - 1))
+        # None: the fixed seed 0 for the first completions (the default call gives
+        # the same model every time); the inner learner gets random_state as it is
+        seed = 0 if random_state is None else \
+            int(check_random_state(random_state).randint(2 ** 31 - 1))
         C, n, t0 = float(problem.C), problem.n_samples, time.perf_counter()
         observed = list(problem.Ye)
         w = np.array(w0, dtype=float)
@@ -247,7 +249,7 @@ class CCCP(LearnerBase, BaseEstimator):
                 start = w if warm_inner else np.zeros_like(w)
                 try:
                     res = inner.solve(train, start, max_iter=max_iter, tol=tol,
-                                      random_state=seed)
+                                      random_state=random_state)
                 finally:
                     if train is not convex:
                         train.close()
