@@ -56,8 +56,9 @@ class CCCP(LearnerBase, BaseEstimator):
     (relative) or when the completions stay the same (the next convex problem would
     be the one just solved).
 
-    The estimator's ``tol`` and ``max_iter`` go to every convex solve; ``n_iter_``
-    counts rounds and ``objective_curve_`` holds f after each round. The estimator
+    The estimator's ``max_iter`` bounds the rounds (``n_iter_`` counts them, and
+    ``objective_curve_`` holds f after each); its ``tol`` is every convex solve's
+    (with the inner learner's own cap on its iterations). The estimator
     wraps any learner given for a latent map in a ``CCCP``
     (``learner="dual_cd"`` is ``CCCP(learner="dual_cd")``), and a latent map trains
     with ``CCCP()`` by default.
@@ -74,10 +75,8 @@ class CCCP(LearnerBase, BaseEstimator):
         or its ``latent_argmax`` at w = 0), a random h seeded by the estimator's
         ``random_state``, or one raw h per training example. A warm start
         (non-zero starting weights) completes from those weights instead.
-    tol : float, default=1e-3
-        Stop when f(w_t) − f(w_{t+1}) ≤ tol × f(w_{t+1}).
-    max_rounds : int, default=50
-        Rounds at most (a ConvergenceWarning when they run out).
+    min_decrease : float, default=1e-3
+        Stop when f(w_t) − f(w_{t+1}) ≤ min_decrease × f(w_{t+1}).
     self_paced : bool, default=False
         Self-paced learning (Kumar, Packer & Koller 2010): after the first round,
         a round trains on the "easy" examples only, those with the smallest slack
@@ -126,16 +125,15 @@ class CCCP(LearnerBase, BaseEstimator):
     name: ClassVar[str] = "cccp"
     trains_latent: ClassVar[bool] = True
     stopping_rule: ClassVar[str] = (
-        "the latent objective f(w) decreased by at most tol_cccp (CCCP's tol) x f, or "
-        "the completions h_i did not change; each round's convex problem is solved "
+        "a round decreased the latent objective f(w) by at most min_decrease x f, or "
+        "left the completions h_i as they were; each round's convex problem is solved "
         "to the estimator's tol")
 
-    def __init__(self, learner=None, init="guess", tol=1e-3, max_rounds=50,
-                 self_paced=False, self_paced_start=0.5, self_paced_growth=1.3):
+    def __init__(self, learner=None, init="guess", min_decrease=1e-3, self_paced=False,
+                 self_paced_start=0.5, self_paced_growth=1.3):
         self.learner = learner
         self.init = init
-        self.tol = tol
-        self.max_rounds = max_rounds
+        self.min_decrease = min_decrease
         self.self_paced = self_paced
         self.self_paced_start = self_paced_start
         self.self_paced_growth = self_paced_growth
@@ -145,11 +143,9 @@ class CCCP(LearnerBase, BaseEstimator):
         if isinstance(self.init, str) and self.init not in ("guess", "random"):
             raise ValueError(f"init must be 'guess', 'random' or one h per example, got "
                              f"{self.init!r}")
-        if not (isinstance(self.tol, (int, float)) and self.tol >= 0):
-            raise ValueError(f"tol must be a number >= 0, got {self.tol!r}")
-        r = self.max_rounds
-        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1:
-            raise ValueError(f"max_rounds must be an int >= 1, got {r!r}")
+        if not (isinstance(self.min_decrease, (int, float)) and self.min_decrease >= 0):
+            raise ValueError(f"min_decrease must be a number >= 0, got "
+                             f"{self.min_decrease!r}")
         if not (isinstance(self.self_paced_start, (int, float))
                 and 0 < self.self_paced_start <= 1):
             raise ValueError(f"self_paced_start must be in (0, 1], got "
@@ -167,12 +163,13 @@ class CCCP(LearnerBase, BaseEstimator):
         ValueError
             The inner learner trains latent maps itself (a CCCP in a CCCP).
         """
-        from . import default_learner, get_learner
+        from ._choice import default_learner, get_learner
 
         fm = problem.feature_map
         if self.learner is None:
+            which = "convex_learners" if capability(fm, "latent") else "default_learners"
             return default_learner(fm, (fm, problem.decoder, problem.loss,
-                                        problem.rescaling), which="convex_learners")
+                                        problem.rescaling), which=which)
         inner = get_learner(self.learner)
         if capability(inner, "trains_latent"):
             raise ValueError(f"CCCP's learner must solve the convex problem of a round, "
@@ -190,8 +187,11 @@ class CCCP(LearnerBase, BaseEstimator):
             ``encode_outputs`` gives them).
         w0 : ndarray of shape (n_features,)
             Non-zero: the first completions are those of ``w0`` (warm start).
-        max_iter, tol
-            Of every convex solve (the inner learner's).
+        max_iter : int or None
+            Rounds at most (None: 50; a ConvergenceWarning when they run out).
+        tol : float
+            Of every convex solve (the inner learner's; its ``max_iter`` is its own
+            default).
         random_state : int, RandomState or None
             Seeds ``init="random"`` and the inner learner.
         callback : callable, optional
@@ -207,16 +207,16 @@ class CCCP(LearnerBase, BaseEstimator):
 
         Raises
         ------
-        TypeError
-            The problem's feature map has no hidden part (``latent``).
+        A map without a hidden part (not ``latent``) has nothing to complete: it
+        trains with the inner learner alone.
         """
         self._check()
         fm = problem.feature_map
-        if not capability(fm, "latent"):
-            raise TypeError(f"learner 'cccp' trains maps whose outputs hold a hidden "
-                            f"part; {type(fm).__name__} has none (its 'latent' is "
-                            "False): use its learner directly")
         inner = self.inner_learner(problem)
+        max_rounds = 50 if max_iter is None else int(max_iter)
+        if not capability(fm, "latent"):
+            return inner.solve(problem, w0, max_iter=None, tol=tol,
+                               random_state=random_state, callback=callback)
         warm_inner = capability(inner, "supports_warm_start")
         # None: the fixed seed 0 for the first completions (the default call gives
         # the same model every time); the inner learner gets random_state as it is
@@ -238,7 +238,7 @@ class CCCP(LearnerBase, BaseEstimator):
         fraction = None        # self-paced: the share of the examples trained on
         all_in = not self.self_paced
         try:
-            for t in range(1, int(self.max_rounds) + 1):
+            for t in range(1, max_rounds + 1):
                 sel = None
                 if not all_in and slack is not None:
                     sel, fraction = self._easy(C * slack, fraction)
@@ -248,7 +248,7 @@ class CCCP(LearnerBase, BaseEstimator):
                 train = convex if sel is None else self._convex(problem, completed, sel)
                 start = w if warm_inner else np.zeros_like(w)
                 try:
-                    res = inner.solve(train, start, max_iter=max_iter, tol=tol,
+                    res = inner.solve(train, start, max_iter=None, tol=tol,
                                       random_state=random_state)
                 finally:
                     if train is not convex:
@@ -285,14 +285,14 @@ class CCCP(LearnerBase, BaseEstimator):
                               "time": time.perf_counter() - t0, "changed": int(changed),
                               "n_selected": info["n_selected"]})
                 if all_in and sel is None and (changed == 0 or
-                                               decrease <= self.tol * abs(f)):
+                                               decrease <= self.min_decrease * abs(f)):
                     converged = True
                     break
         finally:
             convex.close()
         if not converged:
-            warnings.warn(f"cccp stopped after max_rounds={self.max_rounds} rounds before "
-                          f"the objective settled (last {f:.6g}); raise max_rounds",
+            warnings.warn(f"cccp stopped after max_iter={max_rounds} rounds before the "
+                          f"objective settled (last {f:.6g}); raise max_iter",
                           ConvergenceWarning, stacklevel=3)
         return LearnerResult(w=w, objective=float(f), objective_curve=curve,
                              n_iter=len(rounds), duality_gap=float("nan"),

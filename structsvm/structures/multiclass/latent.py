@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from ...protocols import FeatureMapBase, as_sequence
+from ...protocols import FeatureMapBase, as_sequence, plugin_name
 from .._names import FeatureNamesMixin
 from .._state import StateReader
 from .._validation import as_label_array, label_index, sorted_unique
@@ -305,7 +305,7 @@ class SubclassLoss(BaseLoss):
     def __init__(self, loss, n_subclasses):
         self.loss = loss
         self.n_subclasses = int(n_subclasses)
-        self.name = getattr(loss, "name", type(loss).__name__)
+        self.name = plugin_name(loss)
 
     def __call__(self, y_true, y_pred):
         k = self.n_subclasses

@@ -9,12 +9,13 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from ...limits import check_weights
-from ...protocols import FeatureMapBase, as_sequence, check_decomposition
+from ...protocols import FeatureMapBase, as_sequence, check_decomposition, plugin_name
 from .._names import FeatureNamesMixin
 from .._state import StateReader
 from .._validation import as_label_array, label_index, sorted_unique
 from ..losses import BaseLoss
 from ._encoding import EncodedSequences
+from ._inputs import check_pairs
 from .features import SequenceFeatures
 from .viterbi import viterbi
 
@@ -183,17 +184,10 @@ class LatentSequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """
         Y = as_sequence(Y, "Y")
         if X is not None:
-            X = as_sequence(X, "X")
-            if len(X) != len(Y):
-                raise ValueError(f"X has {len(X)} sentences but Y has {len(Y)}")
+            Y = check_pairs(as_sequence(X, "X"), Y)
         k, out = self._k(), []
         for i, y in enumerate(Y):
             tags = _tags(y, i)
-            if X is not None:
-                n = X[i].shape[0] if hasattr(X[i], "shape") else len(X[i])
-                if n != len(tags):
-                    raise ValueError(f"Sentence {i}: x has {n} tokens but y has "
-                                     f"{len(tags)} tags")
             z = np.empty(len(tags), dtype=np.intp)
             for t, tag in enumerate(tags):
                 if tag is None:
@@ -427,7 +421,7 @@ class HiddenStateLoss(BaseLoss):
         self.loss = loss
         self.n_hidden = int(n_hidden)
         self.n_tags = int(n_tags)
-        self.name = getattr(loss, "name", type(loss).__name__)
+        self.name = plugin_name(loss)
 
     def _known(self, y_true):
         z = np.asarray(y_true, dtype=np.intp).reshape(-1)
@@ -511,10 +505,14 @@ def constrained_viterbi(batch, Y, n_hidden):
 # --------------------------------------------------------------------------- guesses
 def _tags(y, i=None):
     """A training output's tags as a list (None: unknown)."""
-    if isinstance(y, (str, bytes)) or not hasattr(y, "__len__"):
+    try:
+        if isinstance(y, (str, bytes)):
+            raise TypeError
+        return list(y)
+    except TypeError:
         where = "" if i is None else f"Sentence {i}: "
-        raise TypeError(f"{where}expected a list of tags, got {type(y).__name__}")
-    return list(y)
+        raise TypeError(f"{where}expected a list of tags, got {type(y).__name__}") \
+            from None
 
 
 def _states(z):
