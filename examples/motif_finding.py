@@ -9,7 +9,8 @@ it. The position is the hidden variable h of the output (y, h):
 so w holds a position weight matrix and a bias, and x is called positive when its
 best window scores above zero. CCCP finds a local optimum that depends on the first
 positions: started where the most enriched k-mer of the positives occurs (a given
-h, as motif finders seed their search), it finds where the motif is and classifies
+h, as motif finders seed their search; the run of lowest objective over the k-mer's
+places in the window), it finds where the motif is and classifies
 better than a linear SVM on the sequence's k-mer counts, which cannot tell a motif's
 k-mers from the same k-mers anywhere else; started from random positions (the best
 of a few restarts, by objective) it usually settles on a window of noise.
@@ -129,11 +130,12 @@ def kmer_counts(X, k):
     return out
 
 
-def seed_starts(X, y, width, k=6):
+def seed_starts(X, y, width, k=6, lead=None):
     """First motif positions from the most enriched k-mer (as motif finders seed
     their search): the k-mer found in most more positive than negative sequences;
-    each positive's start is the window whose centre best matches it (fewest
-    mismatches, the first on ties), a negative's 0."""
+    each positive's start is ``lead`` bases before its best match (fewest
+    mismatches, the first on ties; ``lead`` centres the k-mer in the window by
+    default), a negative's 0."""
     powers = 4 ** np.arange(k)[::-1]
     seen = np.zeros((2, 4 ** k))
     for x, label in zip(X, y):
@@ -141,7 +143,7 @@ def seed_starts(X, y, width, k=6):
         seen[int(label == 1), codes] += 1
     best = int(np.argmax(seen[1] - seen[0]))
     word = (best // powers) % 4
-    lead = (width - k) // 2
+    lead = (width - k) // 2 if lead is None else lead
     H = []
     for x, label in zip(X, y):
         if label != 1:
@@ -154,14 +156,21 @@ def seed_starts(X, y, width, k=6):
     return H
 
 
-def fit_latent(X, y, width, C, init="seed", restarts=1, n_jobs=None):
-    """CCCP from the enriched-k-mer starts (``init="seed"``) or from ``restarts``
-    random ones (the model of the lowest objective)."""
-    if init == "seed":
-        return structsvm.fit(X, list(y), feature_map=MotifStructure(width), C=C,
-                             learner=structsvm.learners.CCCP(
-                                 init=seed_starts(X, y, width)), n_jobs=n_jobs)
+def fit_latent(X, y, width, C, init="seed", restarts=1, n_jobs=None, k=6):
+    """The model of the lowest objective of CCCP runs: from the enriched-k-mer
+    starts with the k-mer at each place in the window (``init="seed"``: where the
+    k-mer sits in the motif is not known, and a window shifted by a base is a local
+    optimum of its own), or from ``restarts`` random starts."""
     best = None
+    if init == "seed":
+        for lead in range(width - k + 1):
+            model = structsvm.fit(X, list(y), feature_map=MotifStructure(width), C=C,
+                                  learner=structsvm.learners.CCCP(
+                                      init=seed_starts(X, y, width, k, lead)),
+                                  n_jobs=n_jobs)
+            if best is None or model.objective_ < best.objective_:
+                best = model
+        return best
     for seed in range(restarts):
         model = structsvm.fit(X, list(y), feature_map=MotifStructure(width), C=C,
                               learner=structsvm.learners.CCCP(init="random"),
@@ -207,8 +216,8 @@ def main(argv=None):
         took = time.perf_counter() - t0
         acc = float(np.mean(np.array(model.predict(Xt)) == yt))
         found, exact = located(model, Xt, starts_t, args.width)
-        how = "enriched-k-mer starts" if init == "seed" else \
-            f"best of {args.restarts} random starts"
+        how = f"enriched-k-mer starts, best of {args.width - 5} placements" \
+            if init == "seed" else f"best of {args.restarts} random starts"
         rows.append((f"latent SSVM (CCCP, {how})", acc, took,
                      f"{model.n_iter_} rounds, objective {model.objective_:.4g}; motif "
                      f"found in {100 * found:.1f}% of positives ({100 * exact:.1f}% at "
