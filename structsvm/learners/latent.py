@@ -205,8 +205,8 @@ class CCCP(LearnerBase, BaseEstimator):
             round, ``n_iter`` rounds, ``duality_gap`` nan (the problem is not
             convex).
 
-        Raises
-        ------
+        Notes
+        -----
         A map without a hidden part (not ``latent``) has nothing to complete: it
         trains with the inner learner alone.
         """
