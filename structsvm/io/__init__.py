@@ -87,6 +87,10 @@ MAX_BYTES = 512 * 2 ** 20
 
 # ------------------------------------------------------------------------- registry
 _REGISTERED: dict[str, type] = {}
+#: structsvm's own classes registered by name ("structsvm.…:Class"): a second feature
+#: map of a structure's folder, kept apart so that clearing the user's
+#: registrations leaves them
+_BUILT_IN: dict[str, type] = {}
 
 
 def register_model_class(cls, *aliases):
@@ -101,7 +105,9 @@ def register_model_class(cls, *aliases):
     ----------
     cls : type or str
         The class, or the text "package.module:Class" naming it (imported the first
-        time the allowed classes are read, so registering imports nothing).
+        time the allowed classes are read, so registering imports nothing; one of
+        structsvm's own, "structsvm.…", stays registered when the others are
+        cleared).
     *aliases : str
         Further names ("module:Class") under which files may refer to ``cls``.
 
@@ -127,8 +133,10 @@ def register_model_class(cls, *aliases):
                              f"'package.module:Class', got {cls!r}")
     elif not isinstance(cls, type):
         raise TypeError(f"register_model_class needs a class, got {type(cls).__name__}")
+    into = _BUILT_IN if isinstance(cls, str) and cls.startswith("structsvm.") \
+        else _REGISTERED
     for key in ((cls if isinstance(cls, str) else class_key(cls)), *aliases):
-        _REGISTERED[key] = cls
+        into[key] = cls
     return cls
 
 
@@ -144,11 +152,12 @@ def registered_classes():
     import importlib
 
     out = {}
-    for key, cls in list(_REGISTERED.items()):
-        if isinstance(cls, str):
-            module, _, name = cls.partition(":")
-            cls = _REGISTERED[key] = getattr(importlib.import_module(module), name)
-        out[key] = cls
+    for table in (_BUILT_IN, _REGISTERED):
+        for key, cls in list(table.items()):
+            if isinstance(cls, str):
+                module, _, name = cls.partition(":")
+                cls = table[key] = getattr(importlib.import_module(module), name)
+            out[key] = cls
     return out
 
 
