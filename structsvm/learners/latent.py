@@ -124,6 +124,9 @@ class CCCP(LearnerBase, BaseEstimator):
 
     name: ClassVar[str] = "cccp"
     trains_latent: ClassVar[bool] = True
+    # the inner learner's state, for a map without hidden part (the rounds of a
+    # latent map start from the weights only: each round's problem is another)
+    keeps_state: ClassVar[bool] = True
     stopping_rule: ClassVar[str] = (
         "a round decreased the latent objective f(w) by at most min_decrease x f, or "
         "left the completions h_i as they were; each round's convex problem is solved "
@@ -177,7 +180,8 @@ class CCCP(LearnerBase, BaseEstimator):
         return inner
 
     # ------------------------------------------------------------------ solve
-    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
+              state=None):
         """Rounds of completion and convex training until f settles (see class).
 
         Parameters
@@ -205,18 +209,23 @@ class CCCP(LearnerBase, BaseEstimator):
             round, ``n_iter`` rounds, ``duality_gap`` nan (the problem is not
             convex).
 
+        state : dict, optional
+            A map without a hidden part: the inner learner's state (warm start).
+
         Notes
         -----
         A map without a hidden part (not ``latent``) has nothing to complete: it
-        trains with the inner learner alone.
+        trains with the inner learner alone (its ``max_iter``, its state and its
+        result).
         """
         self._check()
         fm = problem.feature_map
         inner = self.inner_learner(problem)
         max_rounds = 50 if max_iter is None else int(max_iter)
         if not capability(fm, "latent"):
-            return inner.solve(problem, w0, max_iter=None, tol=tol,
-                               random_state=random_state, callback=callback)
+            extra = {"state": state} if capability(inner, "keeps_state") else {}
+            return inner.solve(problem, w0, max_iter=max_iter, tol=tol,
+                               random_state=random_state, callback=callback, **extra)
         warm_inner = capability(inner, "supports_warm_start")
         # None: the fixed seed 0 for the first completions (the default call gives
         # the same model every time); the inner learner gets random_state as it is

@@ -78,7 +78,7 @@ class Structure(Params):
 
     Its ``loss(y, (ŷ, ĥ))`` compares a training output with a pair (default:
     zero-one on y), ``loss_augmented_argmax(x, y, w)`` and ``outputs(x)`` give
-    pairs. It trains with :class:`structsvm.learners.CCCP`; ``predict`` gives y,
+    pairs. It trains with ``structsvm.learners.CCCP``; ``predict`` gives y,
     ``predict_latent`` the pairs.
 
     Attributes
