@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # annotations only (SciPy is imported where a call needs it)
 
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
-    "FeatureMapBase", "LearnerBase", "ClassBlocks", "FEATURE_MAP_CAPABILITIES",
+    "LatentFeatureMap", "FeatureMapBase", "LearnerBase", "ClassBlocks",
+    "FEATURE_MAP_CAPABILITIES",
     "LEARNER_CAPABILITIES", "capability", "plugin_name", "as_decoder",
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
@@ -168,7 +169,10 @@ class FeatureMap(Protocol):
     - ``compiled_loops``: the compiled loops (``"module:function"``) the map's
       default training path calls, in the order it calls them (they are compiled in
       a helper process while the fit starts, and a fit whose loops were all
-      compiled at installation says nothing about compiling).
+      compiled at installation says nothing about compiling);
+    - ``latent``: its outputs hold a hidden part h that training data do not give
+      (a :class:`LatentFeatureMap`); ``convex_learners`` are then the learners of
+      the convex problem of each round, as ``default_learners`` are for others.
     """
 
     structure: ClassVar[str]
@@ -208,6 +212,58 @@ class FeatureMap(Protocol):
 
     def load_fitted_state(self, state) -> "FeatureMap":
         """Become fitted from a ``fitted_state()``; return self."""
+
+
+@runtime_checkable
+class LatentFeatureMap(FeatureMap, Protocol):
+    r"""A feature map whose outputs hold a hidden part: Φ(x, (y, h)).
+
+    Training data give y; h (a sub-class, the hidden states of a chain, the tags of
+    unlabelled tokens, a motif's position) is never observed. Yu & Joachims (2009)
+    train such a map by minimising
+
+    .. math::
+
+        f(w) = \tfrac12 \|w\|^2 + C \sum_i \Big[\max_{\hat y, \hat h}
+               \big(w \cdot \Phi(x_i, \hat y, \hat h) + \Delta(y_i, \hat y, \hat h)\big)
+               - \max_h w \cdot \Phi(x_i, y_i, h)\Big],
+
+    a difference of convex functions (:class:`structsvm.learners.CCCP`).
+
+    A complete output is a pair (y, h) in the map's encoding; the decoder and the
+    loss-augmented decoder range over complete outputs. ``encode_outputs(Y, X)``
+    encodes the observed y of each example as a complete output whose hidden part
+    is not yet chosen, and ``decode_outputs`` keeps y only. The map adds:
+
+    - ``impute(Xe, Ye, w)``: the complete outputs with h_i = argmax_h
+      w·Φ(x_i, (y_i, h)) (the best h for the given y, the "latent argmax");
+    - ``init_latent(Xe, Ye, init, random_state)``: the complete outputs of the
+      first round: ``"guess"`` (the map's own guess), ``"random"`` (a seeded random
+      h), or a sequence of raw h, one per example;
+    - ``latent_loss(loss)``: the loss over complete outputs, Δ(y_i, (ŷ, ĥ)), of a
+      loss on y (the estimator's ``loss``);
+    - ``select_inputs(Xe, idx)``: the encoded inputs of the examples ``idx`` (a
+      subset to train on: self-paced learning);
+    - ``decode_latent(Ye)``: complete outputs as raw (y, h) pairs.
+    """
+
+    latent: ClassVar[bool]
+    convex_learners: ClassVar[tuple]
+
+    def impute(self, Xe, Ye, w) -> list:
+        """Complete outputs: Ye's y with h_i = argmax_h w·Φ(x_i, (y_i, h))."""
+
+    def init_latent(self, Xe, Ye, init, random_state) -> list:
+        """Complete outputs of the first round ("guess", "random" or given h)."""
+
+    def latent_loss(self, loss) -> "Loss":
+        """The loss Δ(y_i, (ŷ, ĥ)) over complete outputs of a loss on y."""
+
+    def select_inputs(self, Xe, idx) -> Any:
+        """The encoded inputs of the examples ``idx``."""
+
+    def decode_latent(self, Ye) -> list:
+        """Complete outputs as raw (y, h) pairs."""
 
 
 #: How a loss decomposes: its ``decomposition``, the one thing a decoder, a map's
@@ -418,6 +474,9 @@ FEATURE_MAP_CAPABILITIES = {
     "fit_summary": None,           # fit_summary(X, Y): what fit needs of one partition
     "default_learners": (("dual_cd", {}),),  # (name, params): the first that accepts
     "compiled_loops": (),          # "module:function" of the default path, in order
+    "latent": False,               # outputs hold a hidden part h (LatentFeatureMap)
+    "convex_learners": (("dual_cd", {}),),  # a latent map: the learners of each
+                                   # round's convex problem (as default_learners)
 }
 
 #: Optional capabilities of a learner and their defaults (see :class:`Learner`).
@@ -434,6 +493,7 @@ LEARNER_CAPABILITIES = {
                                    # (a checkpoint's) that does not hold together
     "stopping_rule": None,         # when it stops, if not at a certified gap ≤ tol
     "runs_blocks": False,          # run(blocks, ...): its work in blocks on workers
+    "trains_latent": False,        # trains a latent map (imputes h itself)
 }
 
 #: The stopping rule of every learner that ``certifies_gap`` (docs/defaults.md).
@@ -515,6 +575,8 @@ class FeatureMapBase:
     fit_summary: ClassVar[Optional[Callable]] = None
     default_learners: ClassVar[tuple] = (("dual_cd", {}),)
     compiled_loops: ClassVar[tuple] = ()
+    latent: ClassVar[bool] = False
+    convex_learners: ClassVar[tuple] = (("dual_cd", {}),)
 
 
 class LearnerBase:
@@ -532,6 +594,7 @@ class LearnerBase:
     check_state: ClassVar[Optional[Callable]] = None
     stopping_rule: ClassVar[Optional[str]] = None
     runs_blocks: ClassVar[bool] = False
+    trains_latent: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -586,7 +649,10 @@ class Learner(Protocol):
     - ``trains_dataset_losses``: the learner asks the oracle for the most violated
       labelling of the whole data set (``Problem.oracle_sum``), so it trains losses
       whose ``decomposition`` is ``"dataset"``;
-    - ``compiled_loops``: as a feature map's, for the learner's own loops.
+    - ``compiled_loops``: as a feature map's, for the learner's own loops;
+    - ``trains_latent``: the learner trains a map whose outputs hold a hidden part
+      (``latent``), completing the training outputs itself (the estimator hands
+      such a map to another learner inside :class:`structsvm.learners.CCCP`).
     """
 
     name: ClassVar[str]

@@ -59,7 +59,9 @@ MAPS = {"multiclass": _multiclass, "taxonomy": _taxonomy, "sequence": _sequence,
 # one_slack and Frank-Wolfe's certificate take no chunked path there.
 SERIAL = {("sequence", "one_slack"), ("sequence", "frank_wolfe"),
           ("ranking", "one_slack"), ("ranking", "frank_wolfe"),
-          ("multiclass", "multiclass_cd")}  # it never calls the oracle: serial by design
+          ("multiclass", "multiclass_cd"),  # it never calls the oracle: serial by design
+          # cccp trains a map without hidden part with the map's default learner
+          ("multiclass", "cccp"), ("ranking", "cccp")}
 # learners specialised to one map: on the others they refuse (tests/test_multiclass_cd.py)
 ONLY = {"multiclass_cd": "multiclass"}
 # few rounds/epochs: the point is equality of the two runs, not convergence

@@ -14,7 +14,7 @@ from . import _partitioned, _saved_state, _training
 from ._resolution import Resolution
 from ._saved_state import Fitted
 from ..io import MAX_BYTES
-from ..protocols import as_sequence
+from ..protocols import as_sequence, capability
 from ..structures.user.structure import check_savable
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
@@ -279,6 +279,25 @@ class StructuredSVM(BaseEstimator):
             return []
         Xe = self.feature_map_.encode_inputs(X)
         return self.feature_map_.decode_outputs(self._decode(Xe, len(X)))
+
+    def predict_latent(self, X):
+        """Best complete output (y, h) of every input, for a map whose outputs hold
+        a hidden part h (``feature_map_.latent``): a list of raw pairs.
+
+        Raises
+        ------
+        TypeError
+            The feature map has no hidden part.
+        """
+        check_is_fitted(self, "coef_")
+        if not capability(self.feature_map_, "latent"):
+            raise TypeError(f"predict_latent: {type(self.feature_map_).__name__} has no "
+                            "hidden part (its outputs are y only); use predict")
+        X = as_sequence(X, "X")
+        if len(X) == 0:
+            return []
+        Xe = self.feature_map_.encode_inputs(X)
+        return self.feature_map_.decode_latent(self._decode(Xe, len(X)))
 
     def score(self, X, Y):
         """1 − Σ_i Δ(y_i, ŷ_i) / Σ_i max Δ(y_i, ·): accuracy for zero-one loss,

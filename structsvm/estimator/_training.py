@@ -323,7 +323,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     if resume is not None and res.learner is not None:
         _checkpoints.check_resumable(learner)  # before reading anything
     ckpt = _checkpoints.read_resume(res, resume) if resume is not None else None
-    _labels.check_labels(Y, type(proto).structure)
+    _labels.check_labels(Y, type(proto).structure, capability(proto, "latent"))
     Xe = None
     if ckpt is not None:
         fm = ckpt[0].feature_map
