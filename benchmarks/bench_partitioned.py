@@ -191,10 +191,27 @@ def speed(args):
 
 
 # --------------------------------------------------------------------------- work
+class _Reached(Exception):
+    pass
+
+
+def _until(target, log):
+    """A callback keeping the last certificate's progress (passes, rounds, work) and
+    stopping at the serial objective."""
+    def callback(info):
+        log.append(info)
+        if info["objective"] <= target:
+            raise _Reached
+    return callback
+
+
 def work(args):
-    import structsvm
-    from structsvm.estimator._resolution import Resolution  # noqa: F401 (same defaults)
-    from structsvm.learners import PartitionedCD, DualCD
+    from structsvm.estimator._estimator import StructuredSVM
+    from structsvm.estimator._resolution import Resolution
+    from structsvm.learners import DualCD, PartitionedCD
+    from structsvm.learners.engines import Blocks, InMemory, LocalProcesses
+    from structsvm.learners.partitioned_cd import InProcessBlocks
+    from structsvm.learners._blocks import BlockSolver
     from structsvm.learners.problem import Problem
     from structsvm.structures.decoders import get_decoder
     from structsvm.structures.losses import get_loss
@@ -203,8 +220,7 @@ def work(args):
     fm = features("chunking")
     Xe = fm.fit_encode(X, Y)
     Ye = fm.encode_outputs(Y, X)
-    C = type(fm).default_C
-    tol = type(fm).default_tol
+    C, tol = type(fm).default_C, type(fm).default_tol
 
     def problem():
         return Problem(Xe=Xe, Ye=Ye, feature_map=fm, decoder=get_decoder("viterbi"),
@@ -216,51 +232,70 @@ def work(args):
                                     tol=tol)
     serial_cpu = time.process_time() - t0
     target = serial.objective
-    rows = [dict(K=1, learner="dual_cd", passes=serial.n_iter, rounds=serial.n_iter,
-                 seconds=serial_cpu, decoded=serial.n_iter * len(X), bytes=0.0,
-                 reached=True)]
-    print(rows[0], flush=True)
-    for K in args.blocks:
-        learner = PartitionedCD(n_partitions=K, certify_every=1)
-        r = learner.solve(problem(), np.zeros(fm.n_features_), max_iter=args.max_passes,
-                          tol=0.0 if args.to_objective else tol)
-        e = r.extra
-        # the first certificate at or below the serial objective: the work until then
-        hit = next(((p, s) for p, s, P, _ in e["certificates"] if P <= target), None)
-        passes, seconds = hit if hit else (e["oracle_passes"], e["block_seconds"])
-        certs = sum(1 for p, *_ in e["certificates"] if p <= passes)
-        rounds = e["rounds"] * passes / max(e["oracle_passes"], 1e-9)
-        rows.append(dict(K=K, learner="partitioned_cd", passes=passes - certs, rounds=rounds,
-                         seconds=seconds, decoded=(passes - certs) * len(X),
-                         bytes=(e["bytes_out"] + e["bytes_in"]) / max(e["rounds"], 1),
-                         reached=hit is not None))
-        print(rows[-1], flush=True)
-    base = rows[0]
-    lines = [f"Serial default (`dual_cd`): {base['passes']} passes, objective "
-             f"{target:.4g} (the objective every row must reach), "
-             f"{base['seconds']:.1f} s of CPU.", "",
-             "| blocks K | passes (local) | rounds | local work (s) | work vs serial | "
+    rows = []
+    for sharing in args.sharing:
+        for K in args.blocks:
+            learner = PartitionedCD(n_partitions=K, sharing=sharing, certify_every=1)
+            if sharing == "rounds":  # in turn in this process: the rounds K workers run
+                blocks = InProcessBlocks([BlockSolver(problem(), np.arange(k, len(X), K),
+                                                      learner.local_learner(), k)
+                                          for k in range(K)])
+            else:  # K worker processes of this machine (CPU time: they share cores)
+                ex = [np.arange(k, len(X), K) for k in range(K)]
+                blocks = Blocks(LocalProcesses(K), [[InMemory([X[i] for i in e],
+                                                              [Y[i] for i in e])]
+                                                    for e in ex], list(range(K)), ex)
+                blocks.open()
+                est = StructuredSVM(feature_map=fm, decoder="viterbi")
+                dec, loss = Resolution(StructuredSVM, est.get_params(deep=False)).plugins(fm)
+                blocks.prepare(fm, dec, loss, C, "margin", learner)
+            log = []
+            try:
+                learner.run(blocks, fm.n_features_, C, np.zeros(fm.n_features_),
+                            max_iter=args.max_passes, tol=0.0,
+                            callback=_until(target, log))
+                reached = False
+            except _Reached:
+                reached = True
+            finally:
+                blocks.close()
+            rows.append(dict(K=K, sharing=sharing, reached=reached, **_work_of(log[-1])))
+            print(rows[-1], flush=True)
+    base = dict(seconds=serial_cpu, passes=serial.n_iter)
+    lines = [f"Serial default (`dual_cd`): {base['passes']} passes to the objective "
+             f"{target:.4g} (the objective every row must reach), {serial_cpu:.1f} s "
+             "of CPU.", "",
+             "| sharing | blocks K | passes | rounds | work (CPU s) | work vs serial | "
              "bytes per round | projected speed-up on K workers |",
-             "|---|---|---|---|---|---|---|"]
-    for r in rows[1:]:
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
         ratio = r["seconds"] / base["seconds"]
-        # K workers each do 1/K of the work; each round waits for the slowest and
-        # sends its bytes (assumed: 1 GB/s and 1 ms a round trip)
-        comm = r["rounds"] * (r["bytes"] / 1e9 + 1e-3)
+        comm = r["rounds"] * (r["bytes"] / 1e9 + 1e-3) if r["sharing"] == "rounds" else 0
         proj = base["seconds"] / (r["seconds"] / r["K"] + comm)
-        reached = "" if r["reached"] else " (not reached)"
-        lines.append(f"| {r['K']} | {r['passes']:.1f}{reached} | {r['rounds']:.0f} | "
-                     f"{r['seconds']:.1f} | {ratio:.2f}x | {r['bytes'] / 1e6:.2f} MB | "
-                     f"{proj:.1f}x |")
+        mark = "" if r["reached"] else " (not reached)"
+        lines.append(f"| {r['sharing']} | {r['K']} | {r['passes']:.1f}{mark} | "
+                     f"{r['rounds']} | {r['seconds']:.1f} | {ratio:.2f}x | "
+                     f"{r['bytes'] / 1e6:.2f} MB | {proj:.1f}x |")
     md = "\n".join(lines)
     print(md)
     if args.write:
         write_results("partitioned-work", md, __file__, notes=(
-            "Blocks run in turn in one process (the same rounds as on K workers), "
-            "certified every pass; work counted until the primal reaches the serial "
-            "objective, certifying passes excluded. The projection assumes K workers "
-            "of this machine's speed, 1 GB/s and 1 ms per round trip; it is a "
-            "projection, not a measurement."))
+            "Certified every pass, stopped at the first certificate at or below the "
+            "serial objective; passes and work exclude the certifying passes. Rounds: "
+            "blocks in turn in one process (the rounds K workers run); memory: K worker "
+            "processes of this machine, their CPU time. The projection assumes K "
+            "workers of this machine's speed and, for rounds, 1 GB/s and 1 ms per round "
+            "trip; it is a projection, not a measurement."))
+
+
+def _work_of(info):
+    """The work up to a certificate (its callback info): passes without the
+    certifying ones, rounds, the blocks' CPU seconds, bytes per round."""
+    w = info["work"]
+    rounds = max(info["rounds"], 1)
+    return dict(passes=info["passes"] - info["certified_passes"], rounds=info["rounds"],
+                seconds=w["block_seconds"],
+                bytes=(w.get("bytes_out", 0) + w.get("bytes_in", 0)) / rounds)
 
 
 # --------------------------------------------------------------------------- memory
@@ -412,10 +447,10 @@ def main(argv=None):
     s.add_argument("--quick", action="store_true", help="600 sentences, one repeat")
     w = sub.add_parser("work")
     w.add_argument("--blocks", type=int, nargs="+", default=[2, 4, 8, 16])
+    w.add_argument("--sharing", nargs="+", choices=["memory", "rounds"],
+                   default=["memory", "rounds"])
     w.add_argument("--max-train", type=int, default=None)
     w.add_argument("--max-passes", type=int, default=300)
-    w.add_argument("--to-objective", action="store_true",
-                   help="run until the serial objective (tol=0) instead of its tol")
     w.add_argument("--quick", action="store_true", help="600 sentences, K = 2")
     m = sub.add_parser("memory")
     m.add_argument("--files", type=int, default=8)

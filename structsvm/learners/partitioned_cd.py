@@ -429,6 +429,7 @@ class _Progress:
         self.every = float(certify_every)
         self.passes = self.last = self.step = 0.0
         self.decoded, self.certs = 0, 0  # examples decoded in rounds; certifying passes
+        self.rounds = 0
         self.curve, self.trace = [], []
         self.gap, self.converged = np.inf, False
         self.t0 = time.perf_counter()
@@ -442,6 +443,7 @@ class _Progress:
             if "idx" in r:
                 self.work["bytes_out"] += r["idx"].nbytes + r["val"].nbytes
         if clock == "block_seconds":
+            self.rounds += 1
             done = sum(int(r["decoded"]) for r in results)
             self.decoded += done
             self.step = done / self.n
@@ -463,7 +465,9 @@ class _Progress:
         if callback is not None:
             callback(dict(round=len(self.curve), w=w, objective=primal, gap=self.gap,
                           n_constraints=sum(r["cached"] for r in shares),
-                          time=time.perf_counter() - self.t0, state=state))
+                          time=time.perf_counter() - self.t0, state=state,
+                          passes=self.passes, rounds=self.rounds, work=dict(self.work),
+                          certified_passes=self.certs))
         self.converged = self.gap <= self.tol * max(primal, 1e-300)
         return self.converged or self.passes >= self.max_iter
 
