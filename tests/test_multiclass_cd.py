@@ -288,7 +288,8 @@ def test_refuses_class_attributes_naming_the_learners_that_can():
 def test_refuses_slack_rescaling_with_another_loss():
     X, Y, _ = problem(11)
     with pytest.raises(ValueError, match="slack rescaling .* zero-one loss.*Learners that "
-                                         "can: dual_cd, n_slack, one_slack, pegasos"):
+                                         "can: dual_cd, n_slack, one_slack, partitioned_cd, "
+                                         "pegasos"):
         structsvm.fit(X, Y, learner="multiclass_cd", loss=distance, rescaling="slack")
 
 

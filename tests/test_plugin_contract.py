@@ -118,7 +118,7 @@ def test_learner_capabilities_are_attributes():
         "one_slack", "n_slack", "dual_cd", "multiclass_cd", "frank_wolfe", "partitioned_cd"}
     assert {n for n, c in LEARNERS.items() if c.runs_blocks} == {"partitioned_cd"}
     assert {n for n, c in LEARNERS.items() if c.resumable} == {
-        "one_slack", "n_slack", "dual_cd", "multiclass_cd"}
+        "one_slack", "n_slack", "dual_cd", "multiclass_cd", "partitioned_cd"}
     assert {n for n, c in LEARNERS.items() if c.accepts_constraints} == {
         "one_slack", "n_slack"}
     assert not LEARNERS["frank_wolfe"].supports_warm_start

@@ -161,6 +161,7 @@ class PartitionedCD(LearnerBase, BaseEstimator):
     supports_warm_start: ClassVar[bool] = False
     runs_blocks: ClassVar[bool] = True
     resumable: ClassVar[bool] = True
+    keeps_state: ClassVar[bool] = True
 
     @staticmethod
     def check_state(state):
@@ -223,12 +224,14 @@ class PartitionedCD(LearnerBase, BaseEstimator):
         k = 2 if self.n_partitions is None else int(self.n_partitions)
         return max(1, min(k, problem.n_samples))
 
-    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None):
+    def solve(self, problem, w0, *, max_iter, tol, random_state=None, callback=None,
+              state=None):
         """Train on ``problem`` with its blocks in this process, one after the other
         (the same rounds, and the same model, as on K workers).
 
         The examples go to the blocks in turn (example i to block i mod K), so each
-        block holds a share of every part of the data.
+        block holds a share of every part of the data. ``state``: a checkpoint's
+        state of this learner on the same problem (the blocks continue from it).
         """
         self._check()
         K = self.partitions(problem)
@@ -237,7 +240,7 @@ class PartitionedCD(LearnerBase, BaseEstimator):
             BlockSolver(problem, np.arange(k, problem.n_samples, K), self.local_learner(),
                         seeds[k]) for k in range(K)])
         return self.run(blocks, problem.n_features, float(problem.C), w0,
-                        max_iter=max_iter, tol=tol, callback=callback)
+                        max_iter=max_iter, tol=tol, callback=callback, state=state)
 
     # ------------------------------------------------------------------ the rounds
     def run(self, blocks, n_features, C, w0, *, max_iter, tol, callback=None,
@@ -469,7 +472,11 @@ class _Progress:
                           passes=self.passes, rounds=self.rounds, work=dict(self.work),
                           certified_passes=self.certs))
         self.converged = self.gap <= self.tol * max(primal, 1e-300)
-        return self.converged or self.passes >= self.max_iter
+        return self.converged or not self._room()
+
+    def _room(self):
+        """Whether a round and a certifying pass still fit in ``max_iter`` passes."""
+        return self.passes + self.step + 1.0 <= self.max_iter + 1e-9
 
     def due(self, results, w):
         """Whether the next pass certifies: every ``certify_every`` passes, or when
@@ -480,15 +487,13 @@ class _Progress:
         est = sum(r["est"] for r in results)
         dual = sum(r["dual"] for r in results) - 0.5 * float(w @ w)
         since = self.passes - self.last
-        # the last pass max_iter allows: the next round would leave no room for it
-        last = self.passes + self.step > self.max_iter - 1 + 1e-9
-        return since >= self.every or last or (
+        return since >= self.every or not self._room() or (
             since >= min(1.0, self.every) and est <= self.tol * max(dual + est, 1e-300))
 
     def result(self, w, extra):
         return LearnerResult(
             w=w, objective=self.curve[-1], objective_curve=self.curve,
-            n_iter=int(np.ceil(self.passes - 1e-9)), duality_gap=float(self.gap),
+            n_iter=max(1, int(round(self.passes))), duality_gap=float(self.gap),
             converged=self.converged,
             extra=dict(extra, certified_passes=len(self.curve),
                        oracle_passes=self.passes, certificates=self.trace, **self.work))
