@@ -72,6 +72,24 @@ class LocalProcesses:
             self._executors[k] = ProcessPoolExecutor(max_workers=1, mp_context=context)
         return self._executors[k]
 
+    def start(self):
+        """Start the worker processes in the background: their start (the
+        forkserver's imports first) overlaps with this process pickling the first
+        tasks, which then wait for them."""
+        import threading
+
+        executors = [self._executor(k) for k in range(self.n_processes)]
+
+        def warm():
+            for ex in executors:
+                try:
+                    ex.submit(int)  # a no-op task starts the executor's process
+                except Exception:  # noqa: BLE001 - the first real task reports it
+                    return
+
+        threading.Thread(target=warm, name="structsvm-workers-start",
+                         daemon=True).start()
+
     def share(self, obj):
         """What tasks receive for ``obj`` (here: the object, pickled with each task)."""
         return obj
@@ -147,6 +165,9 @@ class DaskWorkers:
 
     def _alive(self):
         return sorted(self.client.scheduler_info(n_workers=-1)["workers"])
+
+    def start(self):
+        """(The cluster's workers are running already.)"""
 
     def share(self, obj):
         """A future of ``obj`` on every worker (sent once, not with each task)."""
@@ -313,6 +334,7 @@ class Blocks:
 
     def open(self):
         """Every block's data read by its worker; returns what each worker said."""
+        self.engine.start()
         self.opened = self._run("open", [()] * self.n_blocks, spec=True)
         for k, r in enumerate(self.opened):
             self.engine.placed(k, r.get("address"))

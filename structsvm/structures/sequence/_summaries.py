@@ -6,6 +6,8 @@ vocabulary's columns (the first partition's strings first, in the order a fit me
 them, then each next partition's new ones)."""
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from .._input_columns import kept_columns
@@ -67,14 +69,15 @@ def merge_summaries(summaries, min_count):
         return kind, tags, None, width, None if cols.size == width else cols
     if "strings" not in summaries[0]:
         return kind, tags, None, None, None
-    index, counts = {}, []
+    # the union in order of first sight (dict.fromkeys runs in C), then each
+    # partition's counts added at its strings' places in the union
+    union = dict.fromkeys(chain.from_iterable(s["strings"] for s in summaries))
+    index = dict(zip(union, range(len(union))))
+    counts = np.zeros(len(index), dtype=np.int64)
     for s in summaries:
-        for string, c in zip(s["strings"], s["counts"].tolist()):
-            j = index.setdefault(string, len(index))
-            if j == len(counts):
-                counts.append(c)
-            else:
-                counts[j] += c
-    keep = np.asarray(counts) >= min_count
-    strings = [s for s, k in zip(index, keep) if k]
+        at = np.fromiter(map(index.__getitem__, s["strings"]), dtype=np.int64,
+                         count=len(s["strings"]))
+        counts[at] += s["counts"]  # a partition's strings are distinct
+    keep = counts >= max(1, min_count)
+    strings = [s for s, k in zip(index, keep.tolist()) if k]
     return kind, tags, dict(zip(strings, range(len(strings)))), None, None
