@@ -349,3 +349,16 @@ def test_a_bad_example_is_named_by_its_place_in_the_data():
     tags[23] = ["T0", "T0"]
     with pytest.raises(TypeError, match=r"^Sentence 23, token 0: expected a string"):
         structsvm.fit(numbers, tags, **fit_params(learner="partitioned_cd", n_jobs=2))
+
+
+def test_partitioned_data_train_with_the_partitioned_learner_by_default(tmp_path):
+    """With no learner named, partitioned data train with the learner that runs on
+    the workers; a learner that needs the data in this process is refused."""
+    X, Y = corpus(seed=10, n=60)
+    data = Files(write_conll(tmp_path, X, Y, 2), format="conll")
+    model = structsvm.fit(data, **fit_params(n_jobs=2))
+    assert model.learner_.name == "partitioned_cd" and model.converged_
+    whole = structsvm.fit(X, Y, **fit_params())
+    assert abs(model.objective_ - whole.objective_) <= TOL * whole.objective_
+    with pytest.raises(ValueError, match="whose work runs on the workers"):
+        structsvm.fit(data, **fit_params(learner="dual_cd", n_jobs=2))

@@ -28,6 +28,7 @@ from .. import _progress
 from ..io import check_writable
 from ..learners.engines import (BlockLost, Blocks, DaskWorkers, InMemory,
                                 LocalProcesses, dask_client)
+from ..learners import get_learner
 from ..protocols import DaskPart, Partitioned, as_sequence, capability, plugin_name
 
 logger = logging.getLogger("structsvm")
@@ -79,8 +80,16 @@ def fit_on_workers(res, X, Y, *, previous=None, checkpoint=None, resume=None,
     """
     partitioned = is_partitioned(X)
     learner = res.learner_for(res.prototype())
+    if partitioned and res.learner is None and res.constraints is None \
+            and not capability(learner, "runs_blocks"):
+        # the map's default learner needs the data in this process: partitioned
+        # data train with the learner that runs on the workers instead
+        learner = get_learner("partitioned_cd")
     if not (partitioned or capability(learner, "runs_blocks")):
         return None
+    if partitioned and not capability(learner, "runs_blocks"):
+        raise ValueError(f"a partitioned data set trains with a learner whose work runs "
+                         f"on the workers ('partitioned_cd'), not {learner.name!r}")
     engine = engine_for(learner, res.n_jobs,
                         None if partitioned else len(as_sequence(X, "X")))
     if engine is None:
@@ -89,9 +98,6 @@ def fit_on_workers(res, X, Y, *, previous=None, checkpoint=None, resume=None,
                              "n_jobs >= 2, or inside joblib.parallel_config("
                              "backend='dask') with a Dask client")
         return None
-    if partitioned and not capability(learner, "runs_blocks"):
-        raise ValueError(f"a partitioned data set trains with a learner whose work runs "
-                         f"on the workers ('partitioned_cd'), not {learner.name!r}")
     if previous is not None:
         engine.close()
         raise ValueError(f"learner {learner.name!r} on workers does not continue a "
@@ -167,6 +173,10 @@ def run_partitioned_fit(res, X, Y, learner, engine, *, checkpoint=None, resume=N
         decoder, loss = res.plugins(fm)
         if res.learner is not None:  # refuses what it cannot train, naming it
             res.learner_for(fm, plugins=(fm, decoder, loss, res.rescaling))
+        elif type(loss).decomposition == "dataset":
+            raise ValueError(f"loss {plugin_name(loss)!r} is a function of the whole "
+                             "data set's labelling: training on workers needs a loss "
+                             "that sums over the examples")
         C = res.C_for(fm, loss)
         tol = res.tol_for(fm, loss)
         t1 = time.perf_counter()
