@@ -398,7 +398,7 @@ def clicks(args):
     fold = load_mq2008(1)
     X, Y = fold.train.X, fold.train.Y
     rankings = [np.argsort(-x[:, 24], kind="stable") for x in X]
-    per_query = max(1, args.sessions // len(X))
+    per_query = max(1, -(-args.sessions // len(X)))  # at least --sessions in all
     n_parts = args.parts
     with tempfile.TemporaryDirectory() as folder:
         paths = []
