@@ -433,6 +433,6 @@ def test_bench_partitioned_small_slice(need_data, capsys):
     assert 0.8 < parts["score"] <= 1.0 and "| processes | partitioned_cd |" in out
     work = bench.main(["work", "--max-train", "150", "--blocks", "2",
                        "--sharing", "rounds"])
-    (row,) = work["rows"]
-    assert row["reached"] and row["passes"] > 0 and row["bytes"] > 0
-    assert work["serial"]["passes"] > 0
+    one, two = work["rows"]
+    assert (one["K"], two["K"]) == (1, 2) and one["reached"] and two["reached"]
+    assert two["passes"] > 0 and two["bytes"] > 0 and work["serial"]["passes"] > 0
