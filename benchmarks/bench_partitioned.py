@@ -372,7 +372,9 @@ def memory(args):
                                   feature_map=features("chunking"), decoder="viterbi",
                                   learner="partitioned_cd")
         fit = time.perf_counter() - t0
-        peaks = client.run(lambda: __import__("psutil").Process().memory_info().rss)
+        peaks = client.run(  # the workers' peak resident memory (KiB on Linux)
+            lambda: 1024 * __import__("resource").getrusage(
+                __import__("resource").RUSAGE_SELF).ru_maxrss)
         client.close()
         cluster.close()
     one = structsvm.fit(X, Y, feature_map=features("chunking"), decoder="viterbi")
@@ -385,7 +387,7 @@ def memory(args):
              f"| each Dask worker's `memory_limit` | {format_bytes(limit)} |",
              f"| blocks' estimated memory | "
              f"{', '.join(format_bytes(b['memory']) for b in blocks)} |",
-             f"| workers' resident memory after the fit | "
+             f"| workers' peak resident memory | "
              f"{', '.join(format_bytes(v) for v in peaks.values())} |",
              f"| fit on the cluster (s) | {fit:.1f} |",
              f"| test F1: cluster, one process | {100 * s_parts:.2f}, "

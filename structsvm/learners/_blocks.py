@@ -162,8 +162,11 @@ class Host:
                               loss=loss, C=C, rescaling=rescaling, n_jobs=1)
             check_scale(problem)
         memory = fit_memory(learner.local_learner(), problem)
-        # the block's w, u and the driver's changes: three more vectors of weights
-        total = memory.total + 3 * 8 * problem.n_features
+        # weights: the block's own two vectors (w, or the shared w, and u) and a
+        # byte per column, instead of a one-process fit's copies (the next and the
+        # best w live with the driver)
+        D = problem.n_features
+        total = memory.total - memory.parts.get("weights", 0) + 2 * 8 * D + D
         check_total(total, f"block {self.spec.index} ({problem.n_samples} examples, "
                            "its caches, data and weights)",
                     verb="needs an estimated", limit=worker_budget(budget))
