@@ -21,8 +21,8 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _checkpoints
-from ._saved_state import Fitted
-from ._training import (RoundTracker, StopTraining, convergence_message, log_start,
+from ._training import (RoundTracker, StopTraining, checkpoint_writer,
+                        convergence_message, fitted_maker, log_start,
                         sigint_stops_after_round)
 from .. import _progress
 from ..io import check_writable
@@ -206,22 +206,11 @@ def run_partitioned_fit(res, X, Y, learner, engine, *, checkpoint=None, resume=N
                         time.perf_counter() - t1)
         w0 = np.zeros(fm.n_features_)
 
-        def fitted_at(w, attributes, interrupted=False):
-            return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
-                          [float(v) for v in attributes["objective_curve_"]],
-                          int(attributes["n_iter_"]), float(attributes["duality_gap_"]),
-                          bool(attributes["converged_"]), interrupted=interrupted,
-                          decoder=decoder, loss=loss, learner=learner, C=C, tol=tol,
-                          learner_state={"blocks": [dict(p) for p in prepared],
-                                         "engine": engine.kind})
-
-        writer = None
-        if checkpoint is not None:
-            def writer(tracker, complete, fitted=None):
-                if fitted is None:
-                    fitted = fitted_at(tracker.best_w, tracker.best_fitted())
-                _checkpoints.write_checkpoint(checkpoint, res, fitted, fingerprint,
-                                              complete, tracker.best_state)
+        fitted_at = fitted_maker(fm, decoder=decoder, loss=loss, learner=learner, C=C,
+                                 tol=tol, learner_state={
+                                     "blocks": [dict(p) for p in prepared],
+                                     "engine": engine.kind})
+        writer = checkpoint_writer(checkpoint, res, fitted_at, fingerprint)
         with sigint_stops_after_round() as flag:
             bar = _progress.RoundBar(learner.name, max_iter, tol, done) \
                 if res.verbose and _progress.on_terminal() else None
@@ -257,8 +246,7 @@ def run_partitioned_fit(res, X, Y, learner, engine, *, checkpoint=None, resume=N
         "n_iter_": done + int(result.n_iter), "duality_gap_": result.duality_gap,
         "converged_": result.converged})
     if writer is not None:
-        _checkpoints.write_checkpoint(checkpoint, res, fitted, fingerprint, True,
-                                      tracker.best_state)
+        writer(tracker, complete=True, fitted=fitted)
     if not result.converged:
         warnings.warn(convergence_message(learner.name, result, tol), ConvergenceWarning,
                       stacklevel=4)

@@ -282,6 +282,33 @@ def learner_options(learner, warm, constraints, state):
     return out
 
 # ------------------------------------------------------------------ the run
+def fitted_maker(fm, *, learner_state=None, **fixed):
+    """``fitted_at(w, attributes, interrupted=False, learner_state=...)``: the
+    :class:`Fitted` state of a fit at weights ``w`` with the tracker's fitted
+    ``attributes`` (``fixed``: decoder, loss, learner, C, tol)."""
+    def fitted_at(w, attributes, interrupted=False, learner_state=learner_state):
+        return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
+                      [float(v) for v in attributes["objective_curve_"]],
+                      int(attributes["n_iter_"]), float(attributes["duality_gap_"]),
+                      bool(attributes["converged_"]), interrupted=interrupted,
+                      learner_state=learner_state, **fixed)
+    return fitted_at
+
+
+def checkpoint_writer(checkpoint, res, fitted_at, fingerprint):
+    """``writer(tracker, complete, fitted=None)`` writing ``checkpoint`` (the best
+    weights so far unless ``fitted`` is given), or None without a checkpoint."""
+    if checkpoint is None:
+        return None
+
+    def writer(tracker, complete, fitted=None):
+        if fitted is None:
+            fitted = fitted_at(tracker.best_w, tracker.best_fitted())
+        _checkpoints.write_checkpoint(checkpoint, res, fitted, fingerprint, complete,
+                                      tracker.best_state)
+    return writer
+
+
 def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
             checkpoint_every=60.0):
     """Train: the map fitted, the learner run on the Problem with the round tracker,
@@ -371,21 +398,9 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
         if capability(learner, "keeps_state"):  # continue from the saved state
             extra["state"] = _checkpoints.resume_state(learner, info, resume)
 
-    def fitted_at(w, attributes, interrupted=False, learner_state=None):
-        return Fitted(fm, np.array(w, dtype=float), float(attributes["objective_"]),
-                      [float(v) for v in attributes["objective_curve_"]],
-                      int(attributes["n_iter_"]), float(attributes["duality_gap_"]),
-                      bool(attributes["converged_"]), interrupted=interrupted,
-                      decoder=decoder, loss=loss, learner=learner, C=problem.C,
-                      tol=tol, learner_state=learner_state)
-
-    writer = None
-    if checkpoint is not None:
-        def writer(tracker, complete, fitted=None):
-            if fitted is None:
-                fitted = fitted_at(tracker.best_w, tracker.best_fitted())
-            _checkpoints.write_checkpoint(checkpoint, res, fitted, fingerprint,
-                                          complete, tracker.best_state)
+    fitted_at = fitted_maker(fm, decoder=decoder, loss=loss, learner=learner,
+                             C=problem.C, tol=tol)
+    writer = checkpoint_writer(checkpoint, res, fitted_at, fingerprint)
     with sigint_stops_after_round() as flag, problem:
         # problem: the oracle's workers live for this fit
         if res.verbose:
