@@ -157,7 +157,7 @@ def fused_order_k_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     G1, keys = _bigram_table(trans, start, end), fm.tag_ngrams_
     ngw = np.ascontiguousarray(ngw)
     slots, values = _order_loops.build_hash(keys)
-    btab, boff, bf0, bf1 = _order_loops.bound_tables(K, k, G1, keys, ngw)
+    btab, boff, _, _ = _order_loops.bound_tables(K, k, G1, keys, ngw)
     has_pair = Wp is not None
     Wp = np.ascontiguousarray(Wp) if has_pair else np.zeros((0, K + 1, K))
     X = Xe.X
@@ -165,7 +165,7 @@ def fused_order_k_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     yh, lo, margin, ptr, col, val, exact = oracle(
         X.indptr, X.indices, np.asarray(X.data, dtype=float), Xe.offsets, idx, y_all,
         np.ascontiguousarray(W), Wp, has_pair, k, G1, keys, slots, values, ngw, btab,
-        boff, bf0, bf1, fm._cap(), b_ng, b_pair, np.asarray(w, dtype=float).ravel(),
+        boff, fm._cap(), b_ng, b_pair, np.asarray(w, dtype=float).ravel(),
         bool(augment), per_token)
     fm._count_decodes(idx.size, int(idx.size - exact.sum()))
     psi = sp.csr_matrix((val, col, ptr), shape=(idx.size, fm.n_features_))

@@ -17,17 +17,18 @@ score ``pair[t, y_{t-1}, y_t]`` (``y_{-1} = P``).
 
 Decoding (:func:`decode_one`) is exact Viterbi over a *lattice*: at every position a
 list of candidate symbols (the tags kept there, plus R when some were pruned), the
-state the last k of them. A window holding R scores an upper bound of every window
-its pruned tags could form (:func:`bound_tables`), R's unary the best pruned unary,
-its pair score the token's best pair score: every path through a pruned tag scores at
-most the lattice path that replaces its pruned tags by R. So when the best lattice
-path holds no R, no path through a pruned tag beats it: the answer is certified
+state the last k of them. R's score at a position is the best, over the tags it
+stands for, of the tag's unary, the windows it closes (exactly, or bounded over
+their symbols before the previous one) and bounds of the windows it opens; a window
+that holds R is counted once, at its oldest R. So every path through a pruned tag
+scores at most the lattice path that puts R in its place: when the best lattice path
+holds no R, no path through a pruned tag beats it and the answer is certified
 exact. Otherwise the positions where R won get more of their tags (the next best by
-the max-marginals of a first-order chain that bounds the order-k scores from above,
-twice as many each round) and the lattice is decoded again, as in staggered decoding
-(Kaji et al. 2010); a position holds at most ``cap`` tags, and when R wins only at
-positions already full, the best path over the kept tags is returned, flagged as not
-certified.
+first-order max-marginals, twice as many each round) and the lattice is decoded
+again, as in staggered decoding (Kaji et al. 2010); when R wins at more than a quarter
+of the positions, or the lattices have cost an eighth of the exact Viterbi over all
+(K+1)^k states (:func:`_dense`), that one runs instead. With a beam, each position keeps its ``cap`` best tags from the start: the
+lattice with R certifies the answer or not, and without R gives it.
 
 The references the tests compare with are exhaustive enumeration of all K^T paths
 (:meth:`OrderKChainPotentials.enumerate` and ``score``).
@@ -37,8 +38,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["window_key", "build_hash", "hash_lookup", "bound_tables", "chain_bounds",
-           "decode_one", "decode_order", "decode_batch"]
+__all__ = ["window_key", "build_hash", "hash_lookup", "bound_tables",
+           "first_order_chain", "decode_one", "decode_order", "decode_batch"]
 
 #: The loops compiled at installation, with the argument and result types a call
 #: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
@@ -46,8 +47,8 @@ __all__ = ["window_key", "build_hash", "hash_lookup", "bound_tables", "chain_bou
 SIGNATURES = {
     "build_hash": ("i8:1", "(i8:1 i8:1)"),
     "bound_tables": ("i8 i8 f8:2 i8:1 f8:1", "(f8:1 i8:2 i8:2 i8:2)"),
-    "decode_batch": ("f8:2 i8:1 f8:3 b1 i8 f8:2 i8:1 i8:1 i8:1 f8:1 f8:1 i8:2 i8:2 "
-                     "i8:2 i8 i8:1", "i1:1"),
+    "decode_batch": ("f8:2 i8:1 f8:3 b1 i8 f8:2 i8:1 i8:1 i8:1 f8:1 f8:1 i8:2 i8 i8:1",
+                     "i1:1"),
 }
 
 _EMPTY = -1
@@ -82,11 +83,22 @@ def _slot(key, mask):
     return np.int64(x & np.uint64(mask))
 
 
+#: key spaces up to this size are indexed directly (one array read per look-up)
+DIRECT_KEYS = 1 << 18
+
+
 @numba.njit(cache=True, nogil=True)
 def build_hash(keys):
-    """Open-addressing table of the distinct ``keys`` (>= 0): ``(slots, values)``,
-    ``values[s]`` the index in ``keys`` of the key in slot s (-1: empty)."""
+    """Index of the distinct ``keys`` (>= 0, sorted) for :func:`hash_lookup`:
+    ``(slots, values)``. Keys below :data:`DIRECT_KEYS`: ``slots[key]`` is the
+    key's index (-1: none) and ``values`` is empty; larger ones: an open-addressing
+    table, ``values[s]`` the index of the key in slot s."""
     n = keys.shape[0]
+    if n == 0 or keys[n - 1] < DIRECT_KEYS:
+        slots = np.full(keys[n - 1] + 1 if n else 1, _EMPTY, dtype=np.int64)
+        for i in range(n):
+            slots[keys[i]] = i
+        return slots, np.zeros(0, dtype=np.int64)
     size = 4
     while size < 2 * n:
         size *= 2
@@ -102,9 +114,13 @@ def build_hash(keys):
     return slots, values
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@numba.njit(cache=True, nogil=True)
 def hash_lookup(slots, values, key):
     """Index of ``key`` in the keys of :func:`build_hash`, or -1."""
+    if values.shape[0] == 0:
+        if key < slots.shape[0]:
+            return slots[key]
+        return -1
     mask = slots.shape[0] - 1
     s = _slot(key, mask)
     while True:
@@ -206,44 +222,6 @@ def _digits(sym, f0, f1, b):
     if f1 >= 0:
         q = q * b + sym[f1]
     return q
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _pick(i, m, s0, s1, s2, s3):
-    """Symbol i (0 the oldest) of the window of order m ending in s3."""
-    j = 3 - m + i
-    if j == 0:
-        return s0
-    if j == 1:
-        return s1
-    if j == 2:
-        return s2
-    return s3
-
-
-@numba.njit(cache=True, nogil=True)
-def window_score(m, s0, s1, s2, s3, K, G1, slots, values, ngw, btab, boff, bf0, bf1):
-    """Score of the window of order m ending in s3 (R windows: their bound)."""
-    R = K + 1
-    mask = 0
-    for i in range(m + 1):
-        if _pick(i, m, s0, s1, s2, s3) == R:
-            mask |= 1 << i
-    if mask:
-        f0 = bf0[m, mask]
-        f1 = bf1[m, mask]
-        q = 0
-        if f0 >= 0:
-            q = _pick(f0, m, s0, s1, s2, s3)
-        if f1 >= 0:
-            q = q * (K + 1) + _pick(f1, m, s0, s1, s2, s3)
-        return btab[boff[m, mask] + q]
-    if m == 1:
-        return G1[s2, s3]
-    j = hash_lookup(slots, values, window_key(m, s0, s1, s2, s3, K))
-    if j < 0:
-        return 0.0
-    return ngw[j]
 
 
 # ----------------------------------------------------------------------- lattice
@@ -453,33 +431,14 @@ def _lattice(U, pair, has_pair, pout, T, k, K, cand, ncand, pruned, npruned, G1,
 
 # ----------------------------------------------------------------------- bound chain
 @numba.njit(cache=True, nogil=True)
-def chain_bounds(k, K, G1, slots, values, ngw, btab, boff, bf0, bf1):
-    """A first-order chain whose path scores bound the order-k ones from above: a
-    window of order m >= 2 scores the bound over its oldest m - 1 symbols. Returns
-    its transitions E (K, K) and their transpose, start and end scores (exact at
-    the start pads), and E's row and column maxima."""
+def first_order_chain(K, G1):
+    """The first-order part of the scores, whose max-marginals rank the tags of a
+    position: transitions E (K, K) and their transpose, start and end scores, and
+    E's row and column maxima."""
     P = K
-    R = K + 1
-    E = np.empty((K, K))
-    for a in range(K):
-        for c in range(K):
-            v = G1[a, c]
-            for m in range(2, k + 1):
-                v += window_score(m, R, R, a, c, K, G1, slots, values, ngw, btab, boff,
-                                  bf0, bf1)
-            E[a, c] = v
-    start = np.empty(K)
-    end = np.empty(K)
-    for c in range(K):
-        v = G1[P, c]
-        u = G1[c, P]
-        for m in range(2, k + 1):
-            v += window_score(m, P, P, P, c, K, G1, slots, values, ngw, btab, boff, bf0,
-                              bf1)
-            u += window_score(m, R, R, c, P, K, G1, slots, values, ngw, btab, boff, bf0,
-                              bf1)
-        start[c] = v
-        end[c] = u
+    E = np.ascontiguousarray(G1[:K, :K])
+    start = G1[P, :K].copy()
+    end = G1[:K, P].copy()
     row_max = np.empty(K)
     col_max = np.empty(K)
     for a in range(K):
@@ -497,10 +456,10 @@ def chain_bounds(k, K, G1, slots, values, ngw, btab, boff, bf0, bf1):
 
 @numba.njit(cache=True, nogil=True)
 def _max_marginals(U, pair, has_pair, chain, ub, alpha, beta):
-    """Max-marginals of the bounding chain of :func:`chain_bounds` (a token's pair
-    score bounded by its best over the previous tag) into ``alpha`` (T, K), by a
-    forward and a backward pass that skip a tag whose best step cannot reach any
-    maximum (``ub`` and ``beta``: scratch of the same shape)."""
+    """Max-marginals of the first-order chain of :func:`first_order_chain` (a
+    token's pair score taken at its best over the previous tag) into ``alpha``
+    (T, K), by a forward and a backward pass that skip a tag whose best step cannot
+    reach any maximum (``ub`` and ``beta``: scratch of the same shape)."""
     E, ET, start, end, row_max, col_max = chain
     T = U.shape[0]
     K = U.shape[1]
@@ -690,14 +649,29 @@ def _dense(U, pair, has_pair, k, G1, slots, values, ngw, ptr, first, weight, D2,
                     continue
                 s2 = g % b
                 s1 = (g // b) % b
+                x1 = alpha[a1 * mid + g]
+                row = g * b
+                # every tag after the best predecessor (a window without weight) ...
                 for c in range(K):
                     base = U[t, c] + G1[s2, c]
                     if has_pair:
                         base += pair[t, s2, c]
                     if k == 3:
                         base += D2[(s1 * b + s2) * b + c]
-                    lo = ptr[g * b + c]
-                    hi = ptr[g * b + c + 1]
+                    nxt[row + c] = base + x1
+                    back[t, row + c] = a1
+                # ... then the groups with seen windows: the best listed predecessor
+                # (score plus weight) against the best unlisted one
+                for c in range(K):
+                    lo = ptr[row + c]
+                    hi = ptr[row + c + 1]
+                    if lo == hi:
+                        continue
+                    base = U[t, c] + G1[s2, c]
+                    if has_pair:
+                        base += pair[t, s2, c]
+                    if k == 3:
+                        base += D2[(s1 * b + s2) * b + c]
                     best = -np.inf
                     arg = -1
                     for e in range(lo, hi):
@@ -705,7 +679,6 @@ def _dense(U, pair, has_pair, k, G1, slots, values, ngw, ptr, first, weight, D2,
                         if v > best:
                             best = v
                             arg = first[e]
-                    # the best predecessor outside the list
                     out_a = -1
                     for cand_a in (a1, a2, a3):
                         if cand_a < 0:
@@ -733,9 +706,8 @@ def _dense(U, pair, has_pair, k, G1, slots, values, ngw, ptr, first, weight, D2,
                     if out_a >= 0 and alpha[out_a * mid + g] > best:
                         best = alpha[out_a * mid + g]
                         arg = out_a
-                    if arg >= 0:
-                        nxt[g * b + c] = base + best
-                        back[t, g * b + c] = arg
+                    nxt[row + c] = base + best
+                    back[t, row + c] = arg
         for q in range(S):
             alpha[q] = nxt[q]
     best = -np.inf
@@ -767,15 +739,16 @@ def decode_one(U, pair, has_pair, k, G1, slots, values, ngw, btab, boff, out, ch
     """Decode one sentence (unaries ``U`` of shape (T, K)) into ``path``; returns
     whether the answer is certified exact (see the module's docstring).
 
-    ``chain`` is :func:`chain_bounds`'s answer for these weights, ``out``
+    ``chain`` is :func:`first_order_chain`'s answer for these weights, ``out``
     :func:`_outgoing_bounds`'s, ``dense`` :func:`dense_tables`', ``ws`` a
     :func:`workspace`. Where ``dense`` is usable (no beam, few enough states), the
-    exact Viterbi over all states takes over once the lattices decoded so far have
-    cost an eighth of it (near ties: a loss-augmented sentence whose tags score
-    alike needs most of its tags).
+    exact Viterbi over all states takes over when R wins at more than a quarter of
+    the positions, or once the lattices decoded so far have cost an eighth of it
+    (near ties: a loss-augmented sentence whose tags score alike needs most of its
+    tags).
 
     With a beam (``cap`` < K) the ``cap`` best tags of every position by the
-    bounding chain's max-marginals are kept from the start: one lattice with R
+    first-order max-marginals are kept from the start: one lattice with R
     (certified when R loses everywhere), else one without."""
     T = U.shape[0]
     K = U.shape[1]
@@ -846,6 +819,16 @@ def decode_one(U, pair, has_pair, k, G1, slots, values, ngw, btab, boff, out, ch
             return False
         grown = False
         rested = False
+        n_rest = 0
+        for t in range(T):
+            if sym[t] == R:
+                n_rest += 1
+        if dense[0] and 4 * n_rest > T:
+            # near ties (R wins at a quarter of the positions): exact over all states
+            _, ptr, first, weight, D2 = dense
+            _dense(U, pair, has_pair, k, G1, slots, values, ngw, ptr, first, weight,
+                   D2, path)
+            return True
         for t in range(T):
             if sym[t] != R:
                 continue
@@ -873,13 +856,13 @@ def decode_one(U, pair, has_pair, k, G1, slots, values, ngw, btab, boff, out, ch
 
 @numba.njit(cache=True, nogil=True)
 def decode_batch(unary, offsets, pair, has_pair, k, G1, ngrams, slots, values, ngw,
-                 btab, boff, bf0, bf1, cap, path):
+                 btab, boff, cap, path):
     """Decode every sentence of a batch (``offsets``) into ``path``; returns one
     flag per sentence, 1 where the answer is certified exact."""
     n_seq = offsets.shape[0] - 1
     exact = np.zeros(n_seq, dtype=np.int8)
     K = unary.shape[1]
-    chain = chain_bounds(k, K, G1, slots, values, ngw, btab, boff, bf0, bf1)
+    chain = first_order_chain(K, G1)
     out = _outgoing_bounds(k, K, btab, boff)
     dense = dense_tables(k, K, ngrams, ngw, cap)
     max_len = 1

@@ -19,8 +19,8 @@ import numba
 import numpy as np
 
 from ._oracle_jit import _entries, _stable_order
-from ._order_jit import (_outgoing_bounds, chain_bounds, decode_order, dense_tables,
-                         hash_lookup, order_offset, workspace)
+from ._order_jit import (_outgoing_bounds, decode_order, dense_tables,
+                         first_order_chain, hash_lookup, order_offset, workspace)
 
 __all__ = ["order_k_oracle"]
 
@@ -30,7 +30,7 @@ __all__ = ["order_k_oracle"]
 SIGNATURES = {
     "order_k_oracle": (
         "i4:1 i4:1 f8:1 i8:1 i8:1 i8:1 f8:2 f8:3 b1 i8 f8:2 i8:1 i8:1 i8:1 f8:1 "
-        "f8:1 i8:2 i8:2 i8:2 i8 i8 i8 f8:1 b1 b1",
+        "f8:1 i8:2 i8 i8 i8 f8:1 b1 b1",
         "(i8:1 f8:1 f8:1 i8:1 i8:1 f8:1 i1:1)"),
 }
 
@@ -95,8 +95,8 @@ def _higher_entries(indptr, indices, data, y, yh, lo, T, shift, k, K, has_pair, 
 
 @numba.njit(cache=True, nogil=True)
 def order_k_oracle(indptr, indices, data, offsets, idx, y, W, Wp, has_pair, k, G1,
-                   ngrams, slots, values, ngw, btab, boff, bf0, bf1, cap, b_ng, b_pair,
-                   w, augment, normalize):
+                   ngrams, slots, values, ngw, btab, boff, cap, b_ng, b_pair, w,
+                   augment, normalize):
     """Loss-augmented (Hamming) order-k oracle of the sentences ``idx``.
 
     Parameters
@@ -106,9 +106,8 @@ def order_k_oracle(indptr, indices, data, offsets, idx, y, W, Wp, has_pair, k, G
     idx : int64 array of the sentences to decode.
     y : int64 array of the true states of every corpus token.
     W : (d, K) emission weights; Wp (d, K+1, K) the pair weights (``has_pair``).
-    k, G1, ngrams, slots, values, ngw, btab, boff, bf0, bf1 : the order, the
-        first-order table, the seen n-grams, their hash table and weights, the
-        bound tables.
+    k, G1, ngrams, slots, values, ngw, btab, boff : the order, the first-order
+        table, the seen n-grams, their hash table and weights, the bound tables.
     cap : tags per position at most.
     b_ng, b_pair : first columns of the n-gram and pair blocks.
     w : the whole weight vector (for the margins).
@@ -133,7 +132,7 @@ def order_k_oracle(indptr, indices, data, offsets, idx, y, W, Wp, has_pair, k, G
         n_tok += T
         if T > max_len:
             max_len = T
-    chain = chain_bounds(k, K, G1, slots, values, ngw, btab, boff, bf0, bf1)
+    chain = first_order_chain(K, G1)
     out = _outgoing_bounds(k, K, btab, boff)
     dense = dense_tables(k, K, ngrams, ngw, cap)
     ws = workspace(max_len, K, has_pair)

@@ -213,11 +213,10 @@ def _decode_order_k(batch, beam):
               _order_loops.decode_batch):
         warmup.wait(f)
     slots, values = _order_loops.build_hash(keys)
-    btab, boff, bf0, bf1 = _order_loops.bound_tables(K, k, G1, keys, weights)
+    btab, boff, _, _ = _order_loops.bound_tables(K, k, G1, keys, weights)
     path = np.empty(unary.shape[0], dtype=np.int64)
     exact = _order_loops.decode_batch(unary, offsets, pair, has_pair, k, G1, keys,
-                                      slots, values, weights, btab, boff, bf0, bf1, cap,
-                                      path)
+                                      slots, values, weights, btab, boff, cap, path)
     return path.astype(np.intp, copy=False), exact.astype(bool)
 
 
@@ -242,19 +241,25 @@ def pruned_viterbi(batch, beam=None):
     position for T tags. This decoder keeps few tags per position and proves when
     that lost nothing (coarse to fine, as in staggered decoding):
 
-    1. a first-order chain bounds the order-k scores from above (a window of order
-       m >= 2 scores its best over its oldest m - 1 tags); its max-marginals
-       μ̄_t(y) rank the tags of every position, and the best tag of each is kept;
+    1. the max-marginals μ_t(y) of the scores' first-order part (unaries,
+       transitions, start and end) rank the tags of every position (as MarMoT
+       prunes with a lower-order model); the best tag of each is kept;
     2. the kept tags and, where tags were pruned, one *rest* symbol R_t are decoded
-       exactly; R_t scores an upper bound of every pruned tag at t (its best unary,
-       the best window scores over the tags R_t may stand for);
+       exactly; R_t scores an upper bound of every pruned tag at t: the best over
+       them of the unary, the windows the tag closes and bounds of those it opens
+       (a window holding R counted once, at its oldest R);
     3. when the best path holds no R it scores at least as much as any path through
        a pruned tag: the answer is certified exact. Otherwise the positions where R
-       won keep twice as many tags (the next best by μ̄) and step 2 runs again.
+       won keep twice as many tags (the next best by μ) and step 2 runs again;
+       when R wins at more than a quarter of the positions, or once the lattices
+       have cost an eighth of the exact Viterbi over every state, that one runs
+       instead (near ties, as in loss-augmented decoding late in training, need
+       most tags).
 
-    A position keeps at most ``beam`` tags: when R wins only where the beam is
-    full, the best path over the kept tags is returned, not certified. With
-    ``beam=None`` every answer is certified (in the worst case all tags are kept).
+    With ``beam`` a position keeps its ``beam`` best tags from the start and step 2
+    runs once: certified when R loses, else the best path over the kept tags is
+    returned, not certified. With ``beam=None`` every answer is exact and
+    certified.
 
     Parameters
     ----------
