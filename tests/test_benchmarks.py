@@ -412,3 +412,46 @@ def test_bench_performance_small_slice(need_data, capsys, tmp_path, monkeypatch)
     assert f"| f1 | {s['LinearSVC']:.4f} |" in saved
     for ds in ("spam", "newsgroups"):
         assert f"{ds}: training time" in saved and f"{ds}: each loss's own measure" in saved
+
+
+def test_bench_partitioned_small_slice(need_data, capsys):
+    """Training on workers, on 150 CoNLL-2000 sentences: the partitioned learner on
+    two worker processes and the serial default both stop within the default tol of
+    the optimum, so their objectives agree within it; and K = 2 blocks in rounds
+    reach the serial objective."""
+    from structsvm.corpora import load_conll2000
+    from structsvm.structures import SequenceFeatures
+
+    need_data(load_conll2000)
+    bench = load("bench_partitioned")
+    rows = bench.main(["speed", "--task", "chunking", "--modes", "serial", "processes",
+                       "--max-train", "150", "--max-test", "100"])
+    out = capsys.readouterr().out
+    serial, parts = rows
+    assert (serial["learner"], parts["learner"]) == ("dual_cd", "partitioned_cd")
+    assert abs(parts["objective"] / serial["objective"] - 1) <= SequenceFeatures.default_tol
+    assert 0.8 < parts["score"] <= 1.0 and "| processes | partitioned_cd |" in out
+    work = bench.main(["work", "--max-train", "150", "--blocks", "2",
+                       "--sharing", "rounds"])
+    (row,) = work["rows"]
+    assert row["reached"] and row["passes"] > 0 and row["bytes"] > 0
+    assert work["serial"]["passes"] > 0
+
+
+def test_bench_order_small_slice(need_data, capsys):
+    """Orders 1 and 2 on 80 treebank sentences (tested on 80 others): both learn,
+    order 2's row reports its share of uncertified training decodes, and the table
+    has one row per system with its time relative to order 1."""
+    from structsvm.corpora import load_treebank
+
+    need_data(load_treebank)
+    rows = load("bench_order").main(["--tasks", "pos", "--systems", "o1", "o2",
+                                     "--max-train", "80", "--markdown"])["pos"]
+    out = capsys.readouterr().out
+    o1, o2 = rows["o1"], rows["o2"]
+    assert o1["system"] == "structsvm order 1" and "uncertified" not in o1
+    assert o2["system"].startswith("structsvm order 2, beam ")
+    assert 0.0 <= o2["uncertified"] <= 1.0
+    # 80 sentences: far above the most frequent tag (about 0.15), below the corpus's 0.97
+    assert 0.6 < o1["score"] < 0.97 and 0.6 < o2["score"] < 0.97
+    assert "| pos | structsvm order 1 |" in out and "| pos | structsvm order 2, beam" in out

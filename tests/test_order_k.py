@@ -348,6 +348,28 @@ def test_order_k_models_save_and_load(tmp_path):
     assert back.predict(X) == model.predict(X)
 
 
+@pytest.mark.parametrize("order, emission_order", [(2, 0), (3, 1), (1, 1)])
+def test_order_k_map_fitted_from_partition_summaries_equals_one_fit(order,
+                                                                  emission_order):
+    rng = np.random.default_rng(order + 3)
+    X, Y = _tokens(rng, 30, K=4)
+    # tags as strings, one tag only in the last partition, partitions of any size
+    Y = [[f"t{t}" for t in y] for y in Y]
+    Y[-1] = ["t9"] * len(Y[-1])
+    params = dict(features="word", order=order, emission_order=emission_order)
+    whole = SequenceFeatures(**params).fit(X, Y)
+    proto = SequenceFeatures(**params)
+    parts = [proto.fit_summary(X[a:b], Y[a:b]) for a, b in ((0, 7), (7, 8), (8, 30))]
+    merged = SequenceFeatures(**params).fit_from_summaries(parts)
+    assert list(merged.tags_) == list(whole.tags_)
+    np.testing.assert_array_equal(merged.tag_ngrams_, whole.tag_ngrams_)
+    assert merged.n_features_ == whole.n_features_
+    assert (merged.n_decodes_, merged.n_uncertified_decodes_) == (0, 0)
+    Xe, Ye = whole.encode_inputs(X), whole.encode_outputs(Y)
+    assert abs(merged.joint_features(merged.encode_inputs(X), merged.encode_outputs(Y))
+               - whole.joint_features(Xe, Ye)).max() == 0
+
+
 @pytest.mark.parametrize("params", [dict(order=2), dict(order=3),
                                     dict(order=1, emission_order=1)])
 def test_order_k_maps_keep_the_structure_contract(params):

@@ -21,7 +21,8 @@ import numpy as np
 
 __all__ = ["order_offset", "padded_windows", "seen_ngrams", "ngram_index",
            "ngram_entries", "ngram_difference_entries", "pair_entries",
-           "pair_difference_entries", "ngram_names", "ngram_symbols"]
+           "pair_difference_entries", "ngram_names", "ngram_symbols", "named_windows",
+           "keys_of_named"]
 
 
 def order_offset(m, K):
@@ -200,6 +201,34 @@ def ngram_names(vocabulary, tags, order):
                  for i, s in enumerate(row)]
         names.append("transition:" + "->".join(parts))
     return names
+
+
+def named_windows(Y, order):
+    """The distinct tag windows of orders 2..``order`` of the tag sequences ``Y``, as
+    tuples of tags oldest first (None for a pad): what one partition of the training
+    data contributes to ``tag_ngrams_``, independent of its tags' numbering."""
+    if order < 2:
+        return []
+    tags = list(dict.fromkeys(t for y in Y for t in y))
+    index = {t: i for i, t in enumerate(tags)}
+    K = len(tags)
+    y = np.fromiter((index[t] for seq in Y for t in seq), dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum([len(seq) for seq in Y])]).astype(np.int64)
+    sym, _ = ngram_symbols(seen_ngrams(y, offsets, K, order), K, order)
+    return [tuple(None if s == K else tags[s] for s in row if s >= 0) for row in sym]
+
+
+def keys_of_named(windows, index, K):
+    """Sorted distinct keys of the named windows (:func:`named_windows`) under the
+    tag numbering ``index`` (tag -> state) of K tags."""
+    b = K + 1
+    keys = set()
+    for win in windows:
+        key = 0
+        for t in win:
+            key = key * b + (K if t is None else index[t])
+        keys.add(key + order_offset(len(win) - 1, K))
+    return np.array(sorted(keys), dtype=np.int64)
 
 
 def _empty():

@@ -22,10 +22,11 @@ from ._inputs import (check_order_params, check_pairs, check_params, check_sente
 from ._observations import FEATURE_SETS
 from ._oracle import (aggregate_chain_violation, aggregate_order_k_violation,
                       fused_chain_oracle, fused_order_k_oracle)
+from ._summaries import merge_summaries, summarize
 from ._rows import (column_names, difference_rows, difference_sum, feature_rows,
                     observation_names, order_k_difference_rows, order_k_feature_rows,
                     weight_blocks)
-from ._tag_windows import ngram_names, seen_ngrams
+from ._tag_windows import keys_of_named, named_windows, ngram_names, seen_ngrams
 from .._validation import as_label_array, label_index, sorted_unique
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "OrderKChainPotentials",
@@ -210,6 +211,59 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         Xe = self._fit(X, Y, encode=True)
         return self.encode_inputs(X) if Xe is None else Xe
 
+    def fit_summary(self, X, Y):
+        """What fitting needs from one partition of the training data, computed where
+        it lives: its tags and observation strings with their counts (or, for matrix
+        inputs, the columns it uses). :meth:`fit_from_summaries` fits the map from the
+        summaries of all partitions; an order-k map adds the tag windows the
+        partition's sentences hold."""
+        check_order_params(self.order, self.emission_order, self.beam)
+        summary = summarize(self.features, self.min_count, self.n_hash, X, Y)
+        if self.order >= 2:
+            X, _ = check_sentences(X)
+            summary["tag_windows"] = named_windows(check_pairs(X, Y), int(self.order))
+        return summary
+
+    def fit_from_summaries(self, summaries):
+        """Fit from the :meth:`fit_summary` of every partition, in order: the same
+        tags, vocabulary and weights layout as :meth:`fit` on all of them at once (the
+        vocabulary's columns in the order the partitions first meet the strings)."""
+        check_params(self.features, self.min_count, self.n_hash)
+        check_order_params(self.order, self.emission_order, self.beam)
+        summaries = list(summaries)
+        kind, tags, vocabulary, width, columns = merge_summaries(summaries,
+                                                                 self.min_count)
+        self.input_kind_ = kind
+        self.tags_ = sorted_unique(tags)
+        self._index = label_index(self.tags_)
+        self.input_columns_ = None
+        if kind == "matrix":
+            self.vocabulary_, self.n_input_features_ = None, width
+            self.n_features_in_ = width
+            if columns is not None:
+                self.input_columns_ = columns
+                self.n_input_features_ = int(columns.size)
+        else:
+            self._featurizer = saved_columns(self.features, self.n_hash, None)
+            self._featurizer.vocabulary = vocabulary
+            self.vocabulary_ = None if vocabulary is None else \
+                as_label_array(list(vocabulary))
+            self.n_input_features_ = self._featurizer.n_columns
+            self.n_features_in_ = None
+        K = len(self.tags_)
+        self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
+        self.n_decodes_ = self.n_uncertified_decodes_ = 0
+        if self._order_k:
+            windows = [w for s in summaries if s is not None
+                       for w in s.get("tag_windows", ())]
+            self._check_window_keys(K)
+            self.tag_ngrams_ = keys_of_named(windows, self._index, K)
+            self.n_features_ = self._order_k_size(self.n_input_features_, K,
+                                                  self.tag_ngrams_.size)
+        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags"
+                      + (f", order {self.order}" if self._order_k else ""))
+        return self
+
     def _fit(self, X, Y, encode=False):
         check_params(self.features, self.min_count, self.n_hash)
         check_order_params(self.order, self.emission_order, self.beam)
@@ -240,11 +294,14 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                       + (f", order {self.order}" if self._order_k else ""))
         return None if encoded is None else EncodedSequences(*encoded)
 
-    def _fit_windows(self, Y, K):
-        """The tag n-grams seen in ``Y`` and the size of the order-k layout."""
+    def _check_window_keys(self, K):
         if self.order == 3 and (K + 1) ** 4 + (K + 1) ** 3 >= 2 ** 63:
             raise ValueError(f"order=3 over {K} tags: the keys of its tag 4-grams "
                              "overflow 64 bits")
+
+    def _fit_windows(self, Y, K):
+        """The tag n-grams seen in ``Y`` and the size of the order-k layout."""
+        self._check_window_keys(K)
         Ys = tags_to_states(Y, self._index, self.tags_)
         lengths = np.fromiter((len(y) for y in Ys), dtype=np.int64, count=len(Ys))
         y = np.concatenate(Ys).astype(np.int64)
@@ -308,6 +365,23 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return states_to_tags(Ye, self.tags_)
 
     # ------------------------------------------------------------------ features
+    def feature_support(self, Xe, idx=None):
+        """Columns of w in which Φ(x_i, y) can be non-zero for some tag sequence y,
+        over the sentences ``idx`` (all by default): every tag's emission weight of
+        each observation feature the sentences hold, and all transition, start and
+        end weights.
+
+        Returns
+        -------
+        ndarray of int
+            Sorted column indices.
+        """
+        K, d, D = self._layout
+        X, _ = Xe.select(idx)
+        feats = np.unique(X.indices).astype(np.int64)
+        emission = (feats[:, None] * K + np.arange(K)).ravel()
+        return np.concatenate([emission, np.arange(d * K, D, dtype=np.int64)])
+
     def split_weights(self, w):
         """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w``."""
         return weight_blocks(w, self._layout)
