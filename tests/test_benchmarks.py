@@ -436,3 +436,22 @@ def test_bench_partitioned_small_slice(need_data, capsys):
     one, two = work["rows"]
     assert (one["K"], two["K"]) == (1, 2) and one["reached"] and two["reached"]
     assert two["passes"] > 0 and two["bytes"] > 0 and work["serial"]["passes"] > 0
+
+
+def test_bench_order_small_slice(need_data, capsys):
+    """Orders 1 and 2 on 80 treebank sentences (tested on 80 others): both learn,
+    order 2's row reports its share of uncertified training decodes, and the table
+    has one row per system with its time relative to order 1."""
+    from structsvm.corpora import load_treebank
+
+    need_data(load_treebank)
+    rows = load("bench_order").main(["--tasks", "pos", "--systems", "o1", "o2",
+                                     "--max-train", "80", "--markdown"])["pos"]
+    out = capsys.readouterr().out
+    o1, o2 = rows["o1"], rows["o2"]
+    assert o1["system"] == "structsvm order 1" and "uncertified" not in o1
+    assert o2["system"].startswith("structsvm order 2, beam ")
+    assert 0.0 <= o2["uncertified"] <= 1.0
+    # 80 sentences: far above the most frequent tag (about 0.15), below the corpus's 0.97
+    assert 0.6 < o1["score"] < 0.97 and 0.6 < o2["score"] < 0.97
+    assert "| pos | structsvm order 1 |" in out and "| pos | structsvm order 2, beam" in out

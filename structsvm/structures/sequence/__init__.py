@@ -12,13 +12,14 @@ from ...registry import register
 
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
     from .features import SequenceFeatures
-    from ._chain import ChainPotentials
-    from .viterbi import viterbi, viterbi_flat
+    from ._chain import ChainPotentials, OrderKChainPotentials
+    from .viterbi import viterbi, viterbi_flat, pruned_viterbi
     from .metrics import (token_accuracy, sentence_accuracy, iob_chunks, chunk_scores,
                           chunk_f1)
     from .latent import LatentSequenceFeatures, HiddenStateLoss, constrained_viterbi
 
-__all__ = ["SequenceFeatures", "ChainPotentials", "viterbi", "viterbi_flat",
+__all__ = ["SequenceFeatures", "ChainPotentials", "OrderKChainPotentials", "viterbi",
+           "viterbi_flat", "pruned_viterbi",
            "token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
            "chunk_f1", "LatentSequenceFeatures", "HiddenStateLoss",
            "constrained_viterbi"]

@@ -11,7 +11,7 @@ from ...protocols import as_sequence
 from ._observations import FEATURE_SETS, TokenFeaturizer
 from .._validation import as_label_array
 
-__all__ = ["check_params", "input_kind", "check_sentences", "check_pairs", "fit_columns",
+__all__ = ["check_params", "check_order_params", "input_kind", "check_sentences", "check_pairs", "fit_columns",
            "saved_columns", "stack_matrices", "tags_to_states", "states_to_tags"]
 
 
@@ -25,6 +25,17 @@ def check_params(features, min_count, n_hash):
     if n_hash is not None and not (isinstance(n_hash, (int, np.integer))
                                    and n_hash >= 1):
         raise ValueError(f"n_hash must be None or an int >= 1, got {n_hash!r}")
+
+
+def check_order_params(order, emission_order, beam):
+    """Raise ValueError naming the order parameter that is not a valid value."""
+    if isinstance(order, bool) or order not in (1, 2, 3):
+        raise ValueError(f"order must be 1, 2 or 3, got {order!r}")
+    if isinstance(emission_order, bool) or emission_order not in (0, 1):
+        raise ValueError(f"emission_order must be 0 or 1, got {emission_order!r}")
+    if beam is not None and not (isinstance(beam, (int, np.integer))
+                                 and not isinstance(beam, bool) and beam >= 1):
+        raise ValueError(f"beam must be None or an int >= 1, got {beam!r}")
 
 
 def input_kind(X):

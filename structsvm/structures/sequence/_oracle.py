@@ -1,5 +1,6 @@
 """The sequence map's batched oracles: the 1-slack aggregate over a corpus or a chunk
-(loss-augmented Viterbi, slacks, Σ δΦ_i), and the fused compiled oracle of a chunk."""
+(loss-augmented Viterbi, slacks, Σ δΦ_i), and the fused compiled oracle of a chunk;
+first order and order k."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,7 +11,8 @@ from ...protocols import LazyOutputs, check_decomposition
 from ._chain import ChainPotentials
 from ._rows import dense_difference_sum, sparse_difference_sum
 
-__all__ = ["aggregate_chain_violation", "fused_chain_oracle", "FlatPaths"]
+__all__ = ["aggregate_chain_violation", "fused_chain_oracle", "FlatPaths",
+           "fused_order_k_oracle", "aggregate_order_k_violation"]
 
 
 def aggregate_chain_violation(fm, Xe, Ye, w, loss, idx=None):
@@ -114,6 +116,99 @@ def fused_chain_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
     psi = sp.csr_matrix((val, col, ptr), shape=(idx.size, fm.n_features_))
     psi.has_canonical_format = True
     return FlatPaths(yh.astype(np.intp, copy=False), lengths), lo, psi, margin
+
+
+def _hamming_costs(loss, Ye, idx, lengths):
+    """``False`` (cost 1 per wrong token) or ``True`` (1/T) for a Hamming-like loss,
+    None for any other."""
+    if type(loss).decomposition != "position" or not type(loss).counts_wrong_parts:
+        return None
+    costs = np.asarray(loss.part_costs([Ye[i] for i in idx]), dtype=float)
+    if np.all(costs == 1.0):
+        return False
+    if np.array_equal(costs, 1.0 / np.maximum(lengths, 1)):
+        return True
+    return None
+
+
+def fused_order_k_oracle(fm, Xe, Ye, w, loss, decoder, idx, augment=True):
+    """:func:`fused_chain_oracle` of an order-k map (``order`` > 1 or
+    ``emission_order`` 1): one compiled call,
+    :func:`structsvm.structures.sequence._order_oracle_jit.order_k_oracle`, decodes
+    the chunk with the map's ``beam`` and counts its uncertified answers on the map
+    (``n_decodes_``, ``n_uncertified_decodes_``). None for another loss or decoder."""
+    from .viterbi import VITERBI, _order_loops
+    oracle = loops("structsvm.structures.sequence._order_oracle_jit").order_k_oracle
+
+    if decoder.func is not VITERBI.func:
+        return None
+    idx = np.asarray(idx, dtype=np.int64).reshape(-1)
+    if idx.size and (idx.min() < 0 or idx.max() >= len(Xe)):  # the loop trusts idx
+        bad = idx[(idx < 0) | (idx >= len(Xe))][0]
+        raise IndexError(f"sentence index {bad} out of range for {len(Xe)} sentences")
+    lengths = Xe.offsets[idx + 1] - Xe.offsets[idx]
+    per_token = _hamming_costs(loss, Ye, idx, lengths)
+    if per_token is None:
+        return None
+    y_all = _flat_truth(Xe, Ye)
+    W, trans, start, end = fm.split_weights(w)
+    ngw, Wp = fm.order_k_weights(w)
+    K, k = fm.n_states_, fm.order
+    G1, keys = _bigram_table(trans, start, end), fm.tag_ngrams_
+    ngw = np.ascontiguousarray(ngw)
+    slots, values = _order_loops.build_hash(keys)
+    btab, boff, _, _ = _order_loops.bound_tables(K, k, G1, keys, ngw)
+    has_pair = Wp is not None
+    Wp = np.ascontiguousarray(Wp) if has_pair else np.zeros((0, K + 1, K))
+    X = Xe.X
+    b_ng, b_pair = fm._block_starts()
+    yh, lo, margin, ptr, col, val, exact = oracle(
+        X.indptr, X.indices, np.asarray(X.data, dtype=float), Xe.offsets, idx, y_all,
+        np.ascontiguousarray(W), Wp, has_pair, k, G1, keys, slots, values, ngw, btab,
+        boff, fm._cap(), b_ng, b_pair, np.asarray(w, dtype=float).ravel(),
+        bool(augment), per_token)
+    fm._count_decodes(idx.size, int(idx.size - exact.sum()))
+    psi = sp.csr_matrix((val, col, ptr), shape=(idx.size, fm.n_features_))
+    psi.has_canonical_format = True
+    return FlatPaths(yh.astype(np.intp, copy=False), lengths), lo, psi, margin
+
+
+def _bigram_table(trans, start, end):
+    K = trans.shape[0]
+    G1 = np.zeros((K + 1, K + 1))
+    G1[:K, :K] = trans
+    G1[K, :K] = start
+    G1[:K, K] = end
+    return G1
+
+
+def aggregate_order_k_violation(fm, Xe, Ye, w, loss, idx=None):
+    """:func:`aggregate_chain_violation` of an order-k map: the fused oracle's rows
+    summed (a generic loss: the potentials augmented, decoded by
+    :func:`pruned_viterbi`, the rows of ``joint_feature_differences``)."""
+    from .viterbi import VITERBI, pruned_viterbi
+
+    whole = idx is None
+    idx = np.arange(len(Xe)) if whole else np.asarray(idx, dtype=np.int64).reshape(-1)
+    fused = fused_order_k_oracle(fm, Xe, Ye, w, loss, VITERBI, idx)
+    if fused is not None:
+        _, delta, psi, margin = fused
+    else:
+        Y = [Ye[i] for i in idx]
+        batch = fm.batch_potentials(Xe, w, idx)
+        Y_hat, exact = pruned_viterbi(batch.augment(Y, loss))
+        fm._count_decodes(idx.size, int(idx.size - exact.sum()))
+        delta = np.asarray(loss.batch(Y, Y_hat), dtype=float)
+        psi = fm.joint_feature_differences(Xe, Y, Y_hat, idx)
+        margin = np.asarray(psi @ w, dtype=float).ravel()
+    slack = np.maximum(0.0, delta - margin)
+    if whole:
+        total = np.asarray(psi.sum(axis=0), dtype=float).ravel()
+    else:
+        total = sp.csr_matrix(psi.sum(axis=0))
+        total.sum_duplicates()
+        total.eliminate_zeros()
+    return float(delta.sum()), total, slack
 
 
 class FlatPaths(LazyOutputs):

@@ -14,21 +14,24 @@ import scipy.sparse as sp
 from ..._compiled import loops
 
 __all__ = ["weight_blocks", "feature_rows", "difference_rows", "difference_sum",
-           "dense_difference_sum", "sparse_difference_sum", "column_names"]
+           "dense_difference_sum", "sparse_difference_sum", "column_names",
+           "observation_names",
+           "order_k_feature_rows", "order_k_difference_rows"]
 
 # the loops (_sequence_jit), imported with numba when first called
 _jit = loops("structsvm.structures.sequence._jit")
 
 
 def weight_blocks(w, layout):
-    """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w``."""
+    """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w`` (the
+    first-order blocks, which open the weights of every order)."""
     K, d, D = layout
     w = np.asarray(w, dtype=float).ravel()
     if w.size != D:
         raise ValueError(f"w has {w.size} entries, the feature map has {D} features")
     b = d * K
     return (w[:b].reshape(d, K), w[b:b + K * K].reshape(K, K),
-            w[b + K * K:b + K * K + K], w[b + K * K + K:])
+            w[b + K * K:b + K * K + K], w[b + K * K + K:b + K * K + 2 * K])
 
 
 def feature_rows(Xe, Ye, idx, layout):
@@ -178,18 +181,62 @@ def sparse_difference_sum(Xe, Xs, offsets, y, yh, n_states, base, n_features):
     return row
 
 
+def order_k_feature_rows(Xe, Ye, idx, layout, windows):
+    """:func:`feature_rows` of an order-k map: the first-order entries, then its
+    n-gram and pair blocks (``windows`` = (order, emission order, seen n-grams,
+    n-gram block start, pair block start))."""
+    from ._tag_windows import ngram_entries, pair_entries
+
+    K, d, D = layout
+    order, emission_order, ngrams, b_ng, b_pair = windows
+    Xs, offsets = Xe.select(idx)
+    n_seq = len(offsets) - 1
+    if len(Ye) != n_seq:
+        raise ValueError(f"{n_seq} inputs but {len(Ye)} outputs")
+    parts = [feature_entries(Xs, offsets, Ye, K, d * K)]
+    y = flat_states(Ye, Xs.shape[0])
+    parts.append(ngram_entries(y, offsets, K, order, ngrams, b_ng))
+    if emission_order:
+        parts.append(pair_entries(Xs, y, offsets, K, b_pair))
+    rows, cols, data = (np.concatenate(a) for a in zip(*parts))
+    return sp.csr_matrix((data, (rows, cols)), shape=(n_seq, D))
+
+
+def order_k_difference_rows(Xe, Ye, Ye_hat, idx, layout, windows):
+    """:func:`difference_rows` of an order-k map (``windows`` as in
+    :func:`order_k_feature_rows`)."""
+    from ._tag_windows import ngram_difference_entries, pair_difference_entries
+
+    K, d, D = layout
+    order, emission_order, ngrams, b_ng, b_pair = windows
+    Xs, offsets, y, yh = _selected_paths(Xe, Ye, Ye_hat, idx)
+    parts = [difference_entries(Xs, offsets, y, yh, K, d * K),
+             ngram_difference_entries(y, yh, offsets, K, order, ngrams, b_ng)]
+    if emission_order:
+        parts.append(pair_difference_entries(Xs, y, yh, offsets, K, b_pair))
+    rows, cols, data = (np.concatenate(a) for a in zip(*parts))
+    out = sp.csr_matrix((data, (rows, cols)), shape=(len(offsets) - 1, D))
+    out.eliminate_zeros()
+    return out
+
+
+def observation_names(vocabulary, n_input_features, input_kind, kept=None):
+    """Names of the observation columns: the ``vocabulary`` strings, else ``hash<j>``
+    (hashed tokens) or ``x<j>`` (matrix inputs; j among the columns ``kept``)."""
+    if vocabulary is not None:
+        return [str(s) for s in vocabulary]
+    if kept is not None:
+        return [f"x{j}" for j in kept.tolist()]
+    return [f"{'hash' if input_kind != 'matrix' else 'x'}{j}"
+            for j in range(n_input_features)]
+
+
 def column_names(tags, vocabulary, n_input_features, input_kind, kept=None):
     """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``, ``start:<tag>``,
     ``end:<tag>``; observations are the ``vocabulary`` strings, else ``hash<j>`` (hashed
     tokens) or ``x<j>`` (matrix inputs; j among the columns ``kept`` when given)."""
     tags = [str(t) for t in tags]
-    d = n_input_features
-    if vocabulary is not None:
-        obs = [str(s) for s in vocabulary]
-    elif kept is not None:
-        obs = [f"x{j}" for j in kept.tolist()]
-    else:
-        obs = [f"{'hash' if input_kind != 'matrix' else 'x'}{j}" for j in range(d)]
+    obs = observation_names(vocabulary, n_input_features, input_kind, kept)
     return ([f"emission:{o}:{t}" for o in obs for t in tags]
             + [f"transition:{a}->{b}" for a in tags for b in tags]
             + [f"start:{t}" for t in tags] + [f"end:{t}" for t in tags])

@@ -1,6 +1,7 @@
 """HMM-style joint features of label sequences: observations ⊗ labels, and transitions."""
 from __future__ import annotations
 
+import threading
 from typing import ClassVar
 
 import numpy as np
@@ -13,23 +14,30 @@ from ...protocols import FeatureMapBase, as_sequence
 from .._input_columns import compact_columns, kept_columns
 from .._state import StateReader, read_input_columns
 from .._names import FeatureNamesMixin
-from ._chain import ChainPotentials
+from ._chain import ChainPotentials, OrderKChainPotentials
 from ._encoding import EncodedSequences
-from ._inputs import (check_pairs, check_params, check_sentences, fit_columns,
-                               saved_columns, stack_matrices, states_to_tags,
-                               tags_to_states)
+from ._inputs import (check_order_params, check_pairs, check_params, check_sentences,
+                      fit_columns, saved_columns, stack_matrices, states_to_tags,
+                      tags_to_states)
 from ._observations import FEATURE_SETS
+from ._oracle import (aggregate_chain_violation, aggregate_order_k_violation,
+                      fused_chain_oracle, fused_order_k_oracle)
 from ._summaries import merge_summaries, summarize
-from ._oracle import aggregate_chain_violation, fused_chain_oracle
 from ._rows import (column_names, difference_rows, difference_sum, feature_rows,
-                             weight_blocks)
+                    observation_names, order_k_difference_rows, order_k_feature_rows,
+                    weight_blocks)
+from ._tag_windows import keys_of_named, named_windows, ngram_names, seen_ngrams
 from .._validation import as_label_array, label_index, sorted_unique
 
-__all__ = ["SequenceFeatures", "ChainPotentials", "EncodedSequences"]
+__all__ = ["SequenceFeatures", "ChainPotentials", "OrderKChainPotentials",
+           "EncodedSequences"]
+
+# the decode counts of every map are updated under this lock (oracle threads)
+_COUNTS = threading.Lock()
 
 
 class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
-    """Joint features of a first-order chain (HMM-style), for tagging and chunking.
+    """Joint features of a chain of order k (HMM-style), for tagging and chunking.
 
     For a sentence x = (x_1..x_T) with observation features φ(x, t) ∈ R^d (word,
     affixes, shape, neighbours, ...) and a tag sequence y = (y_1..y_T) over K tags,
@@ -44,6 +52,17 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     w·Φ(x, y) = Σ_t u_t(y_t) + Σ_t A[y_{t-1}, y_t] + s[y_1] + e[y_T] with the
     unaries u_t = W_emᵀ φ(x, t) computed for all tokens of a batch by one sparse
     product; the Viterbi decoder maximises it exactly.
+
+    With ``order=k`` > 1 the transitions span k + 1 tags: the path padded to
+    ỹ = (P^k, y_1, .., y_T, P) with a padding symbol P adds, for every order
+    m = 2..k, one feature per tag (m+1)-gram ỹ_{t-m} .. ỹ_t seen in training (the
+    T + 1 windows that end at a token or at the final pad; an n-gram never seen in
+    training has no feature), on top of the first-order blocks above. With
+    ``emission_order=1`` every token's observation features are also conjoined with
+    (y_{t-1}, y_t) (y_0 = P): a block φ(x, t) ⊗ e_{y_{t-1}} ⊗ e_{y_t} of d·(K+1)·K
+    weights (svm_hmm's ``--e 1``). Decoding then runs over tag k-grams
+    (:func:`~structsvm.structures.sequence.pruned_viterbi`: exact unless ``beam``
+    caps the tags per position).
 
     Parameters
     ----------
@@ -64,6 +83,17 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     n_hash : int or None, default=None
         Hash the strings into this many columns (MurmurHash3) instead of learning a
         vocabulary; ``min_count`` is then ignored.
+    order : {1, 2, 3}, default=1
+        Tags a transition feature spans, minus one (svm_hmm's ``--t``). Order 1 is
+        the first-order chain above, unchanged.
+    emission_order : {0, 1}, default=0
+        1 conjoins every observation feature with the previous tag (svm_hmm's
+        ``--e 1``): d·(K+1)·K more weights.
+    beam : int or None, default=None
+        With ``order`` > 1 or ``emission_order=1``: keep at most this many tags per
+        position when decoding (a bound on the time for large tag sets); an answer
+        the decoder cannot certify exact then is counted in
+        ``n_uncertified_decodes_``. None keeps as many as exactness needs.
 
     Attributes
     ----------
@@ -81,13 +111,24 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     n_input_features_ : int
         d, the number of observation features (the columns covered).
     n_features_ : int
-        d·K + K² + 2K.
+        d·K + K² + 2K (order 1), plus the seen tag n-grams and, with
+        ``emission_order=1``, d·(K+1)·K.
+    tag_ngrams_ : ndarray of int64
+        With ``order`` > 1: the keys of the tag n-grams of orders 2..k seen in
+        training, sorted (their features follow the first-order blocks, in this
+        order; :mod:`structsvm.structures.sequence._tag_windows` defines the keys).
+    n_decodes_, n_uncertified_decodes_ : int
+        Sentences decoded by the map's oracle since ``fit`` (order > 1 or
+        ``emission_order=1``; the oracle of a fit with worker processes counts in
+        the workers), and how many of those answers were not certified exact (always
+        0 with ``beam=None``).
 
     Notes
     -----
     Layout of w: ``w[:d*K].reshape(d, K)`` is W_em (row j = feature j's score per
     tag), then ``transition`` (K×K, row = previous tag), ``start`` (K) and ``end``
-    (K); :meth:`split_weights` returns the four blocks.
+    (K); :meth:`split_weights` returns the four blocks, :meth:`order_k_weights` the
+    weights of the seen n-grams and the pair block (d, K+1, K) that follow them.
 
     Unseen words have no word-identity feature but keep their affix, shape and
     context features (observation strings absent from the vocabulary are
@@ -101,6 +142,9 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     ICML 2003.
     I. Tsochantaridis, T. Joachims, T. Hofmann, Y. Altun. Large margin methods for
     structured and interdependent output variables. JMLR 6, 2005 (Sec. 4.3).
+    T. Brants. TnT -- a statistical part-of-speech tagger. ANLP 2000.
+    T. Müller, H. Schmid, H. Schütze. Efficient higher-order CRFs for morphological
+    tagging. EMNLP 2013.
 
     Examples
     --------
@@ -110,6 +154,9 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     >>> W, A, s, e = fm.split_weights(fm.joint_feature(["the", "dog"], ["D", "N"]))
     >>> W.tolist(), A.tolist(), s.tolist(), e.tolist()  # features: b, w=the, w=dog
     ([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 0.0]], [1.0, 0.0], [0.0, 1.0])
+    >>> fm2 = SequenceFeatures(features="word", order=2).fit([["the", "dog"]], [["D", "N"]])
+    >>> fm2.n_features_ - fm.n_features_, fm2.feature_names_[-3:].tolist()
+    (3, ['transition:D->N-></s>', 'transition:<s>->D->N', 'transition:<s>-><s>->D'])
     """
 
     structure: ClassVar[str] = "sequence"
@@ -137,10 +184,14 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     #: fused_oracle: a chunk's whole oracle in one GIL-free compiled call
     has_fused_oracle: ClassVar[bool] = True
 
-    def __init__(self, features="pos", min_count=1, n_hash=None):
+    def __init__(self, features="pos", min_count=1, n_hash=None, order=1,
+                 emission_order=0, beam=None):
         self.features = features
         self.min_count = min_count
         self.n_hash = n_hash
+        self.order = order
+        self.emission_order = emission_order
+        self.beam = beam
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, Y):
@@ -164,14 +215,22 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """What fitting needs from one partition of the training data, computed where
         it lives: its tags and observation strings with their counts (or, for matrix
         inputs, the columns it uses). :meth:`fit_from_summaries` fits the map from the
-        summaries of all partitions."""
-        return summarize(self.features, self.min_count, self.n_hash, X, Y)
+        summaries of all partitions; an order-k map adds the tag windows the
+        partition's sentences hold."""
+        check_order_params(self.order, self.emission_order, self.beam)
+        summary = summarize(self.features, self.min_count, self.n_hash, X, Y)
+        if self.order >= 2:
+            X, _ = check_sentences(X)
+            summary["tag_windows"] = named_windows(check_pairs(X, Y), int(self.order))
+        return summary
 
     def fit_from_summaries(self, summaries):
         """Fit from the :meth:`fit_summary` of every partition, in order: the same
         tags, vocabulary and weights layout as :meth:`fit` on all of them at once (the
         vocabulary's columns in the order the partitions first meet the strings)."""
         check_params(self.features, self.min_count, self.n_hash)
+        check_order_params(self.order, self.emission_order, self.beam)
+        summaries = list(summaries)
         kind, tags, vocabulary, width, columns = merge_summaries(summaries,
                                                                  self.min_count)
         self.input_kind_ = kind
@@ -193,11 +252,21 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             self.n_features_in_ = None
         K = len(self.tags_)
         self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
-        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
+        self.n_decodes_ = self.n_uncertified_decodes_ = 0
+        if self._order_k:
+            windows = [w for s in summaries if s is not None
+                       for w in s.get("tag_windows", ())]
+            self._check_window_keys(K)
+            self.tag_ngrams_ = keys_of_named(windows, self._index, K)
+            self.n_features_ = self._order_k_size(self.n_input_features_, K,
+                                                  self.tag_ngrams_.size)
+        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags"
+                      + (f", order {self.order}" if self._order_k else ""))
         return self
 
     def _fit(self, X, Y, encode=False):
         check_params(self.features, self.min_count, self.n_hash)
+        check_order_params(self.order, self.emission_order, self.beam)
         X, kind = check_sentences(X)
         Y = check_pairs(X, Y)
         self.input_kind_ = kind
@@ -218,8 +287,52 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                 encoded = (compact_columns(M, self.input_columns_), offsets)
         K = len(self.tags_)
         self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
-        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
+        self.n_decodes_ = self.n_uncertified_decodes_ = 0
+        if self._order_k:
+            self._fit_windows(Y, K)
+        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags"
+                      + (f", order {self.order}" if self._order_k else ""))
         return None if encoded is None else EncodedSequences(*encoded)
+
+    def _check_window_keys(self, K):
+        if self.order == 3 and (K + 1) ** 4 + (K + 1) ** 3 >= 2 ** 63:
+            raise ValueError(f"order=3 over {K} tags: the keys of its tag 4-grams "
+                             "overflow 64 bits")
+
+    def _fit_windows(self, Y, K):
+        """The tag n-grams seen in ``Y`` and the size of the order-k layout."""
+        self._check_window_keys(K)
+        Ys = tags_to_states(Y, self._index, self.tags_)
+        lengths = np.fromiter((len(y) for y in Ys), dtype=np.int64, count=len(Ys))
+        y = np.concatenate(Ys).astype(np.int64)
+        self.tag_ngrams_ = seen_ngrams(y, np.concatenate([[0], np.cumsum(lengths)]), K,
+                                       int(self.order))
+        self.n_features_ = self._order_k_size(self.n_input_features_, K,
+                                              self.tag_ngrams_.size)
+
+    def _order_k_size(self, d, K, n_ngrams):
+        return int(d * K + K * K + 2 * K + n_ngrams
+                   + (d * (K + 1) * K if self.emission_order else 0))
+
+    @property
+    def _order_k(self):
+        """Whether the map has more than first-order parts (its order-k paths)."""
+        return self.order != 1 or self.emission_order != 0
+
+    def _block_starts(self):
+        """First columns of the n-gram block and of the pair block."""
+        K, d = self.n_states_, self.n_input_features_
+        b_ng = d * K + K * K + 2 * K
+        return b_ng, b_ng + self.tag_ngrams_.size
+
+    def _cap(self):
+        """Tags per position at most when decoding."""
+        return self.n_states_ if self.beam is None else min(int(self.beam), self.n_states_)
+
+    def _count_decodes(self, n, n_uncertified):
+        with _COUNTS:
+            self.n_decodes_ += int(n)
+            self.n_uncertified_decodes_ += int(n_uncertified)
 
     @property
     def n_states_(self):
@@ -273,8 +386,27 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w``."""
         return weight_blocks(w, self._layout)
 
+    def order_k_weights(self, w):
+        """The weights of the seen tag n-grams (``len(tag_ngrams_)``,) and the pair
+        block (d, K+1, K) (None without ``emission_order``), views of ``w``."""
+        K, d, D = self._layout
+        w = np.asarray(w, dtype=float).ravel()
+        if w.size != D:
+            raise ValueError(f"w has {w.size} entries, the feature map has {D} features")
+        ngrams = getattr(self, "tag_ngrams_", np.zeros(0, np.int64))
+        b_ng = d * K + K * K + 2 * K
+        b_pair = b_ng + ngrams.size
+        pair = w[b_pair:].reshape(d, K + 1, K) if self.emission_order else None
+        return w[b_ng:b_pair], pair
+
+    def _windows(self):
+        return (int(self.order), int(self.emission_order), self.tag_ngrams_,
+                *self._block_starts())
+
     def joint_features(self, Xe, Ye, idx=None):
         """CSR matrix whose row i is Φ(x_i, y_i) (``Ye`` aligned with ``idx``)."""
+        if self._order_k:
+            return order_k_feature_rows(Xe, Ye, idx, self._layout, self._windows())
         return feature_rows(Xe, Ye, idx, self._layout)
 
     def joint_feature_differences(self, Xe, Ye, Ye_hat, idx=None):
@@ -284,6 +416,9 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         but touches only the tokens where ŷ differs from y (and the transitions
         next to them), which late in training is a few percent of the corpus.
         """
+        if self._order_k:
+            return order_k_difference_rows(Xe, Ye, Ye_hat, idx, self._layout,
+                                           self._windows())
         return difference_rows(Xe, Ye, Ye_hat, idx, self._layout)
 
     def joint_feature_difference_sum(self, Xe, Ye, Ye_hat, idx=None, weights=None):
@@ -305,6 +440,13 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             Equal to ``weights @ joint_feature_differences(Xe, Ye, Ye_hat, idx)``,
             accumulated by one compiled pass over the tokens where ŷ differs.
         """
+        if self._order_k:
+            rows = self.joint_feature_differences(Xe, Ye, Ye_hat, idx)
+            om = np.ones(rows.shape[0]) if weights is None else \
+                np.asarray(weights, dtype=float).reshape(-1)
+            if om.size != rows.shape[0]:
+                raise ValueError(f"{om.size} weights for {rows.shape[0]} sentences")
+            return np.asarray(rows.T @ om, dtype=float).ravel()
         return difference_sum(Xe, Ye, Ye_hat, idx, weights, self._layout)
 
     def aggregate_violation(self, Xe, Ye, w, loss, idx=None):
@@ -333,6 +475,8 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             (built in time proportional to the chunk, not to n_features) for ``idx``.
         slack : ndarray of shape (n_sequences,) or (len(idx),)
         """
+        if self._order_k:
+            return aggregate_order_k_violation(self, Xe, Ye, w, loss, idx)
         return aggregate_chain_violation(self, Xe, Ye, w, loss, idx)
 
     def fused_oracle(self, Xe, Ye, w, loss, decoder, idx, augment=True):
@@ -363,6 +507,8 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             ``(y_hat, loss, psi, margin)``: list of decoded paths, Δ_i, CSR rows
             δΦ_i and w·δΦ_i; None when the loss or decoder is another one.
         """
+        if self._order_k:
+            return fused_order_k_oracle(self, Xe, Ye, w, loss, decoder, idx, augment)
         return fused_chain_oracle(self, Xe, Ye, w, loss, decoder, idx, augment)
 
     def example_costs(self, Xe):
@@ -371,7 +517,22 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return np.diff(Xe.offsets)
 
     def batch_potentials(self, Xe, w, idx=None):
-        """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product."""
+        """:class:`ChainPotentials` of the sentences ``idx``: unaries by one product
+        (:class:`OrderKChainPotentials` for ``order`` > 1 or ``emission_order=1``)."""
+        if not self._order_k:
+            return self._chain_potentials(Xe, w, idx)
+        first = self._chain_potentials(Xe, w, idx)
+        ngw, Wp = self.order_k_weights(w)
+        pair = None
+        if Wp is not None:
+            Xs, _ = Xe.select(idx)
+            K, d = self.n_states_, self.n_input_features_
+            pair = np.asarray(Xs @ Wp.reshape(d, -1)).reshape(-1, K + 1, K)
+        return OrderKChainPotentials(first.unary, first.offsets, first.transition,
+                                     first.start, first.end, self.order,
+                                     self.tag_ngrams_, ngw, pair, self.beam)
+
+    def _chain_potentials(self, Xe, w, idx):
         W, trans, start, end = self.split_weights(w)
         if Xe.shared is None:
             Xs, offsets = Xe.select(idx)
@@ -400,9 +561,21 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
 
     def _build_feature_names(self):
         """``emission:<observation>:<tag>``, ``transition:<tag>-><tag>``,
-        ``start:<tag>``, ``end:<tag>`` in the order of :meth:`split_weights`."""
-        return column_names(self.tags_, self.vocabulary_, self.n_input_features_,
-                            self.input_kind_, self.input_columns_)
+        ``start:<tag>``, ``end:<tag>`` in the order of :meth:`split_weights`; then
+        ``transition:<a>-><b>-><c>`` per seen n-gram (``<s>``, ``</s>``: the pads)
+        and ``emission:<observation>:<previous>-><tag>`` per pair."""
+        names = column_names(self.tags_, self.vocabulary_, self.n_input_features_,
+                             self.input_kind_, self.input_columns_)
+        if not self._order_k:
+            return names
+        names = names + ngram_names(self.tag_ngrams_, self.tags_, int(self.order))
+        if self.emission_order:
+            obs = observation_names(self.vocabulary_, self.n_input_features_,
+                                    self.input_kind_, self.input_columns_)
+            prev = [str(t) for t in self.tags_] + ["<s>"]
+            names += [f"emission:{o}:{a}->{b}" for o in obs for a in prev
+                      for b in map(str, self.tags_)]
+        return names
 
     def fitted_state(self):
         """Fitted attributes for :mod:`structsvm.io` (arrays and json values)."""
@@ -413,6 +586,10 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         state = {"tags_": self.tags_, "input_kind_": self.input_kind_,
                  "n_input_features_": int(self.n_input_features_),
                  "n_features_": int(self.n_features_)}
+        if self._order_k:
+            state["tag_ngrams_"] = self.tag_ngrams_
+            state["n_decodes_"] = int(self.n_decodes_)
+            state["n_uncertified_decodes_"] = int(self.n_uncertified_decodes_)
         if self.vocabulary_ is not None:
             state["vocabulary_"] = self.vocabulary_
         if self.input_kind_ == "matrix":
@@ -430,12 +607,26 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         :class:`~structsvm.io.ModelFileError` names the value that does not fit).
         """
         r = StateReader(state, type(self).__name__)
+        check_order_params(self.order, self.emission_order, self.beam)
         tags = r.labels("tags_")
         K = len(tags)
         kind = r.choice("input_kind_", ("tokens", "matrix"))
         d = r.integer("n_input_features_")
-        r.count("n_features_", d * K + K * K + 2 * K,
-                f"{d} observation features and {K} tags (d·K + K² + 2K)")
+        ngrams = np.zeros(0, np.int64)
+        if self._order_k:
+            top = 0 if self.order < 2 else (K + 1) ** 3 + (
+                (K + 1) ** 4 if self.order == 3 else 0)
+            ngrams = r.indices("tag_ngrams_", 0, top, what="tag n-gram keys")
+            if np.any(np.diff(ngrams) <= 0):
+                r.fail("tag_ngrams_", "must increase")
+            r.count("n_features_", self._order_k_size(d, K, ngrams.size),
+                    f"{d} observation features, {K} tags and {ngrams.size} tag n-grams"
+                    f"{' (emission order 1)' if self.emission_order else ''}")
+            decodes = r.integer("n_decodes_")
+            uncertified = r.integer("n_uncertified_decodes_", 0, decodes)
+        else:
+            r.count("n_features_", d * K + K * K + 2 * K,
+                    f"{d} observation features and {K} tags (d·K + K² + 2K)")
         vocab = r.labels("vocabulary_", strings=True) if r.has("vocabulary_") and \
             state["vocabulary_"] is not None else None
         if kind == "tokens":
@@ -454,6 +645,11 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         self.input_kind_ = kind
         self.n_input_features_ = d
         self.n_features_ = d * K + K * K + 2 * K
+        self.n_decodes_ = self.n_uncertified_decodes_ = 0
+        if self._order_k:
+            self.tag_ngrams_ = ngrams
+            self.n_features_ = self._order_k_size(d, K, ngrams.size)
+            self.n_decodes_, self.n_uncertified_decodes_ = decodes, uncertified
         self.vocabulary_ = None if vocab is None else as_label_array(vocab)
         self.n_features_in_, self.input_columns_ = width, kept
         return self
