@@ -1,7 +1,9 @@
-"""Arc-factored potentials: the arc scores a dependency decoder reads, a tree's score,
-loss augmentation, and the projective trees of a short sentence."""
+"""Arc-factored potentials: the arc scores a dependency decoder reads (with relations
+where the arcs carry them), a tree's score, loss augmentation, and the projective
+trees of a short sentence."""
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import ClassVar
 
@@ -10,26 +12,60 @@ import numpy as np
 from ...protocols import check_decomposition
 
 __all__ = ["ArcPotentials", "count_projective_trees", "projective_trees", "is_tree",
-           "is_projective"]
+           "is_projective", "encode_tree", "decode_tree"]
+
+
+def encode_tree(heads, relations=None):
+    """The encoded output of a tree: word d's code is ``relation_d * (n + 1) +
+    head_d`` (relation ids 0 .. L − 1; the head alone without relations).
+
+    Examples
+    --------
+    >>> encode_tree([2, 0], [1, 0]).tolist()
+    [5, 0]
+    """
+    h = np.asarray(heads, dtype=np.int64).ravel()
+    if relations is None:
+        return h.copy()
+    return np.asarray(relations, dtype=np.int64).ravel() * (h.size + 1) + h
+
+
+def decode_tree(code):
+    """Heads and relation ids of an encoded tree (see :func:`encode_tree`).
+
+    Examples
+    --------
+    >>> [a.tolist() for a in decode_tree([5, 0])]
+    [[2, 0], [1, 0]]
+    """
+    c = np.asarray(code, dtype=np.int64).ravel()
+    return c % (c.size + 1), c // (c.size + 1)
 
 
 class ArcPotentials:
-    """Arc scores of a batch of sentences: s(h → d) for every head h and dependent d.
+    """Arc scores of a batch of sentences: s(h → d, l) for every head h, dependent d
+    and relation l.
 
     Sentence i of n_i words has nodes 0 (the root) .. n_i and the block
-    ``scores[score_off[i]:score_off[i + 1]]``, an (n_i + 1) × (n_i + 1) matrix in
-    row-major order whose entry (h, d) scores the arc h → d (column 0 and the
-    diagonal are no arcs). A tree y, ``y[d - 1]`` the head of word d, scores
+    ``scores[score_off[i]:score_off[i + 1]]``, an (n_i + 1) × (n_i + 1) × L array in
+    row-major order whose entry (h, d, l) scores the arc h → d with relation l
+    (entries with d = 0 or h = d are no arcs; L = 1 for arcs without relations). A
+    tree y, word d with head y_d and relation l_d, scores
 
     .. math::
 
-        s_i(y) = \\sum_{d=1}^{n_i} \\mathrm{scores}_i[y_d, d].
+        s_i(y) = \\sum_{d=1}^{n_i} \\mathrm{scores}_i[y_d, d, l_d].
+
+    Encoded trees hold one code per word, ``l_d (n_i + 1) + y_d``
+    (:func:`encode_tree`): the heads themselves when L = 1.
 
     Parameters
     ----------
-    scores : ndarray of shape (sum_i (n_i + 1)^2,)
+    scores : ndarray of shape (sum_i (n_i + 1)^2 L,)
     lengths : ndarray of int of shape (n_sentences,)
         n_i, the number of words of every sentence (at least 1).
+    n_labels : int, default=1
+        L, the number of relations.
 
     Examples
     --------
@@ -44,17 +80,24 @@ class ArcPotentials:
 
     structure: ClassVar[str] = "dependency"
     enumerable: ClassVar[bool] = True
-    augments: ClassVar[tuple] = ("position",)  # a loss over the words' heads: Hamming
+    augments: ClassVar[tuple] = ("position",)  # losses over the words: Hamming, UAS
+    #: the batch holds no factors over pairs of arcs
+    second_order: ClassVar[bool] = False
 
-    def __init__(self, scores, lengths):
+    def __init__(self, scores, lengths, n_labels=1):
         self.scores = np.asarray(scores, dtype=float).ravel()
         self.n_words = np.asarray(lengths, dtype=np.int64).ravel()
-        self.score_off = np.concatenate([[0], np.cumsum((self.n_words + 1) ** 2)]) \
+        self.n_labels = int(n_labels)
+        if self.n_labels < 1:
+            raise ValueError(f"n_labels must be at least 1, got {n_labels}")
+        self.arc_off = np.concatenate([[0], np.cumsum((self.n_words + 1) ** 2)]) \
             .astype(np.int64)
+        self.score_off = self.arc_off * self.n_labels
         self.head_off = np.concatenate([[0], np.cumsum(self.n_words)]).astype(np.int64)
         if self.scores.size != self.score_off[-1]:
             raise ValueError(f"{self.scores.size} arc scores for sentences that need "
-                             f"{int(self.score_off[-1])} ((n + 1)² each)")
+                             f"{int(self.score_off[-1])} ((n + 1)² × {self.n_labels} "
+                             "each)")
 
     def __len__(self):
         return self.n_words.size
@@ -64,9 +107,11 @@ class ArcPotentials:
         return self.n_words
 
     def matrix(self, i):
-        """The (n_i + 1) × (n_i + 1) arc scores of sentence i (a view)."""
+        """The (n_i + 1) × (n_i + 1) arc scores of sentence i (× L with relations;
+        a view)."""
         m = int(self.n_words[i]) + 1
-        return self.scores[self.score_off[i]:self.score_off[i + 1]].reshape(m, m)
+        shape = (m, m) if self.n_labels == 1 else (m, m, self.n_labels)
+        return self.scores[self.score_off[i]:self.score_off[i + 1]].reshape(shape)
 
     def __getitem__(self, i):
         n = len(self)
@@ -74,11 +119,22 @@ class ArcPotentials:
             raise IndexError(f"sentence {i} out of range for a batch of {n}")
         i %= n
         return ArcPotentials(self.scores[self.score_off[i]:self.score_off[i + 1]],
-                             self.n_words[i:i + 1])
+                             self.n_words[i:i + 1], self.n_labels)
+
+    def best_relations(self):
+        """The best relation of every arc and its score: ``(scores, relations)``, both
+        of shape (sum_i (n_i + 1)^2,) in the layout of an unlabelled batch
+        (max_l s(h → d, l), so that a tree's best relations are found arc by arc)."""
+        if self.n_labels == 1:
+            return self.scores, np.zeros(self.scores.size, dtype=np.int64)
+        S = self.scores.reshape(-1, self.n_labels)
+        rel = S.argmax(axis=1)
+        return S[np.arange(S.shape[0]), rel], rel.astype(np.int64)
 
     # ------------------------------------------------------------------ scores
-    def _flat_heads(self, Y):
-        """The heads of one tree per sentence, concatenated and checked."""
+    def _flat_codes(self, Y):
+        """Heads and relation ids of one tree per sentence, concatenated and
+        checked."""
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} trees for a batch of {len(self)} sentences")
         parts = [np.asarray(y, dtype=np.int64).reshape(-1) for y in Y]
@@ -87,15 +143,20 @@ class ArcPotentials:
             if y.size != n:
                 raise ValueError(f"Sample {i}: {y.size} heads for a sentence of {n} "
                                  "words")
-            if y.size and (y.min() < 0 or y.max() > n):
-                raise ValueError(f"Sample {i}: a head outside 0 .. {n}")
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            if y.size and (y.min() < 0 or y.max() >= (n + 1) * self.n_labels):
+                raise ValueError(f"Sample {i}: a head outside 0 .. {n} or a relation "
+                                 f"outside 0 .. {self.n_labels - 1}")
+        codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        m = np.repeat(self.n_words + 1, self.n_words)
+        return codes % m, codes // m
 
-    def _arc_positions(self, heads):
-        """Index into ``scores`` of the arc heads[t] → (its word) of every word t."""
+    def _arc_positions(self, heads, rels):
+        """Index into ``scores`` of the arc heads[t] → (its word) with relation
+        rels[t] of every word t."""
         seq = np.repeat(np.arange(len(self)), self.n_words)
         dep = np.arange(heads.size) - self.head_off[seq] + 1
-        return self.score_off[seq] + heads * (self.n_words[seq] + 1) + dep, seq
+        arc = self.arc_off[seq] + heads * (self.n_words[seq] + 1) + dep
+        return arc * self.n_labels + rels, seq
 
     def score(self, y):
         """Score of tree ``y`` (a batch of one), or an array of the scores of ``Y[i]``."""
@@ -107,45 +168,62 @@ class ArcPotentials:
         return self._score_batch(y)
 
     def _score_batch(self, Y):
-        pos, seq = self._arc_positions(self._flat_heads(Y))
+        pos, seq = self._arc_positions(*self._flat_codes(Y))
         return np.bincount(seq, weights=self.scores[pos], minlength=len(self))
 
     # ------------------------------------------------------------------ the loss
     def augment(self, Y, loss):
-        """Arc scores plus the loss of every head: ``part_cost(y_i)`` on every arc
-        into word d from another head than y_d for a loss that counts wrong
-        positions (Hamming over heads), else ``loss.part_losses(y_i, n_i + 1)[d -
-        1, h]`` on the arc h → d."""
+        """Arc scores plus the loss of every word: ``part_cost(y_i)`` on every arc
+        into word d but the true one (its head and relation) for a loss that counts
+        wrong positions (Hamming: wrong heads, or wrong heads and relations when the
+        arcs carry relations), else ``loss.part_losses(y_i, L (n_i + 1))[d - 1, c]``
+        on the arc and relation of code c (:func:`encode_tree`)."""
         check_decomposition(loss, self.augments, "a dependency batch")
-        heads = self._flat_heads(Y)
+        L = self.n_labels
         if type(loss).counts_wrong_parts:
+            heads, rels = self._flat_codes(Y)
             costs = np.asarray(loss.part_costs(Y), dtype=float)
-            out = self.scores + np.repeat(costs, (self.n_words + 1) ** 2)
-            pos, seq = self._arc_positions(heads)
+            out = self.scores + np.repeat(costs, np.diff(self.score_off))
+            pos, seq = self._arc_positions(heads, rels)
             out[pos] -= costs[seq]
-            return ArcPotentials(out, self.n_words)
+            return self._with_scores(out)
+        self._flat_codes(Y)  # checked
         out = self.scores.copy()
         for i, y in enumerate(Y):
             n = int(self.n_words[i])
-            table = np.asarray(loss.part_losses(np.asarray(y, dtype=np.intp), n + 1),
-                               dtype=float).reshape(-1, n + 1)
+            m = n + 1
+            table = np.asarray(loss.part_losses(np.asarray(y, dtype=np.intp), m * L),
+                               dtype=float).reshape(-1, m * L)
             if table.shape[0] != n:
                 raise ValueError(f"Sample {i}: loss table has {table.shape[0]} rows for "
                                  f"{n} words")
-            block = out[self.score_off[i]:self.score_off[i + 1]].reshape(n + 1, n + 1)
-            block[:, 1:] += table.T
-        return ArcPotentials(out, self.n_words)
+            block = out[self.score_off[i]:self.score_off[i + 1]].reshape(m, m, L)
+            # table[d - 1, l * m + h] -> block[h, d, l]
+            block[:, 1:, :] += table.reshape(n, L, m).transpose(2, 0, 1)
+        return self._with_scores(out)
+
+    def _with_scores(self, scores):
+        return ArcPotentials(scores, self.n_words, self.n_labels)
 
     # ------------------------------------------------------------------ enumeration
     def output_space_sizes(self):
-        """Number of projective trees of every sentence (Python ints, exact)."""
-        return [count_projective_trees(int(n)) for n in self.n_words]
+        """Number of labelled projective trees of every sentence (Python ints,
+        exact)."""
+        return [count_projective_trees(int(n)) * self.n_labels ** int(n)
+                for n in self.n_words]
 
     def enumerate(self):
-        """Every projective tree of a batch of one (for tests on short sentences)."""
+        """Every projective tree of a batch of one, with every assignment of
+        relations (for tests on short sentences), encoded."""
         if len(self) != 1:
             raise ValueError("enumerate() needs a batch of one sentence")
-        yield from projective_trees(int(self.n_words[0]))
+        n = int(self.n_words[0])
+        for heads in projective_trees(n):
+            if self.n_labels == 1:
+                yield heads
+                continue
+            for rels in itertools.product(range(self.n_labels), repeat=n):
+                yield encode_tree(heads, rels)
 
 
 def _is_single_tree(y):

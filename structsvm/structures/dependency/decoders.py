@@ -1,50 +1,89 @@
-"""Exact decoders of arc-factored dependency trees: Eisner (projective) and
-Chu-Liu-Edmonds (non-projective), batched and compiled; loss-augmented by the batch."""
+"""Decoders of dependency trees: Eisner (projective) and Chu-Liu-Edmonds
+(non-projective) over arc scores, exact; over second-order scores, McDonald &
+Pereira's sibling search and the grandparent search (exact over the kept arcs), and
+the rearrangement search for non-projective trees (approximate). Batched and
+compiled; loss-augmented by the batch."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..._compiled import loops, warmup
+from ...limits import check_array_size
 from ...protocols import Decoder
 from ._arcs import ArcPotentials
+from ._second_order import SecondOrderPotentials
 
 __all__ = ["eisner", "chu_liu_edmonds", "EISNER", "CHU_LIU_EDMONDS", "EISNER_ONE_ROOT",
            "CHU_LIU_EDMONDS_ONE_ROOT"]
 
 # the loops, imported (with numba) when a decode first runs
 _jit = loops("structsvm.structures.dependency._decoders_jit")
+_jit2 = loops("structsvm.structures.dependency._second_order_jit")
 
 
 def _check(batch, exclude, name):
-    if not isinstance(batch, ArcPotentials):
-        raise TypeError(f"{name} decodes dependency potentials (ArcPotentials), got "
-                        f"{type(batch).__name__}")
+    if not isinstance(batch, (ArcPotentials, SecondOrderPotentials)):
+        raise TypeError(f"{name} decodes dependency potentials (ArcPotentials or "
+                        f"SecondOrderPotentials), got {type(batch).__name__}")
     if exclude is not None:
         raise ValueError(f"{name} cannot exclude a tree (no second-best search); use "
                          "loss-augmented decoding (the default for every learner)")
-    scores = np.ascontiguousarray(batch.scores, dtype=np.float64)
-    n = np.asarray(batch.lengths(), dtype=np.int64)
-    score_off = np.concatenate([[0], np.cumsum((n + 1) ** 2)]).astype(np.int64)
-    head_off = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
-    if scores.size != score_off[-1]:
-        raise ValueError(f"{scores.size} arc scores for sentences that need "
-                         f"{int(score_off[-1])}")
+    arcs = batch.arcs if type(batch).second_order else batch
+    scores = arcs.scores
+    n = np.asarray(arcs.lengths(), dtype=np.int64)
     if np.any(n < 1):
         raise ValueError(f"Sample {int(np.flatnonzero(n < 1)[0])}: empty sentence")
-    if not np.all(np.isfinite(scores)):
-        bad = int(np.searchsorted(score_off, np.flatnonzero(~np.isfinite(scores))[0],
+    finite = np.isfinite(scores)
+    if not finite.all():
+        bad = int(np.searchsorted(arcs.score_off, np.flatnonzero(~finite)[0],
                                   side="right") - 1)
         raise ValueError(f"Sample {bad}: arc scores contain NaN or infinite values")
-    return scores, score_off, head_off
+    return arcs
 
 
-def _decode(func, batch, exclude, single_root, name):
-    scores, score_off, head_off = _check(batch, exclude, name)
-    heads = np.empty(int(head_off[-1]), dtype=np.int64)
-    best = np.empty(len(head_off) - 1)
+def _codes(heads, rels, arcs):
+    """Encoded trees (:func:`encode_tree`) from the decoded heads and the best
+    relation of every arc, one array per sentence."""
+    n = arcs.n_words
+    if arcs.n_labels > 1:
+        seq = np.repeat(np.arange(n.size), n)
+        m = n[seq] + 1
+        dep = np.arange(heads.size) - arcs.head_off[seq] + 1
+        heads = rels[arcs.arc_off[seq] + heads * m + dep] * m + heads
+    off = arcs.head_off
+    return [heads[off[i]:off[i + 1]] for i in range(n.size)]
+
+
+def _decode(func, batch, exclude, single_root, name, projective):
+    arcs = _check(batch, exclude, name)
+    if type(batch).second_order:
+        return _decode_second_order(batch, single_root, projective)
+    scores, rels = arcs.best_relations()
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    heads = np.empty(int(arcs.head_off[-1]), dtype=np.int64)
+    best = np.empty(len(arcs))
     warmup.wait(func)
-    func(scores, score_off, head_off, bool(single_root), heads, best)
-    return [heads[head_off[i]:head_off[i + 1]] for i in range(len(head_off) - 1)]
+    func(scores, arcs.arc_off, arcs.head_off, bool(single_root), heads, best)
+    return _codes(heads, rels, arcs)
+
+
+def _decode_second_order(batch, single_root, projective):
+    scores, rels, kept, sib, sib_off, grand, grand_off = batch.tables()
+    m = batch.n_words + 1
+    # the search's tables for the largest sentence: spans by the slots of every
+    # word's kept heads (with grandparents) or m x m (siblings)
+    per_arc = np.add.reduceat(kept.astype(np.int64), batch.arc_off[:-1])
+    cells = (per_arc + 1) * m if batch.grandparents else m * m
+    check_array_size((int(cells.max()) * 7 + int((m * m).max()) * 6,), 8,
+                     "the second-order search of the longest sentence "
+                     f"({int(m.max()) - 1} words)")
+    heads = np.empty(int(batch.head_off[-1]), dtype=np.int64)
+    best = np.empty(len(batch))
+    _jit2.second_order_batch(
+        scores, kept, sib if batch.siblings else np.zeros(0),
+        grand if batch.grandparents else np.zeros(0), batch.arc_off, sib_off, grand_off,
+        batch.head_off, batch.grandparents, bool(single_root), projective, heads, best)
+    return _codes(heads, rels, batch.arcs)
 
 
 def eisner(batch, exclude=None, *, single_root=False):
@@ -105,7 +144,7 @@ def eisner(batch, exclude=None, *, single_root=False):
     >>> eisner(ArcPotentials(S.ravel(), [3]))[0].tolist()
     [2, 0, 2]
     """
-    return _decode(_jit.eisner_batch, batch, exclude, single_root, "eisner")
+    return _decode(_jit.eisner_batch, batch, exclude, single_root, "eisner", True)
 
 
 def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
@@ -156,7 +195,7 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     [3, 4, 0, 1]
     """
     return _decode(_jit.chu_liu_edmonds_batch, batch, exclude, single_root,
-                   "chu_liu_edmonds")
+                   "chu_liu_edmonds", False)
 
 
 def _eisner_one_root(batch, exclude=None):
