@@ -35,11 +35,17 @@ def test_read_conllu_skips_multiword_tokens_and_empty_nodes():
 
 
 def test_conllu_round_trip(tmp_path):
+    """Without the layouts: the same words, heads and relations; with them, the
+    same bytes (comments, multiword tokens and empty nodes where they were)."""
     data = read_conllu(io.StringIO(CONLLU))
     path = tmp_path / "out.conllu"
     write_conllu(path, data.sentences, data.heads, data.relations)
     again = read_conllu(path)
-    assert again == data
+    assert again[:3] == data[:3]
+    assert all(not layout.lines for layout in again.layouts)
+    write_conllu(path, data.sentences, data.heads, data.relations, data.layouts)
+    assert path.read_bytes() == CONLLU.encode("utf-8")
+    assert read_conllu(path) == data
 
 
 def test_conllx_round_trip_of_the_treebank(tmp_path, need_data):
@@ -62,25 +68,36 @@ def test_conllx_round_trip_of_the_treebank(tmp_path, need_data):
 
 
 @pytest.mark.parametrize("text, match", [
-    ("1\ta\t_\tX\tX\t_\tx\tdep\t_\t_\n\n", r"sentence 0: Failed parsing field 'head'"),
-    ("1\ta\t_\tX\tX\t_\t1\tdep\t_\t_\n\n", r"sentence 0, word 1: head 1 is not 0"),
+    ("1\ta\t_\tX\tX\t_\tx\tdep\t_\t_\n\n", r"line 1: sentence 0, word 1: head 'x' is not 0"),
+    ("1\ta\t_\tX\tX\t_\t1\tdep\t_\t_\n\n", r"line 1: sentence 0, word 1: head 1 is not 0"),
     ("1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n1\tb\t_\tX\tX\t_\t3\tdep\t_\t_\n\n",
-     r"sentence 1, word 1: head 3 is not 0"),
+     r"line 3: sentence 1, word 1: head 3 is not 0"),
     ("1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n3\tb\t_\tX\tX\t_\t1\tdep\t_\t_\n\n",
-     r"sentence 0: word ids \[1, 3\] are not 1, 2"),
-    ("1\ta\t_\tX\tX\t_\t_\t_\t_\t_\n\n", r"sentence 0, word 1: head None is not 0"),
+     r"line 2: sentence 0: word id '3' is not 2"),
+    ("1\ta\t_\tX\tX\t_\t_\t_\t_\t_\n\n", r"line 1: sentence 0, word 1: head '_' is not 0"),
+    ("1\ta\t_\tX\tX\t_\t0\troot\t_\n\n", r"line 1: sentence 0: 9 columns"),
+    ("1\ta\t_\tX\tX\tCase\t0\troot\t_\t_\n\n",
+     r"line 1: sentence 0, word 1: FEATS item 'Case' is not 'Name=Value'"),
+    ("2-3\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n",
+     r"line 1: sentence 0: multiword token 2-3 does not start at the next word"),
+    ("1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n2.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n",
+     r"line 2: sentence 0: empty node 2.1 does not follow word 2"),
+    ("1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\tX\tX\t_\t0\troot\t_\t_\n\n",
+     r"line 1: sentence 0: multiword token 1-2 goes past its 1 words"),
+    ("#c\n\n", r"line 1: sentence 0 has no words"),
 ])
 def test_bad_conllu_is_refused_naming_file_and_sentence(tmp_path, text, match):
     path = tmp_path / "bad.conllu"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(ValueError, match=rf"bad\.conllu: {match}"):
+    with pytest.raises(ValueError, match=rf"bad\.conllu, {match}"):
         read_conllu(path)
 
 
 def test_non_utf8_file_is_refused(tmp_path):
     path = tmp_path / "latin.conllu"
     path.write_bytes("1\tcaf\xe9\t_\tX\tX\t_\t0\troot\t_\t_\n\n".encode("latin-1"))
-    with pytest.raises(ValueError, match=r"latin\.conllu: not UTF-8 text"):
+    with pytest.raises(ValueError, match=r"latin\.conllu, line 1: not UTF-8 text \(byte "
+                                         r"0xe9 at column 6\)"):
         read_conllu(path)
 
 

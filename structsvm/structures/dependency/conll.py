@@ -114,7 +114,7 @@ def _lines(source, name):
 def _conllu_sentence(block, name, k, data):
     """Add one sentence (a list of (line number, text)) to ``data``."""
     extra, words, deps = [], [], []
-    heads, relations, word_lines = [], [], []
+    heads, relations, word_lines, ranges = [], [], [], []
     for line_no, text in block:
         where = f"{name}, line {line_no}: sentence {k}"
         if text.startswith("#"):
@@ -135,6 +135,7 @@ def _conllu_sentence(block, name, k, data):
                 raise ValueError(f"{where}: multiword token {ident} does not start at "
                                  f"the next word ({len(words) + 1}) or is no range")
             extra.append((len(words), text))
+            ranges.append((line_no, ident, b))
             continue
         m = _EMPTY_ID.fullmatch(ident)
         if m:
@@ -173,11 +174,10 @@ def _conllu_sentence(block, name, k, data):
             raise ValueError(f"{name}, line {line_no}: sentence {k}, word {d}: head {h} "
                              f"is not 0 (the root) or the position of another of its "
                              f"{n} words")
-    for before, text in extra:
-        m = _RANGE_ID.fullmatch(text.split("\t", 1)[0])
-        if m and int(m.group(2)) > n:
-            raise ValueError(f"{name}: sentence {k}: multiword token "
-                             f"{text.split(chr(9), 1)[0]} goes past its {n} words")
+    for line_no, ident, last in ranges:
+        if last > n:
+            raise ValueError(f"{name}, line {line_no}: sentence {k}: multiword token "
+                             f"{ident} goes past its {n} words")
     data.sentences.append(words)
     data.heads.append(heads)
     data.relations.append(relations)
