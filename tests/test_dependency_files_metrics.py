@@ -165,3 +165,72 @@ def test_attachment_scores_errors():
         attachment_scores([[0, 1]], [[0]])
     with pytest.raises(ValueError, match="no word to score"):
         attachment_scores([[0]], [[0]], [[(".", ".")]], exclude_punctuation=True)
+
+
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_ud_english_ewt_round_trip_byte_for_byte(split, need_data, tmp_path):
+    """Every sentence of UD English EWT read and written back with its layout: the
+    same bytes (comments, multiword tokens, empty nodes, enhanced DEPS, MISC)."""
+    from structsvm.corpora import load_ud_english_ewt
+    from structsvm.corpora.ud_english_ewt import UD_ENGLISH_EWT_SPLITS
+    from structsvm.corpora import find_data
+
+    data = need_data(load_ud_english_ewt, split=split)
+    root = find_data("ud_english_ewt")
+    original = (root / UD_ENGLISH_EWT_SPLITS[split]).read_bytes()
+    kinds = {text.split("\t", 1)[0].replace(".", "-").split("-")[0] != text.split("\t", 1)[0]
+             for layout in data.layouts for _, text in layout.lines
+             if not text.startswith("#")}
+    assert kinds == {True}  # multiword tokens and empty nodes are there
+    assert any("." in text.split("\t", 1)[0] for layout in data.layouts
+               for _, text in layout.lines)
+    path = tmp_path / "again.conllu"
+    write_conllu(path, data.sentences, data.heads, data.relations, data.layouts)
+    assert path.read_bytes() == original
+
+
+@pytest.mark.parametrize("sentences, heads, relations, match", [
+    ([[("a\tb", "X")]], [[0]], None, r"Sample 0, word 1: FORM 'a\\tb' is empty, has "
+                                     r"spaces at its ends or a tab or line break"),
+    ([[("a", "X")]], [[0]], [["ro ot\n"]], r"Sample 0, word 1: relation"),
+    ([[("a", "X")]], [[0]], [[""]], r"Sample 0, word 1: relation '' is empty"),
+    ([[{"form": "a", "xpos": "X", "feats": {"Case": "N|A"}}]], [[0]], None,
+     r"Sample 0, word 1: FEATS value 'N\|A' has '\|'"),
+    ([[{"form": "a", "xpos": "X", "misc": {"A=B": "x"}}]], [[0]], None,
+     r"Sample 0, word 1: MISC name 'A=B' has '\|' or '='"),
+    ([[{"form": " a", "xpos": "X"}]], [[0]], None, r"FORM ' a' is empty, has spaces"),
+    ([[("a", "X"), ("b", "X")]], [[0, 3]], None, r"Sample 0, word 2: head 3 is not 0"),
+    ([[("a", "X")]], [[(0, "root", "x")]], None, r"Sample 0: heads must be integers"),
+])
+def test_writers_refuse_what_would_not_read_back(sentences, heads, relations, match):
+    has_misc = any("misc" in t for s in sentences for t in s if isinstance(t, dict))
+    for writer in (write_conllu,) if has_misc else (write_conllu, write_conllx):
+        with pytest.raises((ValueError, TypeError), match=match):
+            writer(io.StringIO(), sentences, heads, relations)
+
+
+def test_writer_refuses_layouts_that_do_not_fit():
+    data = read_conllu(io.StringIO(CONLLU))
+    layout = data.layouts[0]
+    with pytest.raises(ValueError, match=r"Sample 0: the layout has DEPS of 4 words, "
+                                         r"the sentence 1"):
+        write_conllu(io.StringIO(), data.sentences[1:], data.heads[1:], None, [layout])
+    bad = layout._replace(lines=((0, "1-3\tx\t_\t_\t_\t_\t_\t_\t_\t_"),))
+    with pytest.raises(ValueError, match=r"Sample 0: would not read back as written: "
+                                         r".*multiword token 1-3 goes past"):
+        write_conllu(io.StringIO(), data.sentences[1:], data.heads[1:], None,
+                     [bad._replace(deps=("_",))])
+    with pytest.raises(ValueError, match=r"layout line \(5, 'x'\) is not"):
+        write_conllu(io.StringIO(), data.sentences[:1], data.heads[:1], None,
+                     [layout._replace(lines=((5, "x"),))])
+    with pytest.raises(TypeError, match="a layout is a SentenceLayout"):
+        write_conllu(io.StringIO(), data.sentences[:1], data.heads[:1], None, [("x",)])
+
+
+def test_pairs_fill_the_relation_column():
+    out = io.StringIO()
+    write_conllu(out, [[("John", "NNP"), ("sleeps", "VBZ")]], [[(2, "nsubj"), (0, "root")]])
+    assert read_conllu(io.StringIO(out.getvalue())).relations == [["nsubj", "root"]]
+    out = io.StringIO()
+    write_conllx(out, [[("John", "NNP"), ("sleeps", "VBZ")]], [[(2, "SUB"), (0, "ROOT")]])
+    assert read_conllx(io.StringIO(out.getvalue())).relations == [["SUB", "ROOT"]]

@@ -401,12 +401,16 @@ def _write(dest, sentences, heads, relations, fields, tag_field, layouts=None):
     for i, (sent, h) in enumerate(zip(sentences, heads)):
         rel = None if relations is None else list(relations[i])
         if len(h) and isinstance(h[0], (tuple, list)):  # (head, relation) pairs
+            if not all(isinstance(p, (tuple, list)) and len(p) == 2 for p in h):
+                raise ValueError(f"Sample {i}: heads must be integers or (head, "
+                                 f"relation) pairs, got {h!r:.60}")
             if rel is None:
                 rel = [p[1] for p in h]
             h = [p[0] for p in h]
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
                    for v in h):
-            raise ValueError(f"Sample {i}: heads must be integers, got {h!r:.60}")
+            raise ValueError(f"Sample {i}: heads must be integers or (head, relation) "
+                             f"pairs, got {h!r:.60}")
         h = [int(v) for v in h]
         rel = [None] * len(h) if rel is None else rel
         if len(h) != len(sent) or len(rel) != len(sent):
