@@ -120,7 +120,7 @@ def test_losses_by_hand():
 def test_relation_scores_equal_the_columns_of_every_labelled_arc():
     """Every (arc, relation) score of the compiled pass is Σ w over arc_columns with
     that relation (the relation templates' blocks are L columns wide)."""
-    fm = DependencyFeatures(n_hash=4099)
+    fm = DependencyFeatures(n_hash=4099, filter_relations=False)
     Xe = fm.fit_encode(X_UD, Y_UD)
     L = fm.n_labels_
     assert fm.columns_ == ("ctag", "lemma", "feats") and L == 4
@@ -143,6 +143,39 @@ def test_relation_scores_equal_the_columns_of_every_labelled_arc():
                     assert 0 <= cols.min() and cols.max() < fm.n_features_
                     assert S[h, d, r] == pytest.approx(w[cols].sum(), rel=1e-12,
                                                        abs=1e-12)
+
+
+def test_relation_filter_allows_the_relations_seen_with_the_tags():
+    """With the filter, an arc whose pair of coarse tags and direction training saw
+    scores −inf on the relations it never had, the same as without elsewhere; an
+    unseen pair allows every relation."""
+    plain = DependencyFeatures(n_hash=4099, filter_relations=False)
+    fm = DependencyFeatures(n_hash=4099)
+    Xe = plain.fit_encode(X_UD, Y_UD)
+    fm.fit(X_UD, Y_UD)
+    w = np.random.default_rng(7).normal(size=fm.n_features_)
+    a, b = plain.batch_potentials(Xe, w), fm.batch_potentials(Xe, w)
+    seen = {}
+    for x, y in zip(X_UD, Y_UD):
+        for d, (h, r) in enumerate(y, start=1):
+            key = ("ROOT" if h == 0 else x[h - 1]["upos"], x[d - 1]["upos"], h < d)
+            seen.setdefault(key, set()).add(r)
+    rels = fm.relations_.tolist()
+    for s, x in enumerate(X_UD):
+        A, B = a.matrix(s), b.matrix(s)
+        tags = ["ROOT"] + [t["upos"] for t in x]
+        for h in range(len(x) + 1):
+            for d in range(1, len(x) + 1):
+                if h == d:
+                    continue
+                allowed = seen.get((tags[h], tags[d], h < d), set(rels))
+                for r, name in enumerate(rels):
+                    assert B[h, d, r] == (A[h, d, r] if name in allowed else -np.inf)
+    assert len(fm.relation_keys_) == len(set((k, r) for k, v in seen.items() for r in v))
+    # decoding and enumeration stay within the allowed relations
+    one = fm.potentials(X_UD[0], w)
+    for y in list(one.enumerate())[:200] + eisner(one):
+        assert one.score(y) > -np.inf
 
 
 def test_phi_of_labelled_trees_equals_their_scores():

@@ -207,22 +207,28 @@ class ArcPotentials:
 
     # ------------------------------------------------------------------ enumeration
     def output_space_sizes(self):
-        """Number of labelled projective trees of every sentence (Python ints,
-        exact)."""
+        """Number of labelled projective trees of every sentence, every relation
+        allowed on every arc (Python ints, exact; at least the number of trees
+        :meth:`enumerate` yields)."""
         return [count_projective_trees(int(n)) * self.n_labels ** int(n)
                 for n in self.n_words]
 
     def enumerate(self):
         """Every projective tree of a batch of one, with every assignment of
-        relations (for tests on short sentences), encoded."""
+        relations its arcs allow (a relation scored −inf is not allowed; for tests
+        on short sentences), encoded."""
         if len(self) != 1:
             raise ValueError("enumerate() needs a batch of one sentence")
         n = int(self.n_words[0])
+        m = n + 1
+        S = self.scores.reshape(m, m, self.n_labels)
         for heads in projective_trees(n):
             if self.n_labels == 1:
                 yield heads
                 continue
-            for rels in itertools.product(range(self.n_labels), repeat=n):
+            allowed = [np.flatnonzero(S[h, d] > -np.inf)
+                       for d, h in enumerate(heads, start=1)]
+            for rels in itertools.product(*allowed):
                 yield encode_tree(heads, rels)
 
 

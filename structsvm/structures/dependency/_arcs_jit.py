@@ -43,11 +43,9 @@ from numba import njit
 #: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
 #: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
 SIGNATURES = {
-    "arc_scores": ("i8:2 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 i8 i8 f8:1", "void"),
+    "arc_scores": ("i8:2 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 i8 i8 i8 i8:1 i8:1 f8:1", "void"),
     "arc_feature_rows": ("i8:2 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8 i8 i8 i8 i8 i8:1",
                          "i8:1"),
-    "scatter_arcs": ("i8:2 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 i8 i8 f8:1",
-                     "void"),
 }
 
 # the columns of the token matrix
@@ -278,8 +276,8 @@ def _arc_blocks(tok, fid, base, n, h, d, flags, BOS, EOS, D, out):
 def _label_unigram(tok, fid, r, role, right, flags, D, L, out, k):
     """Relation templates of one token as dependent (``role`` 0) or head (1), with
     the arc's direction ``right`` (1: the head is left of its dependent): word, tag,
-    coarse tag and lemma (where the input has them), and a dependent's
-    morphological features one by one."""
+    coarse tag and lemma (where the input has them), and its morphological
+    features one by one."""
     t0 = 80 + 10 * role
     out[k] = label_block(mix(mix(start(t0), right), tok[r, WORD]), D, L)
     out[k + 1] = label_block(mix(mix(start(t0 + 1), right), tok[r, TAG]), D, L)
@@ -290,7 +288,7 @@ def _label_unigram(tok, fid, r, role, right, flags, D, L, out, k):
     if flags & USE_LEMMA:
         out[k] = label_block(mix(mix(start(t0 + 3), right), tok[r, LEMMA]), D, L)
         k += 1
-    if role == 0 and flags & USE_FEATS:
+    if flags & USE_FEATS:
         for q in range(tok[r, FSTART], tok[r, FEND]):
             out[k] = label_block(mix(mix(start(t0 + 4), right), fid[q]), D, L)
             k += 1
@@ -301,26 +299,35 @@ def _label_unigram(tok, fid, r, role, right, flags, D, L, out, k):
 def _label_pairs(tok, base, h, d, flags, D, L, out, k):
     """Relation templates over head and dependent, with the direction: the two
     tags; the two coarse tags with the distance bucket; head lemma (or word) with
-    dependent coarse tag, and the converse."""
+    dependent coarse tag, and the converse; the two coarse tags with the coarse tag
+    of the word next to the head on the dependent's side, and of the word next to
+    the dependent on the head's side; the dependent's coarse tag with the lemmas of
+    those two words (what marks a relation often stands there: a preposition, a
+    conjunction, a relative pronoun, "to")."""
     a, b = base + h, base + d
     right = 1 if h < d else 0
-    ca, cb = tok[a, TAG], tok[b, TAG]
-    if flags & USE_CTAG:
-        ca, cb = tok[a, CTAG], tok[b, CTAG]
-    la, lb = tok[a, WORD], tok[b, WORD]
-    if flags & USE_LEMMA:
-        la, lb = tok[a, LEMMA], tok[b, LEMMA]
+    step = 1 if h < d else -1
+    ct = CTAG if flags & USE_CTAG else TAG
+    lm = LEMMA if flags & USE_LEMMA else WORD
+    ca, cb = tok[a, ct], tok[b, ct]
+    ia, ib = a + step, b - step  # the inner neighbours (each other's when adjacent)
     dd = direction_distance(h, d)
     out[k] = label_block(mix(mix(mix(start(100), right), tok[a, TAG]), tok[b, TAG]),
                          D, L)
     out[k + 1] = label_block(mix(mix(mix(start(101), dd), ca), cb), D, L)
-    out[k + 2] = label_block(mix(mix(mix(start(102), right), la), cb), D, L)
-    out[k + 3] = label_block(mix(mix(mix(start(103), right), ca), lb), D, L)
-    return k + 4
+    out[k + 2] = label_block(mix(mix(mix(start(102), right), tok[a, lm]), cb), D, L)
+    out[k + 3] = label_block(mix(mix(mix(start(103), right), ca), tok[b, lm]), D, L)
+    out[k + 4] = label_block(mix(mix(mix(mix(start(104), right), ca), cb),
+                                 tok[ia, ct]), D, L)
+    out[k + 5] = label_block(mix(mix(mix(mix(start(105), right), ca), cb),
+                                 tok[ib, ct]), D, L)
+    out[k + 6] = label_block(mix(mix(mix(start(106), right), cb), tok[ia, lm]), D, L)
+    out[k + 7] = label_block(mix(mix(mix(start(107), right), cb), tok[ib, lm]), D, L)
+    return k + 8
 
 
-#: relation templates of an arc, at most, besides the dependent's features
-N_LABEL = 12
+#: relation templates of an arc, at most, besides the two words' features
+N_LABEL = 16
 
 
 @njit(cache=True, nogil=True)
@@ -349,7 +356,8 @@ def arc_columns(tok, fid, base, n, h, d, rel, flags, L, BOS, EOS, D, out):
 @njit(cache=True, nogil=True)
 def arc_columns_bound(tok, base, n, h, d):
     """The length ``out`` of :func:`arc_columns` needs for the arc h → d."""
-    return 2 * max_blocks(tok, base, n, h, d) + N_LABEL + n_feats(tok, base + d)
+    return 2 * max_blocks(tok, base, n, h, d) + N_LABEL + n_feats(tok, base + d) \
+        + n_feats(tok, base + h)
 
 
 # ------------------------------------------------------------------ scores
@@ -380,7 +388,8 @@ def _label_sums(tok, fid, r, role, flags, w, D, L, sums, buf):
 
 
 @njit(cache=True, nogil=True)
-def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, out):
+def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, key_size, rel_ptr,
+               rel_ids, out):
     """w · f(x, h, d, l) of every arc h → d and relation l of every sentence (see
     the module's text).
 
@@ -388,8 +397,16 @@ def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, out):
     every direction/distance class, and for relations every direction), then per
     arc the pair, context and between templates: the same sum as over
     :func:`arc_columns`, added in another order.
+
+    The relation filter: an arc whose head and dependent have (coarse) tag ids a
+    and b has key ``(a * key_size + b) * 2 + right``; where ``rel_ptr`` (size
+    ``2 key_size² + 1``) gives the key relations, ``rel_ids[rel_ptr[key]:rel_ptr[key
+    + 1]]``, the others score −inf; a key without relations (or ``rel_ptr`` of size
+    1) allows every relation.
     """
     labels = (flags & LABELS) != 0
+    ct = CTAG if flags & USE_CTAG else TAG
+    filtered = rel_ptr.size > 1
     for s in range(off.size - 1):
         base = off[s]
         n = off[s + 1] - base - 1
@@ -434,13 +451,28 @@ def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, out):
                     out[p] = total
                     continue
                 right = 1 if h < d else 0
-                for l in range(L):
-                    out[p + l] = total + lab_h[h, right, l] + lab_d[d, right, l]
                 k = _label_pairs(tok, base, h, d, flags, D, L, lcols, 0)
-                for q in range(k):
-                    b = lcols[q]
+                r0, r1 = 0, 0
+                if filtered:
+                    key = (tok[base + h, ct] * key_size + tok[base + d, ct]) * 2 + right
+                    if key < rel_ptr.size - 1:
+                        r0, r1 = rel_ptr[key], rel_ptr[key + 1]
+                if r0 == r1:  # every relation
                     for l in range(L):
-                        out[p + l] += w[b + l]
+                        out[p + l] = total + lab_h[h, right, l] + lab_d[d, right, l]
+                    for q in range(k):
+                        b = lcols[q]
+                        for l in range(L):
+                            out[p + l] += w[b + l]
+                    continue
+                for l in range(L):
+                    out[p + l] = -np.inf
+                for j in range(r0, r1):
+                    l = rel_ids[j]
+                    v = total + lab_h[h, right, l] + lab_d[d, right, l]
+                    for q in range(k):
+                        v += w[lcols[q] + l]
+                    out[p + l] = v
 
 
 # ------------------------------------------------------------------ feature rows

@@ -29,15 +29,19 @@ def _check(batch, exclude, name):
         raise ValueError(f"{name} cannot exclude a tree (no second-best search); use "
                          "loss-augmented decoding (the default for every learner)")
     arcs = batch.arcs if type(batch).second_order else batch
-    scores = arcs.scores
     n = np.asarray(arcs.lengths(), dtype=np.int64)
     if np.any(n < 1):
         raise ValueError(f"Sample {int(np.flatnonzero(n < 1)[0])}: empty sentence")
-    finite = np.isfinite(scores)
-    if not finite.all():
-        bad = int(np.searchsorted(arcs.score_off, np.flatnonzero(~finite)[0],
-                                  side="right") - 1)
-        raise ValueError(f"Sample {bad}: arc scores contain NaN or infinite values")
+    # a relation may score -inf (not allowed on that arc); every arc needs a finite
+    # best relation
+    for scores, off in ((arcs.scores, arcs.score_off),
+                        (arcs.best_relations()[0], arcs.arc_off)):
+        bad = np.isnan(scores) | (scores == np.inf) if scores is arcs.scores \
+            else ~np.isfinite(scores)
+        if bad.any():
+            i = int(np.searchsorted(off, np.flatnonzero(bad)[0], side="right") - 1)
+            raise ValueError(f"Sample {i}: arc scores contain NaN or infinite values "
+                             "(an arc's relations may score -inf, not all of them)")
     return arcs
 
 

@@ -15,8 +15,8 @@ from ...limits import check_array_size, check_weights
 from ...protocols import FeatureMapBase, as_sequence
 from .._ragged import consecutive_run, gather_rows
 from ._arcs import ArcPotentials
-from ._arcs_jit import (CTAG, FEND, FSTART, LABELS, LEMMA, LONG, N_COLUMNS, PREFIX, TAG,
-                        USE_CTAG, USE_FEATS, USE_LEMMA, WORD)
+from ._arcs_jit import (CTAG, LABELS, N_COLUMNS, TAG, USE_CTAG, USE_FEATS,
+                        USE_LEMMA)
 from ._inputs import check_heads, split_output, tokens
 from ._second_order import SecondOrderPotentials
 
@@ -137,6 +137,10 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         of its best arcs by first-order max-marginal under the current weights,
         with the arcs of the best first-order tree (and in training the true arcs).
         None keeps every arc (the exact search, O(n⁴) with grandparents).
+    filter_relations : bool, default=True
+        With relations: an arc may take only the relations that training arcs with
+        the same pair of (coarse) tags and direction had (every relation where the
+        pair was never seen); the others score −inf.
 
     Attributes
     ----------
@@ -145,6 +149,10 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         positions before and after the sentence, 4 no token).
     relations_ : ndarray of str
         The relations of the training trees (empty when they had heads only).
+    relation_keys_ : ndarray of int64 of shape (n_pairs, 2)
+        With ``filter_relations``: the (key, relation id) pairs of the training arcs,
+        key = (head tag id × key_size + dependent tag id) × 2 + (1 if the head is
+        left of its dependent), over the coarse tags where the tokens have them.
     columns_ : tuple of str
         The optional token fields the training sentences had and the templates read
         (``"ctag"``, ``"lemma"``, ``"feats"``).
@@ -217,13 +225,14 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
     has_difference_sum: ClassVar[bool] = True
 
     def __init__(self, n_hash=2 ** 22, min_count=1, tag_key="xpos", siblings=False,
-                 grandparents=False, max_heads=8):
+                 grandparents=False, max_heads=8, filter_relations=True):
         self.n_hash = n_hash
         self.min_count = min_count
         self.tag_key = tag_key
         self.siblings = siblings
         self.grandparents = grandparents
         self.max_heads = max_heads
+        self.filter_relations = filter_relations
 
     # ------------------------------------------------------------------ fitting
     def _check_params(self):
@@ -235,7 +244,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
                                  f"{'' if high is None else f' to {high}'}, got {v!r}")
         if not isinstance(self.tag_key, str):
             raise ValueError(f"tag_key must be a str, got {self.tag_key!r}")
-        for name in ("siblings", "grandparents"):
+        for name in ("siblings", "grandparents", "filter_relations"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got "
                                  f"{getattr(self, name)!r}")
@@ -276,7 +285,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
             raise ValueError(f"Sample {i}: every tree has relations or none does (sample "
                              f"0 {'has' if labelled[0] else 'has none'}, sample {i} "
                              f"{'has' if labelled[i] else 'has none'})")
-        check_heads(heads, [len(s) for s in sents])
+        heads = check_heads(heads, [len(s) for s in sents])
         keep = int(self.min_count)
         words = Counter(t.word for s in sents for t in s)
         prefixes = Counter(t.word[:PREFIX_LENGTH] for s in sents for t in s
@@ -301,7 +310,43 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         if self.n_labels_ > self.n_features_ // 4:
             raise ValueError(f"{self.n_labels_} relations need n_hash of at least "
                              f"{4 * self.n_labels_}, got {self.n_hash}")
-        return self._encode(sents)
+        Xe = self._encode(sents)
+        self.relation_keys_ = np.zeros((0, 2), dtype=np.int64)
+        if self.labelled_ and self.filter_relations:
+            codes = [np.fromiter((self._relation_id[r] for r in rs), dtype=np.int64,
+                                 count=len(rs)) * (hs.size + 1) + hs
+                     for hs, rs in zip(heads, rels)]
+            h, dep, rel, sent = self._arcs(Xe, codes)
+            col = CTAG if "ctag" in self.columns_ else TAG
+            a = Xe.tok[Xe.off[sent] + h, col]
+            b = Xe.tok[Xe.off[sent] + dep, col]
+            key = (a * self._key_size() + b) * 2 + (h < dep)
+            self.relation_keys_ = np.unique(np.stack([key, rel], axis=1), axis=0)
+        self._index_relations()
+        return Xe
+
+    def _key_size(self):
+        """The ids a (coarse) tag of the relation filter's keys can have."""
+        return (len(self.ctags_) if "ctag" in self.columns_ else len(self.tags_)) \
+            + _FIRST_ID
+
+    def _index_relations(self):
+        """The relation filter as the compiled scores read it: ``rel_ptr`` over every
+        key, ``rel_ids`` (a single 0 when there is no filter)."""
+        keys = self.relation_keys_
+        if not len(keys):
+            self._rel_ptr = np.zeros(1, dtype=np.int64)
+            self._rel_ids = np.zeros(0, dtype=np.int64)
+            return
+        n_keys = 2 * self._key_size() ** 2
+        if keys[:, 0].min() < 0 or keys[:, 0].max() >= n_keys \
+                or keys[:, 1].min() < 0 or keys[:, 1].max() >= self.n_labels_:
+            raise ValueError("inconsistent dependency state: relation_keys_ outside "
+                             f"{n_keys} keys and {self.n_labels_} relations")
+        counts = np.bincount(keys[:, 0], minlength=n_keys)
+        self._rel_ptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        order = np.lexsort((keys[:, 1], keys[:, 0]))
+        self._rel_ids = np.ascontiguousarray(keys[order, 1], dtype=np.int64)
 
     def _index(self):
         ids = lambda vocab: {v: k + _FIRST_ID for k, v in enumerate(vocab)}  # noqa: E731
@@ -557,7 +602,8 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         jit = loops("structsvm.structures.dependency._arcs_jit")
         warmup.wait(jit.arc_scores)
         w = np.ascontiguousarray(w)
-        jit.arc_scores(*Xs.arrays(), score_off, w, *self._jit_args(), out)
+        jit.arc_scores(*Xs.arrays(), score_off, w, *self._jit_args(), self._key_size(),
+                       self._rel_ptr, self._rel_ids, out)
         arcs = ArcPotentials(out, n, self.n_labels_)
         if not self._second_order:
             return arcs
@@ -581,6 +627,7 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         return {"words_": self.words_, "prefixes_": self.prefixes_, "tags_": self.tags_,
                 "ctags_": self.ctags_, "lemmas_": self.lemmas_, "feats_": self.feats_,
                 "relations_": self.relations_, "columns_": list(self.columns_),
+                "relation_keys_": self.relation_keys_,
                 "n_features_": int(self.n_features_)}
 
     def load_fitted_state(self, state):
@@ -594,6 +641,14 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
             raise ValueError(f"inconsistent dependency state: columns {columns!r}")
         self.columns_ = columns
         self._index()
+        keys = np.asarray(state["relation_keys_"])
+        if keys.size == 0:
+            keys = np.zeros((0, 2), dtype=np.int64)
+        if keys.ndim != 2 or keys.shape[1] != 2 or keys.dtype.kind not in "iu":
+            raise ValueError("inconsistent dependency state: relation_keys_ of shape "
+                             f"{keys.shape} and type {keys.dtype}")
+        self.relation_keys_ = keys.astype(np.int64)
+        self._index_relations()
         self.n_features_ = int(self.n_hash)
         if self.n_features_ != int(state["n_features_"]):
             raise ValueError(f"inconsistent dependency state: n_hash = {self.n_hash}, "
