@@ -130,14 +130,17 @@ def test_max_marginals_equal_brute_force():
         np.testing.assert_allclose(out.reshape(m, m), best, atol=1e-12)
 
 
-@pytest.mark.parametrize("max_heads", [1, 2, 3])
-def test_pruned_search_equals_brute_force_over_the_kept_arcs(max_heads):
+@pytest.mark.parametrize("max_heads, margin", [(1, np.inf), (2, np.inf), (3, np.inf),
+                                               (4, 1.0)])
+def test_pruned_search_equals_brute_force_over_the_kept_arcs(max_heads, margin):
     """With ``max_heads`` the search is exact over the trees of the kept arcs; the
-    kept arcs hold every word's best ``max_heads`` arcs by max-marginal, the best
-    first-order tree and the included (true) arcs."""
+    kept arcs hold every word's best ``max_heads`` arcs by max-marginal (those
+    within ``prune_margin`` of its best), the best first-order tree and the
+    included (true) arcs."""
     rng = np.random.default_rng(30 + max_heads)
     lengths = [3, 4, 5, 6, 7] * 3
     batch = random_batch(rng, lengths, 1, True, True, max_heads=max_heads)
+    batch.prune_margin = margin
     truth = [np.zeros(n, dtype=np.int64) for n in lengths]  # every word on the root
     for aug in (batch, batch.augment(truth, HammingLoss())):
         out = eisner(aug)
@@ -149,12 +152,17 @@ def test_pruned_search_equals_brute_force_over_the_kept_arcs(max_heads):
             mm = np.empty(m * m)
             _second_order_jit.max_marginals(np.ascontiguousarray(S.ravel()), m, mm)
             mm = mm.reshape(m, m)
+            best_first = eisner(aug.arcs[i])[0]
             for d in range(1, m):
                 cand = np.array([h for h in range(m) if h != d])
-                kth = np.sort(mm[cand, d])[::-1][min(max_heads, cand.size) - 1]
-                assert K[cand[mm[cand, d] > kth], d].all()
-                assert K[:, d].sum() >= min(max_heads, cand.size)
-            best_first = eisner(aug.arcs[i])[0]
+                vals = mm[cand, d]
+                kth = np.sort(vals)[::-1][min(max_heads, cand.size) - 1]
+                within = vals >= vals.max() - margin
+                assert K[cand[(vals > kth) & within], d].all()
+                extra = {best_first[d - 1]} | ({0} if aug is not batch else set())
+                kept_here = set(np.flatnonzero(K[:, d])) - extra
+                assert len(kept_here) <= min(max_heads, cand.size)
+                assert all(mm[h, d] >= vals.max() - margin for h in kept_here)
             assert K[best_first, np.arange(1, m)].all()
             if aug is not batch:
                 assert K[0, 1:].all()  # the true arcs

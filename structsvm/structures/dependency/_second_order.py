@@ -126,7 +126,9 @@ class SecondOrderPotentials:
     ``max_heads``, for every word the heads of its ``max_heads`` best arcs by
     first-order max-marginal (the best score of a projective tree through the arc
     under the arc scores alone), the arcs of the best first-order tree, and the
-    true arcs of a loss-augmented batch; all arcs otherwise.
+    true arcs of a loss-augmented batch; all arcs otherwise. ``prune_margin``
+    keeps of those only the heads within that margin of the word's best
+    max-marginal.
 
     Parameters
     ----------
@@ -139,7 +141,10 @@ class SecondOrderPotentials:
     siblings, grandparents : bool
         Which factors the batch has.
     max_heads : int or None, default=None
-        Heads kept per word (None: every arc).
+        Heads kept per word, at most (None: every arc).
+    prune_margin : float, default=inf
+        With ``max_heads``: only the heads whose arcs' max-marginals are within this
+        of the word's best.
     include : list of ndarray of int, optional
         A tree per sentence whose arcs are always kept.
 
@@ -161,7 +166,7 @@ class SecondOrderPotentials:
     second_order: ClassVar[bool] = True
 
     def __init__(self, arcs, factors, *, siblings, grandparents, max_heads=None,
-                 include=None):
+                 prune_margin=np.inf, include=None):
         if not isinstance(arcs, ArcPotentials):
             raise TypeError(f"arcs must be ArcPotentials, got {type(arcs).__name__}")
         self.arcs = arcs
@@ -169,6 +174,7 @@ class SecondOrderPotentials:
         self.siblings = bool(siblings)
         self.grandparents = bool(grandparents)
         self.max_heads = max_heads
+        self.prune_margin = float(prune_margin)
         self.include = include
         self._tables = None
 
@@ -193,12 +199,14 @@ class SecondOrderPotentials:
         return SecondOrderPotentials(
             self.arcs[i], self.factors.select(i), siblings=self.siblings,
             grandparents=self.grandparents, max_heads=self.max_heads,
+            prune_margin=self.prune_margin,
             include=None if self.include is None else [self.include[i]])
 
     def _with(self, arcs, include):
         return SecondOrderPotentials(arcs, self.factors, siblings=self.siblings,
                                      grandparents=self.grandparents,
-                                     max_heads=self.max_heads, include=include)
+                                     max_heads=self.max_heads,
+                                     prune_margin=self.prune_margin, include=include)
 
     # ------------------------------------------------------------------ the search
     def kept(self):
@@ -223,7 +231,7 @@ class SecondOrderPotentials:
             kept = np.empty(scores.size, dtype=np.bool_)
             scratch = np.empty(int(self.head_off[-1]), dtype=np.int64)
             _jit.prune_batch(scores, self.arc_off, self.head_off, include,
-                             int(self.max_heads or 0), scratch, kept)
+                             int(self.max_heads or 0), self.prune_margin, scratch, kept)
             sib_off = np.empty(len(self) + 1, dtype=np.int64)
             grand_off = np.empty(len(self) + 1, dtype=np.int64)
             _jit.layout_sizes(kept, self.arc_off, self.head_off, sib_off, grand_off)

@@ -35,7 +35,7 @@ from ._decoders_jit import _eisner
 
 #: The loops compiled at installation (see :mod:`structsvm._compiled`).
 SIGNATURES = {
-    "prune_batch": ("f8:1 i8:1 i8:1 i8:1 i8 i8:1 b1:1", "void"),
+    "prune_batch": ("f8:1 i8:1 i8:1 i8:1 i8 f8 i8:1 b1:1", "void"),
     "layout_sizes": ("b1:1 i8:1 i8:1 i8:1 i8:1", "void"),
     "second_order_batch": ("f8:1 b1:1 f8:1 f8:1 i8:1 i8:1 i8:1 i8:1 b1 b1 b1 i8:1 "
                            "f8:1", "void"),
@@ -196,13 +196,14 @@ def max_marginals(S, m, out):
 
 
 @njit(cache=True, nogil=True)
-def prune_batch(scores, arc_off, head_off, include, max_heads, heads_buf, kept):
-    """The arcs the second-order search keeps: for every word, the ``max_heads``
+def prune_batch(scores, arc_off, head_off, include, max_heads, margin, heads_buf,
+                kept):
+    """The arcs the second-order search keeps: for every word, of the ``max_heads``
     heads whose arcs have the best first-order max-marginals (:func:`max_marginals`
-    of the arc scores ``scores``), the arcs of the best first-order tree, and the
-    arc from ``include[w]`` (a head, or −1) into word w (words numbered through the
-    batch). ``max_heads`` <= 0 keeps every arc. ``heads_buf`` holds a head per
-    word (scratch)."""
+    of the arc scores ``scores``), those within ``margin`` of the best; the arcs of
+    the best first-order tree; and the arc from ``include[w]`` (a head, or −1) into
+    word w (words numbered through the batch). ``max_heads`` <= 0 keeps every arc.
+    ``heads_buf`` holds a head per word (scratch)."""
     for s in range(arc_off.size - 1):
         a0 = arc_off[s]
         w0 = head_off[s]
@@ -211,7 +212,7 @@ def prune_batch(scores, arc_off, head_off, include, max_heads, heads_buf, kept):
         K = kept[a0:arc_off[s + 1]]
         for q in range(m * m):
             K[q] = False
-        if max_heads <= 0 or max_heads >= m - 1:
+        if max_heads <= 0 or (max_heads >= m - 1 and margin == np.inf):
             for h in range(m):
                 for d in range(1, m):
                     if h != d:
@@ -229,13 +230,15 @@ def prune_batch(scores, arc_off, head_off, include, max_heads, heads_buf, kept):
                         order[c] = h
                         c += 1
                 # partial selection of the max_heads largest (stable by head)
-                for i in range(max_heads):
+                for i in range(min(max_heads, c)):
                     best = i
                     for j in range(i + 1, c):
                         if vals[j] > vals[best]:
                             best = j
                     vals[i], vals[best] = vals[best], vals[i]
                     order[i], order[best] = order[best], order[i]
+                    if i > 0 and vals[i] < vals[0] - margin:
+                        break
                     K[order[i] * m + d] = True
             _eisner(S, m, False, heads_buf, w0)
             for d in range(1, m):

@@ -137,6 +137,10 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         of its best arcs by first-order max-marginal under the current weights,
         with the arcs of the best first-order tree (and in training the true arcs).
         None keeps every arc (the exact search, O(n⁴) with grandparents).
+    prune_margin : float, default=3.0
+        With ``max_heads``: of a word's ``max_heads`` best heads, only those whose
+        max-marginals are within this of its best (a difference of 1 is the loss
+        of one word).
     filter_relations : bool, default=True
         With relations: an arc may take only the relations that training arcs with
         the same pair of (coarse) tags and direction had (every relation where the
@@ -225,13 +229,15 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
     has_difference_sum: ClassVar[bool] = True
 
     def __init__(self, n_hash=2 ** 22, min_count=1, tag_key="xpos", siblings=False,
-                 grandparents=False, max_heads=8, filter_relations=True):
+                 grandparents=False, max_heads=8, prune_margin=3.0,
+                 filter_relations=True):
         self.n_hash = n_hash
         self.min_count = min_count
         self.tag_key = tag_key
         self.siblings = siblings
         self.grandparents = grandparents
         self.max_heads = max_heads
+        self.prune_margin = prune_margin
         self.filter_relations = filter_relations
 
     # ------------------------------------------------------------------ fitting
@@ -252,6 +258,10 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))
                               or v < 1):
             raise ValueError(f"max_heads must be None or an int >= 1, got {v!r}")
+        v = self.prune_margin
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not v >= 0:
+            raise ValueError(f"prune_margin must be a number >= 0, got {v!r}")
 
     def fit(self, X, Y):
         """Learn the vocabularies and relations; check that every y is a tree."""
@@ -610,7 +620,8 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         return SecondOrderPotentials(arcs, _HashedFactors(self, Xs, w),
                                      siblings=bool(self.siblings),
                                      grandparents=bool(self.grandparents),
-                                     max_heads=self.max_heads)
+                                     max_heads=self.max_heads,
+                                     prune_margin=float(self.prune_margin))
 
     def joint_feature(self, x, y):
         """Φ(x, y) as a dense vector (raw sentence ``x`` and tree ``y``)."""
