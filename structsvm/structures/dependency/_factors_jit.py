@@ -25,8 +25,7 @@ from ._second_order_jit import layout
 SIGNATURES = {
     "factor_tables": ("i8:2 i8:1 b1:1 i8:1 i8:1 i8:1 i8:1 f8:1 i8 b1 b1 i8 f8:1 f8:1",
                       "void"),
-    "tree_factor_scores": ("i8:2 i8:1 i8:1 i8:1 f8:1 i8 b1 b1 i8 f8:1", "void"),
-    "scatter_tree_factors": ("i8:2 i8:1 i8:1 i8:1 f8:1 i8 b1 b1 i8 f8:1", "void"),
+    "tree_factor_columns": ("i8:2 i8:1 i8:1 i8:1 i8 b1 b1 i8 i8:1", "i8:1"),
 }
 
 #: the id a template reads for "no sibling" (the vocabularies' reserved NONE)

@@ -152,7 +152,8 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         The vocabularies (id = position + 5; 0 is unknown, 1 the root, 2 and 3 the
         positions before and after the sentence, 4 no token).
     relations_ : ndarray of str
-        The relations of the training trees (empty when they had heads only).
+        The relations of the training trees, the most frequent first (empty when
+        they had heads only).
     relation_keys_ : ndarray of int64 of shape (n_pairs, 2)
         With ``filter_relations``: the (key, relation id) pairs of the training arcs,
         key = (head tag id × key_size + dependent tag id) × 2 + (1 if the head is
@@ -308,8 +309,10 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         self.ctags_ = _str_array(sorted({t.ctag for s in sents for t in s
                                          if t.ctag is not None}))
         self.feats_ = _str_array(sorted({f for s in sents for t in s for f in t.feats}))
-        self.relations_ = _str_array(sorted({r for rs in rels if rs is not None
-                                             for r in rs}))
+        # the most frequent relations first: the relations an arc allows then sit
+        # together at the start of a relation template's columns
+        freq = Counter(r for rs in rels if rs is not None for r in rs)
+        self.relations_ = _str_array(sorted(freq, key=lambda r: (-freq[r], r)))
         self.columns_ = tuple(name for name, vocab in (("ctag", self.ctags_),
                                                        ("lemma", self.lemmas_),
                                                        ("feats", self.feats_))
