@@ -49,7 +49,15 @@ def _feats(value, i, t):
     the CoNLL-U reader gives it) or a ``"A=B|C=D"`` string."""
     if value in _MISSING:
         return ()
-    if isinstance(value, Mapping):
+    if isinstance(value, dict):
+        try:
+            items = tuple(map("=".join, value.items()))  # str names and values
+            if all(value):  # no empty name
+                return items
+        except TypeError:
+            pass
+        items = [f"{k}={v}" for k, v in value.items()]
+    elif isinstance(value, Mapping):
         items = [f"{k}={v}" for k, v in value.items()]
     elif isinstance(value, str):
         items = value.split("|")

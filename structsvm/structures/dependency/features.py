@@ -389,22 +389,36 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         off = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         check_array_size((int(off[-1]), N_COLUMNS), 8,
                          f"the token ids of {len(sents)} sentences")
-        wid, pid, tid = self._word_id.get, self._prefix_id.get, self._tag_id.get
-        cid, lid, fid = self._ctag_id.get, self._lemma_id.get, self._feat_id.get
-        rows, feats = [], []
-        root = [ROOT, ROOT, ROOT, 0, ROOT, ROOT, 0, 0]
-        for s in sents:
-            rows.append(root)
-            for t in s:
-                long_ = len(t.word) > PREFIX_LENGTH
-                f0 = len(feats)
-                feats.extend(fid(f, UNK) for f in t.feats)
-                rows.append([wid(t.word, UNK),
-                             pid(t.word[:PREFIX_LENGTH], UNK) if long_ else UNK,
-                             tid(t.tag, UNK), int(long_), cid(t.ctag, UNK),
-                             lid(t.lemma, UNK), f0, len(feats)])
-        tok = np.array(rows, dtype=np.int64).reshape(-1, N_COLUMNS)
-        return EncodedSentences(tok, np.array(feats, dtype=np.int64), off)
+        # column by column over the words of all sentences, then the roots put in
+        flat = [t for s in sents for t in s]
+        k = len(flat)
+
+        def ids(index, values):
+            get = index.get
+            return np.fromiter((get(v, UNK) for v in values), dtype=np.int64, count=k)
+
+        words = [t.word for t in flat]
+        long_ = np.fromiter((len(w) > PREFIX_LENGTH for w in words), dtype=np.int64,
+                            count=k)
+        n_feats = np.fromiter((len(t.feats) for t in flat), dtype=np.int64, count=k)
+        fend = np.cumsum(n_feats)
+        fget = self._feat_id.get
+        feats = np.fromiter((fget(f, UNK) for t in flat for f in t.feats),
+                            dtype=np.int64, count=int(fend[-1]) if k else 0)
+        cols = np.stack([ids(self._word_id, words),
+                         ids(self._prefix_id, (w[:PREFIX_LENGTH] for w in words))
+                         * long_,
+                         ids(self._tag_id, (t.tag for t in flat)), long_,
+                         ids(self._ctag_id, (t.ctag for t in flat)),
+                         ids(self._lemma_id, (t.lemma for t in flat)),
+                         fend - n_feats, fend], axis=1) if k else \
+            np.zeros((0, N_COLUMNS), dtype=np.int64)
+        tok = np.empty((int(off[-1]), N_COLUMNS), dtype=np.int64)
+        is_root = np.zeros(int(off[-1]), dtype=bool)
+        is_root[off[:-1]] = True
+        tok[is_root] = [ROOT, ROOT, ROOT, 0, ROOT, ROOT, 0, 0]
+        tok[~is_root] = cols
+        return EncodedSentences(tok, feats, off)
 
     def encode_outputs(self, Y, X=None):
         """Trees to int64 arrays, each checked to be a tree over its sentence: word d's
