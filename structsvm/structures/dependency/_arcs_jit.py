@@ -12,10 +12,10 @@ root and after the last word. ``flags`` says which optional columns the template
 read (``USE_CTAG``, ``USE_LEMMA``, ``USE_FEATS``) and whether arcs carry relations
 (``LABELS``).
 
-Arc scores of sentence s fill ``scores[score_off[s]:score_off[s + 1]]``, an
-(n_s + 1) × (n_s + 1) × L block in row-major order: entry ``(h * (n_s + 1) + d) * L +
-l`` scores the arc h → d with relation l (L = 1 without relations); column d = 0 and
-the diagonal are not arcs (0).
+Arc a = ``arc_off[s] + h * (n_s + 1) + d`` of sentence s (an (n_s + 1) × (n_s + 1)
+block in row-major order; column d = 0 and the diagonal are no arcs) has the scores
+of the relations it may take at ``slot_off[a]:slot_off[a + 1]`` (one entry, relation
+0, without relations): see :func:`arc_scores`.
 
 Features (McDonald, Crammer & Pereira 2005, Table 1a-c, with the coarse tag, lemma
 and morphological features of CoNLL-X / Universal Dependencies tokens where the
@@ -43,7 +43,10 @@ from numba import njit
 #: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
 #: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
 SIGNATURES = {
-    "arc_scores": ("i8:2 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 i8 i8 i8 i8:1 i8:1 f8:1", "void"),
+    "relation_counts": ("i8:2 i8:1 i8:1 i8 i8 i8 i8:1 i8:1", "void"),
+    "arc_scores": ("i8:2 i8:1 i8:1 i8:1 i8:1 f8:1 i8 i8 i8 i8 i8 i8 i8:1 i8:1 f8:1 "
+                   "i8:1", "void"),
+    "best_relations": ("f8:1 i8:1 i8:1 f8:1 i8:1", "void"),
     "arc_feature_rows": ("i8:2 i8:1 i8:1 i8:1 i8:1 i8:1 i8:1 i8 i8 i8 i8 i8 i8:1",
                          "i8:1"),
 }
@@ -388,25 +391,60 @@ def _label_sums(tok, fid, r, role, flags, w, D, L, sums, buf):
 
 
 @njit(cache=True, nogil=True)
-def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, key_size, rel_ptr,
-               rel_ids, out):
-    """w · f(x, h, d, l) of every arc h → d and relation l of every sentence (see
-    the module's text).
+def _relation_range(tok, base, h, d, ct, key_size, rel_ptr):
+    """The range of ``rel_ids`` the arc h → d may take (equal ends: every relation)."""
+    if rel_ptr.size <= 1:
+        return 0, 0
+    right = 1 if h < d else 0
+    key = (tok[base + h, ct] * key_size + tok[base + d, ct]) * 2 + right
+    if key >= rel_ptr.size - 1:
+        return 0, 0
+    return rel_ptr[key], rel_ptr[key + 1]
+
+
+@njit(cache=True, nogil=True)
+def relation_counts(tok, off, arc_off, flags, L, key_size, rel_ptr, counts):
+    """counts[a] = the relations arc a may take (1 for the entries that are no arcs,
+    and for every arc without relations): see :func:`arc_scores`."""
+    labels = (flags & LABELS) != 0
+    ct = CTAG if flags & USE_CTAG else TAG
+    for s in range(off.size - 1):
+        base = off[s]
+        m = off[s + 1] - base
+        o = arc_off[s]
+        for h in range(m):
+            for d in range(m):
+                c = 1
+                if labels and d != 0 and d != h:
+                    r0, r1 = _relation_range(tok, base, h, d, ct, key_size, rel_ptr)
+                    c = L if r0 == r1 else r1 - r0
+                counts[o + h * m + d] = c
+
+
+@njit(cache=True, nogil=True)
+def arc_scores(tok, fid, off, arc_off, slot_off, w, flags, L, BOS, EOS, D, key_size,
+               rel_ptr, rel_ids, out, out_rel):
+    """w · f(x, h, d, l) of every arc h → d and every relation l it may take, of
+    every sentence (see the module's text).
+
+    Arc a = ``arc_off[s] + h * (n_s + 1) + d`` of sentence s has the entries
+    ``slot_off[a]:slot_off[a + 1]`` of ``out`` (scores) and ``out_rel`` (their
+    relations, ascending); an entry that is no arc (d = 0 or d = h) has one, of
+    relation 0 and score 0, and so has every arc without relations.
+
+    The relation filter: an arc whose head and dependent have (coarse) tag ids a
+    and b has key ``(a * key_size + b) * 2 + right``; where ``rel_ptr`` (size
+    ``2 key_size² + 1``) gives the key relations, ``rel_ids[rel_ptr[key]:rel_ptr[key
+    + 1]]`` (ascending), the arc takes those; a key without relations (or
+    ``rel_ptr`` of size 1) every relation (:func:`relation_counts`).
 
     Per sentence: the unigram sums of every token as head and as dependent (for
     every direction/distance class, and for relations every direction), then per
     arc the pair, context and between templates: the same sum as over
     :func:`arc_columns`, added in another order.
-
-    The relation filter: an arc whose head and dependent have (coarse) tag ids a
-    and b has key ``(a * key_size + b) * 2 + right``; where ``rel_ptr`` (size
-    ``2 key_size² + 1``) gives the key relations, ``rel_ids[rel_ptr[key]:rel_ptr[key
-    + 1]]``, the others score −inf; a key without relations (or ``rel_ptr`` of size
-    1) allows every relation.
     """
     labels = (flags & LABELS) != 0
     ct = CTAG if flags & USE_CTAG else TAG
-    filtered = rel_ptr.size > 1
     for s in range(off.size - 1):
         base = off[s]
         n = off[s + 1] - base - 1
@@ -432,14 +470,14 @@ def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, key_size, rel
         cols = np.empty(40 + m + 2 * fmax, dtype=np.int64)
         lcols = np.empty(N_LABEL, dtype=np.int64)
         hp = np.empty(N_PARTIAL, dtype=np.uint64)
-        o = score_off[s]
+        o = arc_off[s]
         for h in range(m):
             _head_partials(tok, base, n, h, BOS, EOS, hp)
             for d in range(m):
-                p = o + (h * m + d) * L
+                p = slot_off[o + h * m + d]
                 if d == 0 or d == h:
-                    for l in range(L):
-                        out[p + l] = 0.0
+                    out[p] = 0.0
+                    out_rel[p] = 0
                     continue
                 dd = direction_distance(h, d)
                 total = heads[h, 0] + heads[h, dd] + deps[d, 0] + deps[d, dd]
@@ -449,30 +487,52 @@ def arc_scores(tok, fid, off, score_off, w, flags, L, BOS, EOS, D, key_size, rel
                     total += w[cols[q]] + w[cols[q] + dd]
                 if not labels:
                     out[p] = total
+                    out_rel[p] = 0
                     continue
                 right = 1 if h < d else 0
                 k = _label_pairs(tok, base, h, d, flags, D, L, lcols, 0)
-                r0, r1 = 0, 0
-                if filtered:
-                    key = (tok[base + h, ct] * key_size + tok[base + d, ct]) * 2 + right
-                    if key < rel_ptr.size - 1:
-                        r0, r1 = rel_ptr[key], rel_ptr[key + 1]
+                r0, r1 = _relation_range(tok, base, h, d, ct, key_size, rel_ptr)
                 if r0 == r1:  # every relation
                     for l in range(L):
                         out[p + l] = total + lab_h[h, right, l] + lab_d[d, right, l]
+                        out_rel[p + l] = l
                     for q in range(k):
                         b = lcols[q]
                         for l in range(L):
                             out[p + l] += w[b + l]
                     continue
-                for l in range(L):
-                    out[p + l] = -np.inf
                 for j in range(r0, r1):
                     l = rel_ids[j]
                     v = total + lab_h[h, right, l] + lab_d[d, right, l]
                     for q in range(k):
                         v += w[lcols[q] + l]
-                    out[p + l] = v
+                    out[p + j - r0] = v
+                    out_rel[p + j - r0] = l
+
+
+@njit(cache=True, nogil=True)
+def best_relations(scores, rel, slot_off, best, best_rel):
+    """The best entry of every arc: its score and relation (the first on ties)."""
+    for a in range(slot_off.size - 1):
+        p = slot_off[a]
+        v, r = scores[p], rel[p]
+        for q in range(p + 1, slot_off[a + 1]):
+            if scores[q] > v:
+                v, r = scores[q], rel[q]
+        best[a] = v
+        best_rel[a] = r
+
+
+@njit(cache=True, nogil=True)
+def find_slots(rel, slot_off, arcs, rels, out):
+    """out[i] = the entry of arc ``arcs[i]`` with relation ``rels[i]``, or −1."""
+    for i in range(arcs.size):
+        a = arcs[i]
+        out[i] = -1
+        for q in range(slot_off[a], slot_off[a + 1]):
+            if rel[q] == rels[i]:
+                out[i] = q
+                break
 
 
 # ------------------------------------------------------------------ feature rows

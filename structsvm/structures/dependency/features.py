@@ -620,18 +620,25 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
                              f"{self.n_features_} features")
         Xs = Xe.select(idx)
         n = Xs.lengths()
-        score_off = np.concatenate([[0], np.cumsum((n + 1) ** 2 * self.n_labels_)]) \
-            .astype(np.int64)
-        check_array_size((int(score_off[-1]),), 8,
+        arc_off = np.concatenate([[0], np.cumsum((n + 1) ** 2)]).astype(np.int64)
+        jit = loops("structsvm.structures.dependency._arcs_jit")
+        if self.labelled_:  # the relations every arc may take
+            counts = np.empty(int(arc_off[-1]), dtype=np.int64)
+            jit.relation_counts(Xs.tok, Xs.off, arc_off, self._flags, self.n_labels_,
+                                self._key_size(), self._rel_ptr, counts)
+            slot_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        else:
+            slot_off = np.arange(int(arc_off[-1]) + 1, dtype=np.int64)
+        check_array_size((int(slot_off[-1]), 2), 8,
                          f"the arc scores of {len(Xs)} sentences ({int(n.max())} "
                          f"words at most, {self.n_labels_} relations)")
-        out = np.empty(int(score_off[-1]))
-        jit = loops("structsvm.structures.dependency._arcs_jit")
+        out = np.empty(int(slot_off[-1]))
+        rel = np.empty(int(slot_off[-1]), dtype=np.int64)
         warmup.wait(jit.arc_scores)
         w = np.ascontiguousarray(w)
-        jit.arc_scores(*Xs.arrays(), score_off, w, *self._jit_args(), self._key_size(),
-                       self._rel_ptr, self._rel_ids, out)
-        arcs = ArcPotentials(out, n, self.n_labels_)
+        jit.arc_scores(*Xs.arrays(), arc_off, slot_off, w, *self._jit_args(),
+                       self._key_size(), self._rel_ptr, self._rel_ids, out, rel)
+        arcs = ArcPotentials(out, n, self.n_labels_, rel, slot_off)
         if not self._second_order:
             return arcs
         return SecondOrderPotentials(arcs, _HashedFactors(self, Xs, w),
