@@ -435,8 +435,9 @@ def _grand_eisner(A, K, m, sib, grand, dep_rank, head_rank, k_dep, n_head, sib_b
             b = a + k
             # sibling spans between a and b, for every kept head of both
             if a >= 1:
-                for h in range(m):
-                    if (h < a or h > b) and K[h * m + a] and K[h * m + b]:
+                for q in range(hptr[a], hptr[a + 1]):  # the kept heads of a
+                    h = hlist[q]
+                    if (h < a or h > b) and K[h * m + b]:
                         ja = hptr[a] + head_rank[h * m + a]
                         jb = hptr[b] + head_rank[h * m + b]
                         best, arg = NEG, a
