@@ -105,6 +105,7 @@ class DenseFactors:
         return out
 
     def select(self, i):
+        """The factors of sentence i, as a batch of one."""
         return DenseFactors(None if self.siblings is None else [self.siblings[i]],
                             None if self.grandparents is None else
                             [self.grandparents[i]])
@@ -178,11 +179,25 @@ class SecondOrderPotentials:
         self.include = include
         self._tables = None
 
-    # the arc part's layout
-    n_words = property(lambda self: self.arcs.n_words)
-    n_labels = property(lambda self: self.arcs.n_labels)
-    arc_off = property(lambda self: self.arcs.arc_off)
-    head_off = property(lambda self: self.arcs.head_off)
+    @property
+    def n_words(self):
+        """Number of words of every sentence (the arc part's)."""
+        return self.arcs.n_words
+
+    @property
+    def n_labels(self):
+        """The number of relations L (the arc part's)."""
+        return self.arcs.n_labels
+
+    @property
+    def arc_off(self):
+        """Every sentence's first arc (the arc part's layout)."""
+        return self.arcs.arc_off
+
+    @property
+    def head_off(self):
+        """Every sentence's first word (the arc part's layout)."""
+        return self.arcs.head_off
 
     def __len__(self):
         return len(self.arcs)
