@@ -108,14 +108,21 @@ def eisner(batch, exclude=None, *, single_root=False):
 
     and the best tree scores C→(0, n), found in O(n³) time and O(n²) space and
     recovered by back-pointers. Every projective tree has exactly one derivation.
+    With relations, σ(h → d) = max_l σ(h → d, l) and every arc of the tree takes
+    its best relation: the best labelled tree, exactly.
+
+    On :class:`SecondOrderPotentials`, the second-order search over the arcs the
+    batch keeps, exact over their projective trees: McDonald & Pereira's (2006)
+    sibling spans, O(n³), or with grandparent factors spans that also fix the head
+    of their head (Carreras 2007; Koo & Collins 2010), O(n⁴) over all arcs.
     All sentences of a batch are decoded by one compiled call.
 
     Loss-augmented decoding needs nothing special: the batch's ``augment`` adds the
-    attachment (Hamming) loss to the arc scores.
+    attachment loss (of heads, or of heads and relations) to the arc scores.
 
     Parameters
     ----------
-    batch : ArcPotentials
+    batch : ArcPotentials or SecondOrderPotentials
     exclude : None
         Not supported (raises).
     single_root : bool, default=False
@@ -125,13 +132,15 @@ def eisner(batch, exclude=None, *, single_root=False):
     Returns
     -------
     list of ndarray of int
-        One head array per sentence (``heads[d - 1]`` the head of word d, 0 the
-        root). Ties go to the first maximum found.
+        One encoded tree per sentence (``y[d - 1]`` the head of word d, 0 the root;
+        with relations ``relation * (n + 1) + head``, see :func:`encode_tree`).
+        Ties go to the first maximum found.
 
     Raises
     ------
     ValueError
-        On an empty sentence, non-finite scores, or ``exclude``.
+        On an empty sentence, NaN or +inf scores, an arc whose relations all
+        score −inf, or ``exclude``.
 
     References
     ----------
@@ -139,6 +148,11 @@ def eisner(batch, exclude=None, *, single_root=False):
     exploration. COLING 1996.
     R. McDonald, K. Crammer, F. Pereira. Online large-margin training of dependency
     parsers. ACL 2005.
+    R. McDonald, F. Pereira. Online learning of approximate dependency parsing
+    algorithms. EACL 2006.
+    X. Carreras. Experiments with a higher-order projective dependency parser.
+    EMNLP-CoNLL 2007.
+    T. Koo, M. Collins. Efficient third-order dependency parsers. ACL 2010.
 
     Examples
     --------
@@ -160,11 +174,17 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     max_{v ∈ C} σ(u → v) − σ(head(v) → v) (entering C at v breaks v's cycle arc) and
     an arc c → v scoring max_{u ∈ C} σ(u → v); the best tree of the contracted graph
     is then expanded, keeping every arc of C but the one into the node where the
-    tree enters it. O(n³) per sentence, one compiled call per batch.
+    tree enters it. O(n³) per sentence, one compiled call per batch. With relations,
+    every arc takes its best relation, exactly as :func:`eisner`.
+
+    On :class:`SecondOrderPotentials` (where the best tree is NP-hard to find),
+    McDonald & Pereira's (2006) approximation: from the best projective tree
+    (:func:`eisner`), give one word another kept head, the change that raises the
+    score most and keeps a tree, until no change raises it.
 
     Parameters
     ----------
-    batch : ArcPotentials
+    batch : ArcPotentials or SecondOrderPotentials
     exclude : None
         Not supported (raises).
     single_root : bool, default=False
@@ -175,15 +195,18 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     Returns
     -------
     list of ndarray of int
-        One head array per sentence.
+        One encoded tree per sentence.
 
     Raises
     ------
     ValueError
-        On an empty sentence, non-finite scores, or ``exclude``.
+        On an empty sentence, NaN or +inf scores, an arc whose relations all
+        score −inf, or ``exclude``.
 
     References
     ----------
+    R. McDonald, F. Pereira. Online learning of approximate dependency parsing
+    algorithms. EACL 2006.
     Y. J. Chu, T. H. Liu. On the shortest arborescence of a directed graph.
     Science Sinica 14, 1965. J. Edmonds. Optimum branchings. J. Research of the
     National Bureau of Standards 71B, 1967. R. McDonald, F. Pereira, K. Ribarov,
