@@ -36,11 +36,15 @@ CONLLX_FIELDS = ("id", "form", "lemma", "cpostag", "postag", "feats", "head", "d
                  "phead", "pdeprel")
 _TREE_FIELDS = {"id", "head", "deprel", "deps", "phead", "pdeprel"}
 _RELATION = "deprel"
-#: CoNLL-U columns whose "_" means "no value" (None); FORM and LEMMA keep "_"
-_NULLABLE = {"upos", "xpos", "feats", "deprel", "misc"}
 _WORD_ID = re.compile(r"[1-9][0-9]{0,8}")
 _RANGE_ID = re.compile(r"([1-9][0-9]{0,8})-([1-9][0-9]{0,8})")
 _EMPTY_ID = re.compile(r"(0|[1-9][0-9]{0,8})\.([1-9][0-9]{0,8})")
+_HEAD = re.compile(r"0|[1-9][0-9]{0,8}")
+#: an empty column, or a column with white space at one of its ends
+_BAD_COLUMN = re.compile(r"(?:^|\t)(?:\t|$|\s)|\s(?:\t|$)")
+#: FEATS and MISC that need no closer look: Name=Value items (MISC: or Name)
+_FEATS = re.compile(r"[^=|]+=[^|]+(?:\|[^=|]+=[^|]+)*")
+_MISC = re.compile(r"[^=|]+(?:=[^|]+)?(?:\|[^=|]+(?:=[^|]+)?)*")
 
 
 class SentenceLayout(NamedTuple):
@@ -78,6 +82,12 @@ def _name(source):
 # ------------------------------------------------------------------ CoNLL-U reading
 def _dict_field(text, where, column, values):
     """``A=B|C=D`` as a dict (a MISC item without ``=`` maps to None)."""
+    if (_FEATS if values else _MISC).fullmatch(text):
+        items = text.split("|")
+        out = dict(item.split("=", 1) if "=" in item else (item, None)
+                   for item in items)
+        if len(out) == len(items):
+            return out
     out = {}
     for item in text.split("|"):
         key, eq, value = item.partition("=")
@@ -116,15 +126,15 @@ def _conllu_sentence(block, name, k, data):
     extra, words, deps = [], [], []
     heads, relations, word_lines, ranges = [], [], [], []
     for line_no, text in block:
-        where = f"{name}, line {line_no}: sentence {k}"
         if text.startswith("#"):
             extra.append((len(words), text))
             continue
+        where = f"{name}, line {line_no}: sentence {k}"
         cols = text.split("\t")
         if len(cols) != 10:
             raise ValueError(f"{where}: {len(cols)} columns, CoNLL-U has 10 "
                              f"(tab-separated): {text!r:.60}")
-        if any(c == "" or c != c.strip() for c in cols):
+        if _BAD_COLUMN.search(text):
             raise ValueError(f"{where}: an empty column or a column with spaces at "
                              f"its ends: {text!r:.60}")
         ident = cols[0]
@@ -147,18 +157,15 @@ def _conllu_sentence(block, name, k, data):
         if not _WORD_ID.fullmatch(ident) or int(ident) != len(words) + 1:
             raise ValueError(f"{where}: word id {ident!r:.20} is not {len(words) + 1} "
                              "(word ids run 1, 2, ...)")
-        word = {}
-        for field, value in zip(CONLLU_FIELDS, cols):
-            if field in _TREE_FIELDS:
-                continue
-            if field in ("feats", "misc") and value != "_":
-                value = _dict_field(value, f"{where}, word {ident}", field.upper(),
-                                    field == "feats")
-            elif field in _NULLABLE and value == "_":
-                value = None
-            word[field] = value
-        head = cols[6]
-        if not re.fullmatch(r"0|[1-9][0-9]{0,8}", head):
+        _, form, lemma, upos, xpos, feats, head, _, _, misc = cols
+        word = {"form": form, "lemma": lemma,
+                "upos": None if upos == "_" else upos,
+                "xpos": None if xpos == "_" else xpos,
+                "feats": None if feats == "_" else
+                _dict_field(feats, f"{where}, word {ident}", "FEATS", True),
+                "misc": None if misc == "_" else
+                _dict_field(misc, f"{where}, word {ident}", "MISC", False)}
+        if not _HEAD.fullmatch(head):
             raise ValueError(f"{where}, word {ident}: head {head!r:.20} is not 0 (the "
                              "root) or the position of another of its words")
         words.append(word)
