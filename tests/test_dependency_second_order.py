@@ -310,3 +310,13 @@ def test_phi_of_second_order_trees_equals_their_scores(siblings, grandparents, l
     for x, y in zip(X_TOY, Y):
         assert fm.joint_feature(x, y) @ w == pytest.approx(fm.potentials(x, w).score(
             fm.encode_outputs([y], [x])[0]))
+
+
+def test_the_kernels_read_the_vocabularies_reserved_ids():
+    """The "no sibling" id the factor templates read is the one the vocabularies
+    reserve (the compiled loops cannot import the map)."""
+    from structsvm.structures.dependency import features
+
+    assert _factors_jit.NONE == features.NONE
+    assert features.NONE not in (features.UNK, features.ROOT, features.BOS, features.EOS)
+    assert features._FIRST_ID > features.NONE
