@@ -221,11 +221,19 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
     # (docs/learners.md); the first that accepts the fitted problem is used
     default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 16,
                                                       "inner_passes": 0}),)
-    # its compiled loops, in the order its default training path calls them
+    # its compiled loops, in the order its default training path calls them (with
+    # relations and second-order factors the later ones)
     compiled_loops: ClassVar[tuple] = (
         "structsvm.structures.dependency._arcs_jit:arc_scores",
         "structsvm.structures.dependency._decoders_jit:eisner_batch",
-        "structsvm.structures.dependency._arcs_jit:arc_feature_rows")
+        "structsvm.structures.dependency._arcs_jit:arc_feature_rows",
+        "structsvm.structures.dependency._arcs_jit:relation_counts",
+        "structsvm.structures.dependency._arcs_jit:best_relations",
+        "structsvm.structures.dependency._second_order_jit:prune_batch",
+        "structsvm.structures.dependency._second_order_jit:layout_sizes",
+        "structsvm.structures.dependency._factors_jit:factor_tables",
+        "structsvm.structures.dependency._second_order_jit:second_order_batch",
+        "structsvm.structures.dependency._factors_jit:tree_factor_columns")
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
 
