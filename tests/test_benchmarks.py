@@ -377,7 +377,7 @@ def test_bench_dependency_small_slice(need_data, capsys):
     # UDPipe after one iteration less; attaching every word to the next one ~0.3
     assert ewt["labelled"]["uas"] > 0.45 and tb["first"]["uas_np"] > 0.65
     assert tb["udpipe"]["uas_np"] > 0.4
-    assert tb["nltk"]["n"] == 3 and tb["nltk"]["failed"] == 0
+    assert 0 < tb["nltk"]["n"] <= 3 and tb["nltk"]["failed"] == 0
     assert 0 < tb["first"]["uas_nltk"] <= 1
     assert "structsvm vs UDPipe 1" in out and "Second order vs first order" in out
 
