@@ -254,3 +254,30 @@ def test_labelled_second_order_parser_predicts_pairs_and_saves(tmp_path, need_da
     write_conllu(buf, X_te, pred)
     again = read_conllu(io.StringIO(buf.getvalue()))
     assert [list(zip(h, r)) for h, r in zip(again.heads, again.relations)] == pred
+
+
+def test_long_sentences_are_checked_against_the_memory_budget(monkeypatch):
+    """A sentence whose arcs would exceed the memory budget is refused before
+    anything is allocated, naming what and how long; the second-order search of
+    the longest sentence too."""
+    from structsvm.limits import MemoryLimitError
+    from structsvm.structures.dependency import DenseFactors, SecondOrderPotentials
+
+    fm = DependencyFeatures(n_hash=2 ** 12).fit(X_UD, Y_UD)
+    long_sentence = [X_UD[0][k % 4] for k in range(700)]
+    w = np.zeros(fm.n_features_)
+    monkeypatch.setenv("STRUCTSVM_MAX_MEMORY", "4M")
+    with pytest.raises(MemoryLimitError, match=r"the arcs of 1 sentences \(700 words at "
+                                               r"most\) need"):
+        fm.batch_potentials(fm.encode_inputs([long_sentence]), w)
+    monkeypatch.setenv("STRUCTSVM_MAX_MEMORY", "64M")
+    n = 200
+    arcs = ArcPotentials(np.zeros((n + 1) ** 2), [n])
+    batch = SecondOrderPotentials(arcs, DenseFactors(None, None), siblings=False,
+                                  grandparents=True, max_heads=None)
+    batch._tables = (arcs.scores, arcs.relations, np.ones((n + 1) ** 2, dtype=bool),
+                     np.zeros(0), np.zeros(2, np.int64), np.zeros(0),
+                     np.zeros(2, np.int64))
+    with pytest.raises(MemoryLimitError, match=r"the second-order search of the longest "
+                                               r"sentence \(200 words\) need"):
+        eisner(batch)

@@ -629,6 +629,11 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
         Xs = Xe.select(idx)
         n = Xs.lengths()
         arc_off = np.concatenate([[0], np.cumsum((n + 1) ** 2)]).astype(np.int64)
+        # the arcs' entry counts and offsets, and with second-order factors the kept
+        # arcs and the pruning's tables of the longest sentence
+        check_array_size((int(arc_off[-1]) * 2 + 10 * int(n.max(initial=0) + 1) ** 2,),
+                         8, f"the arcs of {len(Xs)} sentences ({int(n.max(initial=0))} "
+                         "words at most)")
         jit = loops("structsvm.structures.dependency._arcs_jit")
         if self.labelled_:  # the relations every arc may take
             counts = np.empty(int(arc_off[-1]), dtype=np.int64)
