@@ -11,6 +11,10 @@ and loads it back::
 
     python examples/ud_dependency_parsing.py
     python examples/ud_dependency_parsing.py --second-order --conllu parses.conllu --save parser.npz
+    python examples/ud_dependency_parsing.py --second-order --decoder chu_liu_edmonds_one_root
+
+(``chu_liu_edmonds_one_root`` finds non-projective trees: exactly at first order,
+by McDonald & Pereira's rearrangement search at second order.)
 
 The corpus is read from ``$STRUCTSVM_DATA/ud_english_ewt`` (or ``--data``); get it
 with ``structsvm data fetch ud_english_ewt``.
@@ -28,6 +32,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--second-order", action="store_true",
                     help="add sibling and grandparent factors")
+    ap.add_argument("--decoder", default="eisner_one_root",
+                    help="eisner_one_root (projective, the default) or "
+                         "chu_liu_edmonds_one_root (non-projective)")
     ap.add_argument("--C", type=float, default=None)
     ap.add_argument("--max-iter", type=int, default=None)
     ap.add_argument("--n-train", type=int, default=0, help="first N training sentences "
@@ -56,12 +63,13 @@ def main(argv=None):
               if v is not None}
     t0 = time.perf_counter()
     parser = structsvm.fit(train.sentences, Y_train, feature_map=features,
-                           decoder="eisner_one_root", **params)
+                           decoder=args.decoder, **params)
     train_time = time.perf_counter() - t0
     fm = parser.feature_map_
     print(f"Trained {parser.learner_.name} in {train_time:.1f}s ({parser.n_iter_} passes, "
           f"C={parser.C_}, {len(fm.relations_)} relations, "
-          f"{'second' if args.second_order else 'first'} order)")
+          f"{'second' if args.second_order else 'first'} order, decoder "
+          f"{parser.decoder_.name})")
 
     t0 = time.perf_counter()
     pred = parser.predict(test.sentences)  # (head, relation) pairs per sentence

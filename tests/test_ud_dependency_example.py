@@ -22,7 +22,8 @@ def _load_example():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("order", [[], ["--second-order"]])
+@pytest.mark.parametrize("order", [[], ["--second-order", "--decoder",
+                                         "chu_liu_edmonds_one_root"]])
 def test_example_on_an_ewt_slice(order, need_data, capsys, tmp_path):
     need_data(load_ud_english_ewt, split="test")
     mod = _load_example()
