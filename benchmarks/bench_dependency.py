@@ -41,7 +41,10 @@ Usage::
     STRUCTSVM_DATA=.../data NLTK_DATA=.../nltk_data python benchmarks/bench_dependency.py [--markdown]
 """
 import argparse
+import datetime
+import hashlib
 import io
+import json
 import os
 import sys
 import tempfile
@@ -56,9 +59,11 @@ from structsvm.structures.dependency import (DependencyFeatures, attachment_scor
                                              write_conllu)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _runner.py beside
-from _runner import add_output_options, write_results  # noqa: E402
+from _runner import RESULTS_DIR, add_output_options, machine, write_results  # noqa: E402
 
 SECOND_ORDER = {"siblings": True, "grandparents": True}
+#: Where UDPipe's rows are kept between runs (see :func:`udpipe_cached`).
+UDPIPE_CACHE = str(RESULTS_DIR / "dependency-udpipe.json")
 
 
 def scores(gold, pred, X):
@@ -145,6 +150,61 @@ def run_udpipe(train_text, test_text, parser_options, repeats):
     return pred, train_time, float(np.median(times))
 
 
+def udpipe_cached(corpus, train_text, test_text, parser_options, repeats, score,
+                  cache=None, refresh=False):
+    """UDPipe's row for this training and test text: its training time, its parsing
+    time and ``score(predictions)`` (a dict of JSON values).
+
+    UDPipe 1 trains for hours on UD English EWT, so its row is measured once and kept
+    in the JSON file ``cache`` (default :data:`UDPIPE_CACHE`) under a key made of the
+    corpus, the SHA-256 of both texts, the parser options and the number of timed
+    parses: a later run on the same data and options reads the row back (the table
+    says when it was measured and under which load) instead of training again;
+    ``refresh`` trains anew.
+    """
+    import ufal.udpipe as udpipe
+
+    cache = UDPIPE_CACHE if cache is None else cache
+    digest = hashlib.sha256()
+    for text in (train_text, test_text):
+        digest.update(hashlib.sha256(text.encode("utf-8")).digest())
+    key = f"{corpus} {digest.hexdigest()[:16]} options={parser_options!r} repeats={repeats}"
+
+    def entries():
+        if cache and os.path.exists(cache):
+            with open(cache, encoding="utf-8") as fh:
+                return json.load(fh)
+        return {}
+
+    stored = entries()
+    if key in stored and not refresh:
+        return dict(stored[key], cached=True)
+    load_start = os.getloadavg()[0]
+    pred, train, parse = run_udpipe(train_text, test_text, parser_options, repeats)
+    entry = dict(train=train, parse=parse, **score(pred), load_start=round(load_start, 2),
+                 machine=machine(), udpipe=getattr(udpipe, "__version__", "?"),
+                 measured=datetime.datetime.now(datetime.timezone.utc).strftime(
+                     "%Y-%m-%d %H:%M UTC"))
+    if cache:
+        stored = entries()  # re-read: another run may have stored another key
+        stored[key] = entry
+        tmp = cache + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(stored, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, cache)
+    return dict(entry, cached=False)
+
+
+def _udpipe_note(entry):
+    if not entry.get("cached"):
+        return ""
+    return (f" UDPipe's row was measured by an earlier run of this script with the same "
+            f"data and options ({entry['measured']}, load {entry['load_start']:.1f} at "
+            f"its start; kept in `{os.path.basename(UDPIPE_CACHE)}`), not retrained in "
+            "this run.")
+
+
 # ------------------------------------------------------------------ NLTK
 def run_nltk(X_tr, Y_tr, X_sub):
     from nltk.parse.projectivedependencyparser import \
@@ -195,7 +255,7 @@ def run_ewt(args, params):
     print(f"UD English EWT: train {len(X_tr)} sentences ({sum(map(len, X_tr))} words), "
           f"test {len(X_te)} ({sum(map(len, X_te))} words); gold UPOS, XPOS, lemmas, "
           "features", flush=True)
-    rows = {}
+    rows, note = {}, ""
     configs = {"first": ("structsvm first order, heads only", tr.heads, {}),
                "labelled": ("structsvm first order, labelled", pairs_tr, {}),
                "second": ("structsvm second order (siblings, grandparents), labelled",
@@ -218,17 +278,21 @@ def run_ewt(args, params):
         buf_tr, buf_te = io.StringIO(), io.StringIO()
         write_conllu(buf_tr, tr.sentences, tr.heads, tr.relations, tr.layouts)
         write_conllu(buf_te, te.sentences, te.heads, te.relations, te.layouts)
-        pred, train, parse = run_udpipe(buf_tr.getvalue(), buf_te.getvalue(),
-                                        args.udpipe_parser, args.repeats)
-        rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)", train=train,
-                              speed=len(X_te) / parse, **scores(gold, pred, X_te))
-        print(f"UDPipe: train {train:.1f}s; UAS {rows['udpipe']['uas']:.4f} LAS "
+        entry = udpipe_cached("ewt", buf_tr.getvalue(), buf_te.getvalue(),
+                              args.udpipe_parser, args.repeats,
+                              lambda pred: scores(gold, pred, X_te),
+                              cache=args.udpipe_cache, refresh=args.udpipe_refresh)
+        rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)",
+                              train=entry["train"], speed=len(X_te) / entry["parse"],
+                              **{k: entry[k] for k in ("uas", "las", "uas_np", "las_np")})
+        note = _udpipe_note(entry)
+        print(f"UDPipe: train {entry['train']:.1f}s; UAS {rows['udpipe']['uas']:.4f} LAS "
               f"{rows['udpipe']['las']:.4f} (without punctuation "
               f"{rows['udpipe']['uas_np']:.4f} / {rows['udpipe']['las_np']:.4f}); "
-              f"{rows['udpipe']['speed']:.0f} sentences/s", flush=True)
+              f"{rows['udpipe']['speed']:.0f} sentences/s.{note}", flush=True)
     lines = [f"UD English EWT: train {len(X_tr)} sentences, test {len(X_te)}; gold "
              "UPOS, XPOS, lemmas and features; LAS over the whole relation (with its "
-             "subtype).", "",
+             "subtype)." + note, "",
              "| system | train (s) | UAS | LAS | UAS, no punctuation | "
              "LAS, no punctuation | sentences/s |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
@@ -264,7 +328,7 @@ def run_treebank(args, params):
     print(f"Dependency treebank: train {len(X_tr)} sentences ({sum(map(len, X_tr))} "
           f"words), test {len(X_te)} sentences ({sum(map(len, X_te))} words); gold POS "
           "tags", flush=True)
-    rows = {}
+    rows, note = {}, ""
     configs = {"first": ("structsvm default call", {}),
                "second": ("structsvm second order (siblings, grandparents)",
                           SECOND_ORDER)}
@@ -282,15 +346,21 @@ def run_treebank(args, params):
               f"({rows[key]['uas']:.4f} with it); {rows[key]['speed']:.0f} "
               "sentences/s", flush=True)
     if "udpipe" in args.treebank_systems:
-        pred, train, parse = run_udpipe(_conllu(X_tr, Y_tr), _conllu(X_te, Y_te),
-                                        args.udpipe_parser, args.repeats)
-        pred = [[h for h, _ in p] for p in pred]
-        rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)", train=train,
-                              speed=len(X_te) / parse, pred=pred,
-                              **scores(Y_te, pred, X_te))
-        print(f"UDPipe: train {train:.1f}s; UAS {rows['udpipe']['uas_np']:.4f} without "
-              f"punctuation ({rows['udpipe']['uas']:.4f} with it); "
-              f"{rows['udpipe']['speed']:.0f} sentences/s", flush=True)
+        def score(pred):
+            heads = [[h for h, _ in p] for p in pred]
+            return dict(pred=heads, **scores(Y_te, heads, X_te))
+
+        entry = udpipe_cached("treebank", _conllu(X_tr, Y_tr), _conllu(X_te, Y_te),
+                              args.udpipe_parser, args.repeats, score,
+                              cache=args.udpipe_cache, refresh=args.udpipe_refresh)
+        rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)",
+                              train=entry["train"], speed=len(X_te) / entry["parse"],
+                              **{k: entry[k] for k in ("pred", "uas", "las", "uas_np",
+                                                       "las_np")})
+        note = _udpipe_note(entry)
+        print(f"UDPipe: train {entry['train']:.1f}s; UAS {rows['udpipe']['uas_np']:.4f} "
+              f"without punctuation ({rows['udpipe']['uas']:.4f} with it); "
+              f"{rows['udpipe']['speed']:.0f} sentences/s.{note}", flush=True)
     sub = [i for i, x in enumerate(X_te) if len(x) <= args.nltk_max_len][:args.nltk_n]
     if "nltk" in args.treebank_systems and sub:
         X_sub, Y_sub = [X_te[i] for i in sub], [Y_te[i] for i in sub]
@@ -310,7 +380,7 @@ def run_treebank(args, params):
              f"{len(X_te)} (split by file; gold POS tags; heads only)."
              + (f" NLTK parses only the first {len(sub)} test sentences of at most "
                 f"{args.nltk_max_len} words, on which the other systems' UAS is in the "
-                "last column." if "nltk" in rows else ""), "",
+                "last column." if "nltk" in rows else "") + note, "",
              "| system | train (s) | UAS, no punctuation | UAS, all words | "
              "sentences/s | UAS on NLTK's sentences |",
              "| --- | --- | --- | --- | --- | --- |"]
@@ -345,6 +415,11 @@ def main(argv=None):
     ap.add_argument("--tol", type=float, default=None)
     ap.add_argument("--udpipe-parser", default="", help="UDPipe parser options "
                     "(default: UDPipe's defaults)")
+    ap.add_argument("--udpipe-cache", default=UDPIPE_CACHE, help="JSON file keeping "
+                    "UDPipe's rows between runs ('' for none; default "
+                    "benchmarks/results/dependency-udpipe.json)")
+    ap.add_argument("--udpipe-refresh", action="store_true", help="train UDPipe again "
+                    "even when the cache holds its row for these data and options")
     ap.add_argument("--nltk-n", type=int, default=20)
     ap.add_argument("--nltk-max-len", type=int, default=8)
     add_output_options(ap, "dependency")
