@@ -74,16 +74,16 @@ def scores(gold, pred, X):
 
 
 def run_structsvm(X_tr, Y_tr, X_te, repeats, fm_params, **params):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     model = structsvm.fit(X_tr, Y_tr, feature_map=DependencyFeatures(**fm_params),
                           **params)
-    train = time.perf_counter() - t0
+    train, cpu = time.perf_counter() - t0, time.process_time() - c0
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         pred = model.predict(X_te)
         times.append(time.perf_counter() - t0)
-    return model, pred, train, float(np.median(times))
+    return model, pred, (train, cpu), float(np.median(times))
 
 
 # ------------------------------------------------------------------ UDPipe 1
@@ -124,10 +124,10 @@ def run_udpipe(train_text, test_text, parser_options, repeats):
         sent = udpipe.Sentence()
     if err.occurred():
         raise RuntimeError(f"UDPipe cannot read the training data: {err.message}")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     blob = udpipe.Trainer.train("morphodita_parsito", train, udpipe.Sentences(), "none",
                                 "none", parser_options, err)
-    train_time = time.perf_counter() - t0
+    train_time, train_cpu = time.perf_counter() - t0, time.process_time() - c0
     if err.occurred():
         raise RuntimeError(f"UDPipe training failed: {err.message}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -147,7 +147,7 @@ def run_udpipe(train_text, test_text, parser_options, repeats):
         raise RuntimeError(f"UDPipe parsing failed: {err.message}")
     parsed = read_conllu(io.StringIO(out))
     pred = [list(zip(h, r)) for h, r in zip(parsed.heads, parsed.relations)]
-    return pred, train_time, float(np.median(times))
+    return pred, (train_time, train_cpu), float(np.median(times))
 
 
 def udpipe_cached(corpus, train_text, test_text, parser_options, repeats, score,
@@ -180,8 +180,10 @@ def udpipe_cached(corpus, train_text, test_text, parser_options, repeats, score,
     if key in stored and not refresh:
         return dict(stored[key], cached=True)
     load_start = os.getloadavg()[0]
-    pred, train, parse = run_udpipe(train_text, test_text, parser_options, repeats)
-    entry = dict(train=train, parse=parse, **score(pred), load_start=round(load_start, 2),
+    pred, (train, cpu), parse = run_udpipe(train_text, test_text, parser_options,
+                                           repeats)
+    entry = dict(train=train, cpu=cpu, parse=parse, **score(pred),
+                 load_start=round(load_start, 2),
                  machine=machine(), udpipe=getattr(udpipe, "__version__", "?"),
                  measured=datetime.datetime.now(datetime.timezone.utc).strftime(
                      "%Y-%m-%d %H:%M UTC"))
@@ -219,10 +221,10 @@ def run_nltk(X_tr, Y_tr, X_sub):
             return p
 
     tags = [[(t, t) for _, t in x] for x in X_tr]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     parser = Recording()
     parser.train(to_dependency_graphs(tags, Y_tr))
-    train = time.perf_counter() - t0
+    train = time.perf_counter() - t0, time.process_time() - c0
     pred, failed = [], 0
     t0 = time.perf_counter()
     for x in X_sub:
@@ -264,12 +266,13 @@ def run_ewt(args, params):
         if key == "udpipe":
             continue
         name, Y, fm_params = configs[key]
-        model, pred, train, parse = run_structsvm(
+        model, pred, (train, cpu), parse = run_structsvm(
             X_tr, Y, X_te, args.repeats, fm_params, decoder="eisner_one_root", **params)
         truth = te.heads if Y is tr.heads else gold
-        rows[key] = dict(name=name, train=train, speed=len(X_te) / parse, passes=
+        rows[key] = dict(name=name, train=train, cpu=cpu, speed=len(X_te) / parse, passes=
                          model.n_iter_, **scores(truth, pred, X_te))
-        print(f"{name}: train {train:.1f}s ({model.n_iter_} passes of {model.learner_.name}, "
+        print(f"{name}: train {train:.1f}s, {cpu:.1f}s CPU ({model.n_iter_} passes of "
+              f"{model.learner_.name}, "
               f"C={model.C_}, tol={model.tol_}); UAS {rows[key]['uas']:.4f} LAS "
               f"{_fmt(rows[key]['las'])} (without punctuation "
               f"{rows[key]['uas_np']:.4f} / {_fmt(rows[key]['las_np'])}); "
@@ -283,32 +286,36 @@ def run_ewt(args, params):
                               lambda pred: scores(gold, pred, X_te),
                               cache=args.udpipe_cache, refresh=args.udpipe_refresh)
         rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)",
-                              train=entry["train"], speed=len(X_te) / entry["parse"],
+                              train=entry["train"], cpu=entry["cpu"],
+                              speed=len(X_te) / entry["parse"],
                               **{k: entry[k] for k in ("uas", "las", "uas_np", "las_np")})
         note = _udpipe_note(entry)
-        print(f"UDPipe: train {entry['train']:.1f}s; UAS {rows['udpipe']['uas']:.4f} LAS "
+        print(f"UDPipe: train {entry['train']:.1f}s, {entry['cpu']:.1f}s CPU; UAS "
+              f"{rows['udpipe']['uas']:.4f} LAS "
               f"{rows['udpipe']['las']:.4f} (without punctuation "
               f"{rows['udpipe']['uas_np']:.4f} / {rows['udpipe']['las_np']:.4f}); "
               f"{rows['udpipe']['speed']:.0f} sentences/s.{note}", flush=True)
     lines = [f"UD English EWT: train {len(X_tr)} sentences, test {len(X_te)}; gold "
              "UPOS, XPOS, lemmas and features; LAS over the whole relation (with its "
              "subtype)." + note, "",
-             "| system | train (s) | UAS | LAS | UAS, no punctuation | "
+             "| system | train (s) | train, CPU (s) | UAS | LAS | UAS, no punctuation | "
              "LAS, no punctuation | sentences/s |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows.values():
-        lines.append(f"| {r['name']} | {r['train']:.1f} | {r['uas']:.4f} | "
+        lines.append(f"| {r['name']} | {r['train']:.1f} | {r['cpu']:.1f} | "
+                     f"{r['uas']:.4f} | "
                      f"{_fmt(r['las'])} | {r['uas_np']:.4f} | {_fmt(r['las_np'])} | "
                      f"{r['speed']:.3g} |")
     if "udpipe" in rows:
         u = rows["udpipe"]
-        lines += ["", "| structsvm vs UDPipe 1 | UAS | LAS | training time | parsing "
-                      "speed |", "| --- | --- | --- | --- | --- |"]
+        lines += ["", "| structsvm vs UDPipe 1 | UAS | LAS | training time | training "
+                      "CPU time | parsing speed |", "| --- | --- | --- | --- | --- | --- |"]
         for key in ("labelled", "second"):
             if key in rows:
                 r = rows[key]
                 lines.append(f"| {r['name']} | {r['uas'] - u['uas']:+.4f} | "
                              f"{r['las'] - u['las']:+.4f} | {r['train'] / u['train']:.3f}x "
+                             f"| {r['cpu'] / u['cpu']:.3f}x "
                              f"| {r['speed'] / u['speed']:.1f}x |")
     if "first" in rows and "second" in rows:
         lines += ["", f"Second order vs first order (heads only): UAS "
@@ -336,12 +343,13 @@ def run_treebank(args, params):
         if key not in configs:
             continue
         name, fm_params = configs[key]
-        model, pred, train, parse = run_structsvm(X_tr, Y_tr, X_te, args.repeats,
-                                                  fm_params, **params)
+        model, pred, (train, cpu), parse = run_structsvm(X_tr, Y_tr, X_te, args.repeats,
+                                                         fm_params, **params)
         rows[key] = dict(name=f"{name} [{model.learner_.name}, {model.decoder_.name}]",
-                         train=train, speed=len(X_te) / parse, pred=pred,
+                         train=train, cpu=cpu, speed=len(X_te) / parse, pred=pred,
                          **scores(Y_te, pred, X_te))
-        print(f"{name}: train {train:.1f}s ({model.n_iter_} passes, C={model.C_}, "
+        print(f"{name}: train {train:.1f}s, {cpu:.1f}s CPU ({model.n_iter_} passes, "
+              f"C={model.C_}, "
               f"tol={model.tol_}); UAS {rows[key]['uas_np']:.4f} without punctuation "
               f"({rows[key]['uas']:.4f} with it); {rows[key]['speed']:.0f} "
               "sentences/s", flush=True)
@@ -354,19 +362,21 @@ def run_treebank(args, params):
                               args.udpipe_parser, args.repeats, score,
                               cache=args.udpipe_cache, refresh=args.udpipe_refresh)
         rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)",
-                              train=entry["train"], speed=len(X_te) / entry["parse"],
+                              train=entry["train"], cpu=entry["cpu"],
+                              speed=len(X_te) / entry["parse"],
                               **{k: entry[k] for k in ("pred", "uas", "las", "uas_np",
                                                        "las_np")})
         note = _udpipe_note(entry)
-        print(f"UDPipe: train {entry['train']:.1f}s; UAS {rows['udpipe']['uas_np']:.4f} "
+        print(f"UDPipe: train {entry['train']:.1f}s, {entry['cpu']:.1f}s CPU; UAS "
+              f"{rows['udpipe']['uas_np']:.4f} "
               f"without punctuation ({rows['udpipe']['uas']:.4f} with it); "
               f"{rows['udpipe']['speed']:.0f} sentences/s.{note}", flush=True)
     sub = [i for i, x in enumerate(X_te) if len(x) <= args.nltk_max_len][:args.nltk_n]
     if "nltk" in args.treebank_systems and sub:
         X_sub, Y_sub = [X_te[i] for i in sub], [Y_te[i] for i in sub]
-        pred, train, parse, failed = run_nltk(X_tr, Y_tr, X_sub)
+        pred, (train, cpu), parse, failed = run_nltk(X_tr, Y_tr, X_sub)
         rows["nltk"] = dict(name="NLTK ProbabilisticProjectiveDependencyParser",
-                            train=train, speed=len(X_sub) / parse, n=len(sub),
+                            train=train, cpu=cpu, speed=len(X_sub) / parse, n=len(sub),
                             failed=failed, **scores(Y_sub, pred, X_sub))
         rows["nltk"]["uas_nltk"] = rows["nltk"]["uas_np"]
         for key in rows:
@@ -381,11 +391,12 @@ def run_treebank(args, params):
              + (f" NLTK parses only the first {len(sub)} test sentences of at most "
                 f"{args.nltk_max_len} words, on which the other systems' UAS is in the "
                 "last column." if "nltk" in rows else "") + note, "",
-             "| system | train (s) | UAS, no punctuation | UAS, all words | "
-             "sentences/s | UAS on NLTK's sentences |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "| system | train (s) | train, CPU (s) | UAS, no punctuation | UAS, all "
+             "words | sentences/s | UAS on NLTK's sentences |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows.values():
-        lines.append(f"| {r['name']} | {r['train']:.1f} | {r['uas_np']:.4f} | "
+        lines.append(f"| {r['name']} | {r['train']:.1f} | {r['cpu']:.1f} | "
+                     f"{r['uas_np']:.4f} | "
                      f"{r['uas']:.4f} | {r['speed']:.3g} | {_fmt(r.get('uas_nltk'))} |")
     if "first" in rows and "second" in rows:
         lines += ["", f"Second order vs first order: UAS "

@@ -1,5 +1,6 @@
 """Smoke tests of the benchmark scripts on small slices (figures: docs/benchmarks.md)."""
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -352,19 +353,36 @@ def test_bench_clicks_small_slice(need_data, capsys, tmp_path):
     assert (tmp_path / "p.png").stat().st_size > 0
 
 
-def test_bench_dependency_small_slice(need_data, capsys):
-    """Every system of the dependency benchmark on small slices: UD English EWT (200
-    training sentences, 100 test) and the treebank (60 training sentences, UDPipe for
-    one iteration, NLTK's parser on three short sentences, the others scored on the
-    same ones too)."""
+def test_bench_dependency_small_slice(need_data, capsys, tmp_path):
+    """Every system of the dependency benchmark on small slices: UD English EWT and
+    the treebank (60 training sentences, 100 test, UDPipe for one iteration, NLTK's
+    parser on three short sentences, the others scored on the same ones too); a
+    second run reads UDPipe's rows back from the cache and says so, a run on other
+    data trains UDPipe again."""
     from structsvm.corpora import load_dependency_treebank, load_ud_english_ewt
 
     need_data(load_dependency_treebank)
     need_data(load_ud_english_ewt, split="test")
-    rows = load("bench_dependency").main(
-        ["--max-train", "60", "--max-test", "100", "--repeats", "1", "--udpipe-parser",
-         "iterations=1", "--nltk-n", "3", "--nltk-max-len", "6", "--markdown"])
+    cache = tmp_path / "udpipe.json"
+    args = ["--max-train", "60", "--max-test", "100", "--repeats", "1", "--udpipe-parser",
+            "iterations=1", "--nltk-n", "3", "--nltk-max-len", "6", "--markdown",
+            "--udpipe-cache", str(cache)]
+    bench = load("bench_dependency")
+    rows = bench.main(args)
     out = capsys.readouterr().out
+    assert "measured by an earlier run" not in out
+    stored = json.loads(cache.read_text())
+    assert sorted(k.split()[0] for k in stored) == ["ewt", "treebank"]
+    again = bench.main(args + ["--ewt-systems", "udpipe", "--treebank-systems", "udpipe"])
+    assert capsys.readouterr().out.count("measured by an earlier run") == 4  # 2 + 2 tables
+    for corpus in ("ewt", "treebank"):  # (the treebank's LAS is nan: heads only)
+        first = {k: v for k, v in rows[corpus]["udpipe"].items() if k != "uas_nltk"}
+        assert json.dumps(again[corpus]["udpipe"], sort_keys=True) == \
+            json.dumps(first, sort_keys=True)
+    bench.main(args[:-2] + ["--max-test", "99", "--corpus", "treebank",
+                            "--treebank-systems", "udpipe", "--udpipe-cache", str(cache)])
+    assert "measured by an earlier run" not in capsys.readouterr().out
+    assert len(json.loads(cache.read_text())) == 3
     ewt, tb = rows["ewt"], rows["treebank"]
     assert tb["first"]["name"] == "structsvm default call [dual_cd, eisner]"
     for r in list(ewt.values()) + list(tb.values()):
