@@ -383,6 +383,12 @@ def test_bench_dependency_small_slice(need_data, capsys, tmp_path):
                             "--treebank-systems", "udpipe", "--udpipe-cache", str(cache)])
     assert "measured by an earlier run" not in capsys.readouterr().out
     assert len(json.loads(cache.read_text())) == 3
+    # waiting for another run's row that never comes: UDPipe left out, and said so
+    rows = bench.main(args + ["--max-test", "98", "--corpus", "treebank",
+                              "--treebank-systems", "udpipe", "--udpipe-wait", "0.5"])
+    assert "udpipe" not in rows["treebank"]
+    assert "UDPipe's row is missing" in capsys.readouterr().out
+    assert len(json.loads(cache.read_text())) == 3
     ewt, tb = rows["ewt"], rows["treebank"]
     assert tb["first"]["name"] == "structsvm default call [dual_cd, eisner]"
     for r in list(ewt.values()) + list(tb.values()):
