@@ -68,6 +68,13 @@ def machine_memory():
         return None, None
 
 
+def configured_limit():
+    """The budget set by ``STRUCTSVM_MAX_MEMORY``, in bytes (0: no limit), or None
+    when it is not set: what a fit passes on to its worker processes, whose own
+    environment may predate a change of it."""
+    return _env_limit()
+
+
 def _env_limit():
     """``STRUCTSVM_MAX_MEMORY`` in bytes; ``0`` for no limit; None when not set."""
     raw = os.environ.get(_ENV, "").strip()
@@ -159,8 +166,12 @@ def _suggestion(n):
     return f"{_ENV}={max(1, math.ceil(n / 2 ** 30))}G"
 
 
-def _refuse(n, what, source, verb="need"):
+def _refuse(n, what, source, verb="need", limit=None):
     where = f"{os.fspath(source)}: " if source is not None else ""
+    if limit is not None:  # a budget of the caller's (a worker's share)
+        raise MemoryLimitError(f"{where}{what} {verb} {n} bytes ({format_bytes(n)}), "
+                               f"above this worker's budget of {format_bytes(limit)}; "
+                               "use more partitions or workers with more memory")
     _, total = machine_memory()
     if total is not None and n > total:
         advice = (f"more than this machine's {format_bytes(total)} of memory; "
@@ -204,7 +215,7 @@ def check_array_size(shape, itemsize, what, source=None):
     return check_total(n, what, source)
 
 
-def check_total(n_bytes, what, source=None, verb="need"):
+def check_total(n_bytes, what, source=None, verb="need", limit=None):
     """Raise :class:`MemoryLimitError` if ``n_bytes`` exceed the budget.
 
     Parameters
@@ -216,6 +227,9 @@ def check_total(n_bytes, what, source=None, verb="need"):
     source : str or path-like, optional
         The file or sample it comes from.
     verb : str, default="need"
+    limit : int, optional
+        A budget of its own (bytes), e.g. a worker's share; by default
+        :func:`memory_limit`.
 
     Returns
     -------
@@ -223,6 +237,10 @@ def check_total(n_bytes, what, source=None, verb="need"):
         ``n_bytes``.
     """
     n = int(n_bytes)
+    if limit is not None:
+        if n > int(limit):
+            _refuse(n, what, source, verb, limit=int(limit))
+        return n
     if n <= _SMALL and _env_limit() is None:
         return n  # no machine lacks this much; its memory is not read for it
     limit = memory_limit()

@@ -36,12 +36,13 @@ if TYPE_CHECKING:  # annotations only (SciPy is imported where a call needs it)
 
 __all__ = [
     "FeatureMap", "Potentials", "PotentialsBatch", "Loss", "Learner", "Decoder",
-    "FeatureMapBase", "LearnerBase", "ClassBlocks", "FEATURE_MAP_CAPABILITIES",
+    "LatentFeatureMap", "FeatureMapBase", "LearnerBase", "ClassBlocks",
+    "FEATURE_MAP_CAPABILITIES",
     "LEARNER_CAPABILITIES", "capability", "plugin_name", "as_decoder",
     "LearnerResult", "QPError", "StructureMismatchError", "EnumerationError",
     "MAX_ENUMERATED_OUTPUTS", "check_enumerable", "as_sequence", "SparseRows",
     "LazyOutputs", "DECOMPOSITIONS", "check_decomposition", "POTENTIALS_CAPABILITIES",
-    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE",
+    "LOSS_CAPABILITIES", "CERTIFIED_STOPPING_RULE", "Partitioned", "DaskPart",
 ]
 
 #: Largest number of outputs of one example that structsvm enumerates (exhaustive
@@ -159,10 +160,19 @@ class FeatureMap(Protocol):
       structure written in Python), so with ``n_jobs > 1`` its oracle runs in worker
       processes and the fitting process, not on threads;
     - ``fit_encode(X, Y)``: fit and return ``encode_inputs(X)`` in one pass;
+    - ``feature_support(Xe, idx)``: the columns of w in which Φ(x_i, y) can be
+      non-zero for some output y, over the examples ``idx`` (sorted, unique): how
+      many partitions share each column sets the partitioned learner's steps;
+    - ``fit_summary(X, Y)`` and ``fit_from_summaries(summaries)``: the map fitted
+      from one summary per partition of the training data, each computed where the
+      partition lives (so that no process needs all the data to fit it);
     - ``compiled_loops``: the compiled loops (``"module:function"``) the map's
       default training path calls, in the order it calls them (they are compiled in
       a helper process while the fit starts, and a fit whose loops were all
-      compiled at installation says nothing about compiling).
+      compiled at installation says nothing about compiling);
+    - ``latent``: its outputs hold a hidden part h that training data do not give
+      (a :class:`LatentFeatureMap`); ``convex_learners`` are then the learners of
+      the convex problem of each round, as ``default_learners`` are for others.
     """
 
     structure: ClassVar[str]
@@ -202,6 +212,58 @@ class FeatureMap(Protocol):
 
     def load_fitted_state(self, state) -> "FeatureMap":
         """Become fitted from a ``fitted_state()``; return self."""
+
+
+@runtime_checkable
+class LatentFeatureMap(FeatureMap, Protocol):
+    r"""A feature map whose outputs hold a hidden part: Φ(x, (y, h)).
+
+    Training data give y; h (a sub-class, the hidden states of a chain, the tags of
+    unlabelled tokens, a motif's position) is never observed. Yu & Joachims (2009)
+    train such a map by minimising
+
+    .. math::
+
+        f(w) = \tfrac12 \|w\|^2 + C \sum_i \Big[\max_{\hat y, \hat h}
+               \big(w \cdot \Phi(x_i, \hat y, \hat h) + \Delta(y_i, \hat y, \hat h)\big)
+               - \max_h w \cdot \Phi(x_i, y_i, h)\Big],
+
+    a difference of convex functions (:class:`structsvm.learners.CCCP`).
+
+    A complete output is a pair (y, h) in the map's encoding; the decoder and the
+    loss-augmented decoder range over complete outputs. ``encode_outputs(Y, X)``
+    encodes the observed y of each example as a complete output whose hidden part
+    is not yet chosen, and ``decode_outputs`` keeps y only. The map adds:
+
+    - ``impute(Xe, Ye, w)``: the complete outputs with h_i = argmax_h
+      w·Φ(x_i, (y_i, h)) (the best h for the given y, the "latent argmax");
+    - ``init_latent(Xe, Ye, init, random_state)``: the complete outputs of the
+      first round: ``"guess"`` (the map's own guess), ``"random"`` (a seeded random
+      h), or a sequence of raw h, one per example;
+    - ``latent_loss(loss)``: the loss over complete outputs, Δ(y_i, (ŷ, ĥ)), of a
+      loss on y (the estimator's ``loss``);
+    - ``select_inputs(Xe, idx)``: the encoded inputs of the examples ``idx`` (a
+      subset to train on: self-paced learning);
+    - ``decode_latent(Ye)``: complete outputs as raw (y, h) pairs.
+    """
+
+    latent: ClassVar[bool]
+    convex_learners: ClassVar[tuple]
+
+    def impute(self, Xe, Ye, w) -> list:
+        """Complete outputs: Ye's y with h_i = argmax_h w·Φ(x_i, (y_i, h))."""
+
+    def init_latent(self, Xe, Ye, init, random_state) -> list:
+        """Complete outputs of the first round ("guess", "random" or given h)."""
+
+    def latent_loss(self, loss) -> "Loss":
+        """The loss Δ(y_i, (ŷ, ĥ)) over complete outputs of a loss on y."""
+
+    def select_inputs(self, Xe, idx) -> Any:
+        """The encoded inputs of the examples ``idx``."""
+
+    def decode_latent(self, Ye) -> list:
+        """Complete outputs as raw (y, h) pairs."""
 
 
 #: How a loss decomposes: its ``decomposition``, the one thing a decoder, a map's
@@ -408,8 +470,13 @@ FEATURE_MAP_CAPABILITIES = {
     "example_costs": None,         # example_costs(Xe): relative decoding cost per example
     "decodes_in_python": False,    # its decoding holds the GIL: oracle workers are processes
     "fit_encode": None,            # fit_encode(X, Y): fit, return encode_inputs(X)
+    "feature_support": None,       # feature_support(Xe, idx): columns Φ(x_i, ·) may touch
+    "fit_summary": None,           # fit_summary(X, Y): what fit needs of one partition
     "default_learners": (("dual_cd", {}),),  # (name, params): the first that accepts
     "compiled_loops": (),          # "module:function" of the default path, in order
+    "latent": False,               # outputs hold a hidden part h (LatentFeatureMap)
+    "convex_learners": (("dual_cd", {}),),  # a latent map: the learners of each
+                                   # round's convex problem (as default_learners)
 }
 
 #: Optional capabilities of a learner and their defaults (see :class:`Learner`).
@@ -425,6 +492,8 @@ LEARNER_CAPABILITIES = {
     "check_state": None,           # check_state(state): ValueError for a saved state
                                    # (a checkpoint's) that does not hold together
     "stopping_rule": None,         # when it stops, if not at a certified gap ≤ tol
+    "runs_blocks": False,          # run(blocks, ...): its work in blocks on workers
+    "trains_latent": False,        # trains a latent map (imputes h itself)
 }
 
 #: The stopping rule of every learner that ``certifies_gap`` (docs/defaults.md).
@@ -502,8 +571,12 @@ class FeatureMapBase:
     example_costs: ClassVar[Optional[Callable]] = None
     decodes_in_python: ClassVar[bool] = False
     fit_encode: ClassVar[Optional[Callable]] = None
+    feature_support: ClassVar[Optional[Callable]] = None
+    fit_summary: ClassVar[Optional[Callable]] = None
     default_learners: ClassVar[tuple] = (("dual_cd", {}),)
     compiled_loops: ClassVar[tuple] = ()
+    latent: ClassVar[bool] = False
+    convex_learners: ClassVar[tuple] = (("dual_cd", {}),)
 
 
 class LearnerBase:
@@ -520,6 +593,8 @@ class LearnerBase:
     compiled_loops: ClassVar[tuple] = ()
     check_state: ClassVar[Optional[Callable]] = None
     stopping_rule: ClassVar[Optional[str]] = None
+    runs_blocks: ClassVar[bool] = False
+    trains_latent: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -574,7 +649,10 @@ class Learner(Protocol):
     - ``trains_dataset_losses``: the learner asks the oracle for the most violated
       labelling of the whole data set (``Problem.oracle_sum``), so it trains losses
       whose ``decomposition`` is ``"dataset"``;
-    - ``compiled_loops``: as a feature map's, for the learner's own loops.
+    - ``compiled_loops``: as a feature map's, for the learner's own loops;
+    - ``trains_latent``: the learner trains a map whose outputs hold a hidden part
+      (``latent``), completing the training outputs itself (the estimator hands
+      such a map to another learner inside :class:`structsvm.learners.CCCP`).
     """
 
     name: ClassVar[str]
@@ -611,6 +689,32 @@ class LearnerResult:
     duality_gap: float = float("nan")
     converged: bool = False
     extra: dict = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- partitioned data
+class Partitioned:
+    """A data set in partitions that workers read where they live (files, a Dask
+    bag): ``partitions()`` returns one source per partition, each with ``read()``
+    returning its ``(X, Y)`` lists (run in the worker) and ``describe()`` (words for
+    messages). ``fit`` and ``predict`` take such a data set in place of X (and no Y).
+    """
+
+    def partitions(self):
+        """One source per partition (each with ``read()`` and ``describe()``)."""
+        raise NotImplementedError
+
+
+class DaskPart:
+    """A partition that a Dask cluster computes (``delayed``: a Dask delayed object
+    of a list of ``(x, y)`` pairs), where its data live; the worker that holds it
+    receives the result. Only workers of that cluster can read it."""
+
+    def __init__(self, delayed, name):
+        self.delayed, self.name = delayed, str(name)
+
+    def describe(self):
+        """Words for messages."""
+        return self.name
 
 
 # --------------------------------------------------------------------------- samples and outputs

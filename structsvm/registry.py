@@ -2,7 +2,7 @@
 
 >>> from structsvm.registry import lookup, register, registered
 >>> sorted(registered("learner"))[:3]
-['dual_cd', 'frank_wolfe', 'multiclass_cd']
+['cccp', 'dual_cd', 'frank_wolfe']
 
 A plugin is registered under a name with :func:`register`, read back with
 :func:`lookup` (one) or :func:`registered` (all of a kind), and removed with

@@ -38,6 +38,20 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
     - ``save``: a fitted model saves and loads back with ``trusted=`` and predicts
       the same (with ``save=True``).
 
+    A structure whose outputs hold a hidden part (a :class:`structsvm.Structure` with
+    ``latent = True``, or a built-in map that declares ``latent``) is checked on its
+    complete outputs (y, h):
+
+    - ``latent_argmax``: under a few random w, the completion of y it gives has y's
+      label and scores at least as high as every other completion of y the
+      structure gives (``outputs(x)`` where given, the argmaxes);
+    - ``argmax``: it scores at least as high as every output tried, the
+      completions included;
+    - ``loss``: loss(y, (ŷ, ĥ)) ≥ 0 and finite on the outputs tried;
+    - ``loss_augmented_argmax``: where given, it maximises loss(y, ·) + w·Φ(x, ·)
+      over the outputs tried;
+    - ``clone``/``get_params`` and ``save`` as above.
+
     Parameters
     ----------
     structure : Structure or FeatureMap
@@ -68,6 +82,12 @@ def check_structure(structure, X, Y, *, n_weights=3, random_state=0, save=True):
     X, Y = as_sequence(X, "X"), as_sequence(Y, "Y")
     assert len(X) == len(Y) and len(X) > 0, "X and Y must be non-empty, of equal length"
     _check_params(structure)
+    user = as_structure(structure)
+    if (user.latent if user is not None else capability(structure, "latent")):
+        _check_latent(_latent_view(structure, X, Y), X, Y, n_weights, random_state)
+        if save:
+            _check_save(structure, X, Y)
+        return
     view = _view(structure, X, Y)
     d = _check_joint_feature(view, X, Y)
     rng = np.random.default_rng(random_state)
@@ -145,6 +165,129 @@ def _view(structure, X, Y):
     adds = type(loss).decomposition in capability(batch, "augments")
     return _View(phi, argmax, loss, laa if adds else None, outputs,
                  encode=encode, truth_is_output=False)
+
+
+class _LatentView:
+    """What the latent checks call, on complete outputs as the structure sees them
+    (a built-in map's encoded outputs): phi(x, out), argmax(x, w), complete(x, y, w)
+    (the completion of the training output y), loss(y, out), laa (or None),
+    outputs(x) (or None), completes(y, out) (whether out completes y), encode(x, y)
+    and the length of Φ, ``n_features``."""
+
+    def __init__(self, phi, argmax, complete, loss, laa, outputs, completes, encode,
+                 n_features):
+        self.phi, self.argmax, self.complete, self.loss = phi, argmax, complete, loss
+        self.laa, self.outputs, self.completes = laa, outputs, completes
+        self.encode, self.n_features = encode, n_features
+
+
+def _latent_view(structure, X, Y):
+    user = as_structure(structure)
+    if user is not None:
+        assert user.provides("latent_argmax"), \
+            f"latent_argmax: {type(user).__name__} sets latent = True but does not " \
+            "define latent_argmax(self, x, y, w)"
+        laa = user.loss_augmented_argmax if user.provides("loss_augmented_argmax") \
+            else None
+        outs = user.outputs if user.provides("outputs") else None
+        d = user.n_features
+        if d is None:
+            assert user.provides("init_latent"), \
+                f"n_features: {type(user).__name__} is latent: set n_features or " \
+                "define init_latent(self, x, y)"
+            first = (Y[0], user.init_latent(X[0], Y[0]))
+            d = _as_vector(user.joint_feature(X[0], first), "joint_feature").size
+        return _LatentView(user.joint_feature, user.argmax,
+                           lambda x, y, w: (y, user.latent_argmax(x, y, w)),
+                           user.loss, laa, outs,
+                           lambda y, out: same_output(out[0], y), lambda x, y: y, d)
+    fm = clone(structure).fit(X, Y)
+    decoder = get_decoder(type(fm).default_decoder)
+    loss = fm.latent_loss(get_loss(type(fm).default_loss))
+
+    def phi(x, out):
+        return fm.joint_features(fm.encode_inputs([x]), [out]).toarray().ravel()
+
+    def argmax(x, w):
+        return decoder(fm.potentials(x, w))[0]
+
+    def complete(x, ye, w):
+        return fm.impute(fm.encode_inputs([x]), [ye], w)[0]
+
+    def laa(x, ye, w):
+        return decoder(fm.potentials(x, w).augment([ye], loss))[0]
+
+    def outputs(x):
+        batch = fm.potentials(x, np.zeros(fm.n_features_))
+        if batch.output_space_sizes()[0] > 2000:
+            return None
+        return list(batch[0].enumerate())
+
+    def completes(ye, out):
+        # a built-in's training output may leave parts unknown (None): any label
+        # completes those
+        return all(a is None or a == b for a, b in zip(
+            np.atleast_1d(np.asarray(fm.decode_outputs([ye])[0], dtype=object)),
+            np.atleast_1d(np.asarray(fm.decode_outputs([out])[0], dtype=object))))
+
+    def encode(x, y):
+        return fm.encode_outputs([y], [x])[0]
+
+    return _LatentView(phi, argmax, complete, loss, laa, outputs, completes, encode,
+                       fm.n_features_)
+
+
+def _check_latent(view, X, Y, n_weights, random_state):
+    rng = np.random.default_rng(random_state)
+    d = view.n_features
+    for i, (x, y) in enumerate(zip(X, Y)):
+        ye = view.encode(x, y)
+        weights = [rng.normal(size=d) for _ in range(n_weights)]
+        done = [view.complete(x, ye, w) for w in weights]
+        outs = [] if view.outputs is None else list(view.outputs(x) or [])
+        cands = outs + done + [view.argmax(x, w) for w in weights]
+        if view.laa is not None:
+            cands += [view.laa(x, ye, w) for w in weights]
+        for out in cands:
+            n = _as_vector(view.phi(x, out), f"sample {i} with {out!r}").size
+            assert n == d, f"joint_feature: sample {i} with {out!r} has {n} features, " \
+                           f"expected {d}: one length for every (x, (y, h))"
+            v = _loss(view, ye, out, i)
+            assert np.isfinite(v) and v >= 0, \
+                f"loss: loss(y, {out!r}) = {v!r} for sample {i}; a loss is finite and >= 0"
+        mine = [c for c in cands if view.completes(ye, c)]
+        for w, h in zip(weights, done):
+            assert view.completes(ye, h), \
+                f"latent_argmax: for sample {i} it completes y = {y!r} as {h!r}, an " \
+                "output of another y"
+            s_h = _score(view, x, h, w)
+            for c in mine:
+                s = _score(view, x, c, w)
+                assert s_h >= s - _tol(s), \
+                    f"latent_argmax: for sample {i} and a random w, the completion " \
+                    f"{h!r} of y scores {s_h:.6g} but the completion {c!r} scores {s:.6g}"
+        for w in weights:
+            _check_argmax(view, x, w, cands, i)
+            if view.laa is not None:
+                for v in (w, w / _loss_scale_latent(view, x, ye, w, cands, i)):
+                    y_hat = view.laa(x, ye, v)
+                    best = _loss(view, ye, y_hat, i) + _score(view, x, y_hat, v)
+                    for c in cands:
+                        val = _loss(view, ye, c, i) + _score(view, x, c, v)
+                        assert best >= val - _tol(val), \
+                            f"loss_augmented_argmax: for sample {i} and a random w, " \
+                            f"it returns {y_hat!r} with loss + score {best:.6g} but " \
+                            f"{c!r} has {val:.6g}"
+
+
+def _loss_scale_latent(view, x, ye, w, cands, i):
+    """As :func:`_loss_scale`, over complete outputs."""
+    scores = [_score(view, x, c, w) for c in cands]
+    losses = [_loss(view, ye, c, i) for c in cands]
+    spread = max(losses) - min(losses)
+    if spread <= 0:
+        return 1.0
+    return max(1.0, 4.0 * (max(scores) - min(scores)) / spread)
 
 
 # --------------------------------------------------------------------------- checks

@@ -443,3 +443,27 @@ def test_bench_performance_small_slice(need_data, capsys, tmp_path, monkeypatch)
     assert f"| f1 | {s['LinearSVC']:.4f} |" in saved
     for ds in ("spam", "newsgroups"):
         assert f"{ds}: training time" in saved and f"{ds}: each loss's own measure" in saved
+
+
+def test_bench_partitioned_small_slice(need_data, capsys):
+    """Training on workers, on 150 CoNLL-2000 sentences: the partitioned learner on
+    two worker processes and the serial default both stop within the default tol of
+    the optimum, so their objectives agree within it; and K = 2 blocks in rounds
+    reach the serial objective."""
+    from structsvm.corpora import load_conll2000
+    from structsvm.structures import SequenceFeatures
+
+    need_data(load_conll2000)
+    bench = load("bench_partitioned")
+    rows = bench.main(["speed", "--task", "chunking", "--modes", "serial", "processes",
+                       "--max-train", "150", "--max-test", "100"])
+    out = capsys.readouterr().out
+    serial, parts = rows
+    assert (serial["learner"], parts["learner"]) == ("dual_cd", "partitioned_cd")
+    assert abs(parts["objective"] / serial["objective"] - 1) <= SequenceFeatures.default_tol
+    assert 0.8 < parts["score"] <= 1.0 and "| processes | partitioned_cd |" in out
+    work = bench.main(["work", "--max-train", "150", "--blocks", "2",
+                       "--sharing", "rounds"])
+    (row,) = work["rows"]
+    assert row["reached"] and row["passes"] > 0 and row["bytes"] > 0
+    assert work["serial"]["passes"] > 0

@@ -172,7 +172,7 @@ def test_bad_parameters(bad, match):
 
 
 # ----------------------------------------------------------------------- kernels
-def _random_state(rng, n=5, S=4, D=12):
+def _random_state(rng, n=5, S=4, D=12, omega=None):
     rows = [sp.random(1, D, density=0.4, format="csr", random_state=rng.integers(1 << 30))
             for _ in range(n * (S - 1))]
     M = sp.vstack(rows, format="csr")
@@ -186,14 +186,17 @@ def _random_state(rng, n=5, S=4, D=12):
         a = rng.dirichlet(np.ones(S)) * C
         alpha[i, :S - 1] = a[:S - 1] * (rng.random(S - 1) < 0.7)
         loss[i, :S - 1] = rng.random(S - 1) * 2
-        G = (M[ids] @ M[ids].T).toarray()
+        W = M[ids] if omega is None else M[ids] @ sp.diags(omega)
+        G = (W @ M[ids].T).toarray()
         gram[i, :S - 1, :S - 1] = G
     return M, slot, alpha, loss, gram, C
 
 
-def _reference_block(i, w, M, slot, alpha, loss, C, steps):
-    """Plain numpy pairwise steps on example i (dense rows, the null output explicit)."""
+def _reference_block(i, w, M, slot, alpha, loss, C, steps, omega=None):
+    """Plain numpy pairwise steps on example i (dense rows, the null output explicit);
+    with ``omega``, those of the quadratic ½ Σ_j ω_j (Σ α ψ)_j², w moving by ω ⊙ d."""
     S = slot.shape[1]
+    om = np.ones(M.shape[1]) if omega is None else omega
     occ = [s for s in range(S) if slot[i, s] >= 0]
     P = np.vstack([M[slot[i, s]].toarray().ravel() for s in occ] + [np.zeros(M.shape[1])])
     a = np.append(alpha[i, occ], C - alpha[i, occ].sum())
@@ -208,21 +211,25 @@ def _reference_block(i, w, M, slot, alpha, loss, C, steps):
         if up == dn or g[up] - g[dn] <= 1e-12 * (1 + abs(g[up])):
             break
         d = P[up] - P[dn]
-        q = d @ d
+        q = d @ (om * d)
         t = a[dn] if q <= 1e-300 else min((g[up] - g[dn]) / q, a[dn])
         a[up] += t
         a[dn] -= t
-        w = w + t * d
+        w = w + t * om * d
     return w, a[:-1], gap
 
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("steps", [1, 300])
-def test_block_step_kernel_equals_reference(seed, steps):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_block_step_kernel_equals_reference(seed, steps, weighted):
     # one step: the same pair and step; many: the block optimum (after an exact
-    # line search the next pair can tie within rounding, so the paths may differ)
+    # line search the next pair can tie within rounding, so the paths may differ);
+    # weighted: the per-feature ω of the partitioned learner's local subproblem
     rng = np.random.default_rng(seed)
-    M, slot, alpha, loss, gram, C = _random_state(rng)
+    D = 12
+    omega = rng.integers(1, 5, size=D).astype(float) if weighted else None
+    M, slot, alpha, loss, gram, C = _random_state(rng, D=D, omega=omega)
     p_ind, p_dat = M.indices.astype(np.int32), M.data.copy()
     p_start, p_len = M.indptr[:-1].astype(np.int64), np.diff(M.indptr).astype(np.int64)
     w = jit.weights_from_alpha(M.shape[1], p_ind, p_dat, p_start, p_len, slot, alpha)
@@ -231,10 +238,11 @@ def test_block_step_kernel_equals_reference(seed, steps):
                                       for s in range(slot.shape[1]) if slot[i, s] >= 0))
     for i in range(slot.shape[0]):
         w_ref, a_ref, gap_ref = _reference_block(i, w.copy(), M, slot, alpha.copy(), loss,
-                                                 C, steps=steps)
+                                                 C, steps=steps, omega=omega)
         a = alpha.copy()
         gap = jit.block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, a, loss, gram, C,
-                            1e-12, steps, np.empty(slot.shape[1]))
+                            1e-12, steps, np.empty(slot.shape[1]),
+                            np.empty(0) if omega is None else omega)
         occ = slot[i] >= 0
         assert gap == pytest.approx(gap_ref, rel=1e-9, abs=1e-12)
         np.testing.assert_allclose(a[i, occ], a_ref, atol=1e-9)
@@ -253,5 +261,10 @@ def test_sparse_row_dot_equals_numpy():
         assert jit.row_dot_dense(M.indices, M.data, sa, la, v) == pytest.approx(M[a] @ v)
         for b in range(6):
             sb, lb = M.indptr[b], M.indptr[b + 1] - M.indptr[b]
-            assert jit.row_dot_row(M.indices, M.data, sa, la, sb, lb) == pytest.approx(
+            assert jit.row_dot_row(M.indices, M.data, sa, la, sb, lb,
+                                   np.empty(0)) == pytest.approx(
                 (M[a] @ M[b].T).toarray()[0, 0])
+            omega = rng.random(40) + 0.5
+            assert jit.row_dot_row(M.indices, M.data, sa, la, sb, lb,
+                                   omega) == pytest.approx(
+                (M[a] @ sp.diags(omega) @ M[b].T).toarray()[0, 0])

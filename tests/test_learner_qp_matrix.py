@@ -45,6 +45,8 @@ SETTINGS = {
     "frank_wolfe": (dict(tol=2e-3, max_iter=3000, random_state=0), 2e-3),
     # error O(1/(λT)) with λ = 1/(nC): 60 epochs at C = 0.1 (issue 14: within 1%)
     "pegasos": (dict(tol=0.0, max_iter=60, random_state=0), 1e-2),
+    # blocks in rounds of one oracle batch each: many rounds to a gap of 1e-6
+    "partitioned_cd": (dict(tol=1e-6, max_iter=5000, random_state=0), 1e-4),
 }
 DEFAULT_SETTING = (dict(tol=1e-6, random_state=0), 1e-4)
 # learners documented to support slack rescaling: a refusal from them is a failure

@@ -83,7 +83,7 @@ def data():
 
 #: rounds before the checkpoint: the primal of the sequential dual method's first
 #: passes is above P(0) (it is not monotone), where a restart from 0 would not show
-CHECKPOINT_AFTER = {"multiclass_cd": 10}
+CHECKPOINT_AFTER = {"multiclass_cd": 10, "partitioned_cd": 10}
 
 
 class RoundSpy:

@@ -115,12 +115,14 @@ def test_every_capability_has_a_default_on_the_base_classes():
 
 def test_learner_capabilities_are_attributes():
     assert {n for n, c in LEARNERS.items() if c.certifies_gap} == {
-        "one_slack", "n_slack", "dual_cd", "multiclass_cd", "frank_wolfe"}
+        "one_slack", "n_slack", "dual_cd", "multiclass_cd", "frank_wolfe", "partitioned_cd"}
+    assert {n for n, c in LEARNERS.items() if c.runs_blocks} == {"partitioned_cd"}
     assert {n for n, c in LEARNERS.items() if c.resumable} == {
-        "one_slack", "n_slack", "dual_cd", "multiclass_cd"}
+        "one_slack", "n_slack", "dual_cd", "multiclass_cd", "partitioned_cd"}
     assert {n for n, c in LEARNERS.items() if c.accepts_constraints} == {
         "one_slack", "n_slack"}
     assert not LEARNERS["frank_wolfe"].supports_warm_start
+    assert not LEARNERS["partitioned_cd"].supports_warm_start
     for cls in LEARNERS.values():
         assert isinstance(cls(), protocols.Learner)
 

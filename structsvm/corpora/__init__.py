@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .alignment import (read_alignment_pairs, simulate_alignment_pairs,
                             write_alignment_pairs)
     from .ud_english_ewt import UD_ENGLISH_EWT_SPLITS, load_ud_english_ewt
+    from .partitions import DaskBag, Files, click_totals_in_parts
 
 __all__ = ["DataNotFoundError", "find_data", "require_data", "corpora_dir", "nltk_search_path"]
 
@@ -58,5 +59,7 @@ __all__ += ["ClickLog", "ClickLogs", "simulate_clicks", "simulate_click_logs",
 __all__ += ["simulate_alignment_pairs", "read_alignment_pairs", "write_alignment_pairs"]
 
 __all__ += ["UD_ENGLISH_EWT_SPLITS", "load_ud_english_ewt"]
+
+__all__ += ["Files", "DaskBag", "click_totals_in_parts"]
 
 __getattr__, __dir__ = attach(__name__, globals())

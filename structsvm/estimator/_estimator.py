@@ -10,11 +10,11 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from . import _saved_state, _training
+from . import _partitioned, _saved_state, _training
 from ._resolution import Resolution
 from ._saved_state import Fitted
 from ..io import MAX_BYTES
-from ..protocols import as_sequence
+from ..protocols import as_sequence, capability
 from ..structures.user.structure import check_savable
 
 __all__ = ["StructuredSVM", "fit", "load", "read_checkpoint_info", "allowed_classes"]
@@ -175,12 +175,14 @@ class StructuredSVM(BaseEstimator):
         self.constraints = constraints
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X, Y, *, checkpoint=None, resume=None, checkpoint_every=60.0):
+    def fit(self, X, Y=None, *, checkpoint=None, resume=None, checkpoint_every=60.0):
         """Train on inputs X and structured outputs Y (lists of equal length).
 
         Parameters
         ----------
-        X, Y : sequences of inputs and structured outputs.
+        X, Y : sequences of inputs and structured outputs, or X a partitioned data set
+            (:class:`~structsvm.corpora.Files`, :class:`~structsvm.corpora.DaskBag`:
+            its partitions read by the workers, see the Scaling page) and Y None.
         checkpoint : str or Path, optional
             Write the training state (a model file with the best weights so far and
             the rounds done) here every ``checkpoint_every`` seconds, on Ctrl-C and
@@ -209,10 +211,20 @@ class StructuredSVM(BaseEstimator):
             ``checkpoint`` of a structure a model file cannot hold.
         """
         resolution = Resolution(type(self), self.get_params(deep=False))
+        if Y is None and not _partitioned.is_partitioned(X):
+            raise TypeError("fit needs Y, the outputs of X (only a partitioned data "
+                            "set, such as structsvm.corpora.Files, carries its own)")
+        if Y is not None and _partitioned.is_partitioned(X):
+            raise TypeError("a partitioned data set carries its outputs: pass Y=None")
         user = resolution.user_structure()
         if checkpoint is not None and user is not None:
             check_savable(user)  # before training, not at the first checkpoint
         previous = self._fitted() if self.warm_start and "coef_" in vars(self) else None
+        fitted = _partitioned.fit_on_workers(resolution, X, Y, previous=previous,
+                                             checkpoint=checkpoint, resume=resume,
+                                             checkpoint_every=checkpoint_every)
+        if fitted is not None:
+            return self._adopt(fitted)
         return self._adopt(_training.run_fit(
             resolution, X, Y, previous=previous, checkpoint=checkpoint, resume=resume,
             checkpoint_every=checkpoint_every))
@@ -253,13 +265,39 @@ class StructuredSVM(BaseEstimator):
         return out
 
     def predict(self, X):
-        """Best structure for every input: a list of raw outputs."""
+        """Best structure for every input: a list of raw outputs.
+
+        For a partitioned data set (:class:`~structsvm.corpora.Files`,
+        :class:`~structsvm.corpora.DaskBag`): one list per partition, each computed
+        by the worker that reads the partition (``n_jobs`` processes, or the Dask
+        cluster of an enclosing ``joblib.parallel_config(backend="dask")``)."""
         check_is_fitted(self, "coef_")
+        if _partitioned.is_partitioned(X):
+            return _partitioned.predict_partitioned(self, X)
         X = as_sequence(X, "X")
         if len(X) == 0:
             return []
         Xe = self.feature_map_.encode_inputs(X)
         return self.feature_map_.decode_outputs(self._decode(Xe, len(X)))
+
+    def predict_latent(self, X):
+        """Best complete output (y, h) of every input, for a map whose outputs hold
+        a hidden part h (``feature_map_.latent``): a list of raw pairs.
+
+        Raises
+        ------
+        TypeError
+            The feature map has no hidden part.
+        """
+        check_is_fitted(self, "coef_")
+        if not capability(self.feature_map_, "latent"):
+            raise TypeError(f"predict_latent: {type(self.feature_map_).__name__} has no "
+                            "hidden part (its outputs are y only); use predict")
+        X = as_sequence(X, "X")
+        if len(X) == 0:
+            return []
+        Xe = self.feature_map_.encode_inputs(X)
+        return self.feature_map_.decode_latent(self._decode(Xe, len(X)))
 
     def score(self, X, Y):
         """1 − Σ_i Δ(y_i, ŷ_i) / Σ_i max Δ(y_i, ·): accuracy for zero-one loss,
@@ -328,13 +366,14 @@ class StructuredSVM(BaseEstimator):
         return tags
 
 
-def fit(X, Y, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
+def fit(X, Y=None, *, feature_map=None, decoder=None, checkpoint=None, resume=None,
         checkpoint_every=60.0, **params):
     """Train a :class:`StructuredSVM` and return it (shorthand).
 
     Parameters
     ----------
-    X, Y : sequences of inputs and structured outputs.
+    X, Y : sequences of inputs and structured outputs, or X a partitioned data set
+        and Y None (see :meth:`StructuredSVM.fit`).
     feature_map, decoder
         See :class:`StructuredSVM`.
     checkpoint, resume, checkpoint_every

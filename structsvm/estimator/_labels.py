@@ -27,8 +27,9 @@ def _is_missing(v):
     return None
 
 
-def _labels_of(Y, structure):
-    """(sample index, label) pairs: whole outputs, or the tags of each sequence."""
+def _labels_of(Y, structure, latent=False):
+    """(sample index, label) pairs: whole outputs, or the tags of each sequence (a
+    latent map's unknown tags, None, are no labels)."""
     if structure == "sequence":
         for i, y in enumerate(Y):
             if y is None or isinstance(y, (str, bytes)):
@@ -40,12 +41,13 @@ def _labels_of(Y, structure):
                 yield i, y
                 continue
             for t in tags:
-                yield i, t
+                if not (latent and t is None):
+                    yield i, t
     else:
         yield from enumerate(Y)
 
 
-def check_labels(Y, structure):
+def check_labels(Y, structure, latent=False):
     """Refuse missing or ambiguous labels; warn when there is only one.
 
     Parameters
@@ -55,6 +57,9 @@ def check_labels(Y, structure):
     structure : str
         The feature map's structure: "multiclass" and "taxonomy" outputs are checked
         whole, "sequence" outputs tag by tag; other structures are not checked here.
+    latent : bool, default=False
+        The map's outputs hold a hidden part: a sequence's None tags mark tokens
+        whose tag is unknown (they train as hidden), not missing labels.
 
     Raises
     ------
@@ -72,7 +77,7 @@ def check_labels(Y, structure):
         return
     what = "tag" if structure == "sequence" else "label"
     by_text, distinct = {}, set()
-    for i, v in _labels_of(Y, structure):
+    for i, v in _labels_of(Y, structure, latent):
         missing = _is_missing(v)
         if missing:
             raise ValueError(f"Sample {i}: {what} is {missing}; every training output "

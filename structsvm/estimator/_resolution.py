@@ -19,6 +19,7 @@ from ..registry import registered
 from ..structures.decoders import get_decoder
 from ..structures.losses import get_loss
 from ..structures.multiclass.features import MulticlassFeatures
+from ..structures.user.latent import LatentStructureMap
 from ..structures.user.structure import StructureMap, as_structure, structure_plugins
 
 __all__ = ["Resolution"]
@@ -87,10 +88,11 @@ class Resolution:
     def prototype(self):
         """The unfitted feature map ``fit`` clones: ``feature_map``, a
         :class:`~structsvm.structures.user.StructureMap` of a Structure or of plain
-        functions, or ``MulticlassFeatures()``."""
+        functions (a :class:`~structsvm.structures.user.LatentStructureMap` of a
+        Structure whose outputs hold a hidden part), or ``MulticlassFeatures()``."""
         user = self.user_structure()
         if user is not None:
-            return StructureMap(user)
+            return (LatentStructureMap if user.latent else StructureMap)(user)
         return MulticlassFeatures() if self.feature_map is None else self.feature_map
 
     def trusted(self):
@@ -107,15 +109,20 @@ class Resolution:
             A decoder of another structure.
         """
         if isinstance(fm, StructureMap):
-            return structure_plugins(fm, self.decoder, self.loss)
-        decoder = get_decoder(self.decoder if self.decoder is not None
-                              else type(fm).default_decoder)
-        if decoder.structure not in (type(fm).structure, "any"):
-            raise StructureMismatchError(
-                f"decoder {decoder.name!r} decodes {decoder.structure!r} structures but "
-                f"{type(fm).__name__} produces {type(fm).structure!r} structures")
-        loss = get_loss(self.loss if self.loss is not None else type(fm).default_loss)
-        return decoder, loss.bind(lambda y: fm.decode_outputs([y])[0])
+            decoder, loss = structure_plugins(fm, self.decoder, self.loss)
+        else:
+            decoder = get_decoder(self.decoder if self.decoder is not None
+                                  else type(fm).default_decoder)
+            if decoder.structure not in (type(fm).structure, "any"):
+                raise StructureMismatchError(
+                    f"decoder {decoder.name!r} decodes {decoder.structure!r} structures "
+                    f"but {type(fm).__name__} produces {type(fm).structure!r} structures")
+            loss = get_loss(self.loss if self.loss is not None else type(fm).default_loss)
+            if not capability(fm, "latent"):
+                loss = loss.bind(lambda y: fm.decode_outputs([y])[0])
+        if capability(fm, "latent"):  # the loss on y read on complete outputs (y, h)
+            loss = fm.latent_loss(loss)
+        return decoder, loss
 
     def learner_for(self, fm, plugins=None):
         """The configured learner, or the default one for the map (and the fitted
@@ -123,7 +130,10 @@ class Resolution:
         must accept the problem is considered then).
 
         With ``learner=None``, constraints on w and a loss over the whole data set
-        need the 1-slack cutting plane: it is chosen then.
+        need the 1-slack cutting plane: it is chosen then. A map whose outputs
+        hold a hidden part (``latent``) trains with a learner that
+        ``trains_latent``: any other learner given becomes the learner of the
+        convex problems of :class:`~structsvm.learners.CCCP`.
 
         Raises
         ------
@@ -136,6 +146,8 @@ class Resolution:
                 return get_learner("one_slack")
             return default_learner(fm, plugins)
         learner = get_learner(self.learner)
+        if capability(fm, "latent") and not capability(learner, "trains_latent"):
+            return get_learner("cccp").set_params(learner=learner)
         if spans and not capability(learner, "trains_dataset_losses"):
             able = sorted(n for n, cls in registered("learner").items()
                           if capability(cls, "trains_dataset_losses"))

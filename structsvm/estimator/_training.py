@@ -40,7 +40,7 @@ from .. import _progress
 from ..io import check_writable
 from ..registry import registered
 from ..learners.memory import fit_memory
-from ..learners.problem import Problem
+from ..learners.problem import Problem, check_scale
 from ..limits import check_total, format_bytes, memory_limit
 from ..protocols import as_sequence, capability
 
@@ -111,23 +111,6 @@ def overflow_cause(problem):
                 "the features (e.g. to [-1, 1])")
     return (f"the training data's joint features are moderate (largest entry "
             f"{top:.3g}): the loss or the feature map gave values the learner cannot use")
-
-
-def check_scale(problem):
-    """Refuse training data whose joint features square to infinity: every learner
-    works with ‖δΦ‖² and w·Φ, which then overflow float64 (finite features of 1e300
-    made every objective NaN). Raises ValueError naming the first such sample."""
-    phi = problem.truth_features()
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = np.bincount(np.repeat(np.arange(phi.shape[0]), np.diff(phi.indptr)),
-                         weights=phi.data * phi.data, minlength=phi.shape[0])
-    bad = np.flatnonzero(~np.isfinite(sq))
-    if bad.size:
-        i = int(bad[0])
-        row = phi.data[phi.indptr[i]:phi.indptr[i + 1]]
-        raise ValueError(f"Sample {i}: ‖Φ(x, y)‖² overflows float64 (its largest entry "
-                         f"is {float(np.max(np.abs(row))):.3g}), so no learner can "
-                         "train on it; scale the features (e.g. to [-1, 1])")
 
 
 # ------------------------------------------------------------------ per-round work
@@ -340,7 +323,7 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
     if resume is not None and res.learner is not None:
         _checkpoints.check_resumable(learner)  # before reading anything
     ckpt = _checkpoints.read_resume(res, resume) if resume is not None else None
-    _labels.check_labels(Y, type(proto).structure)
+    _labels.check_labels(Y, type(proto).structure, capability(proto, "latent"))
     Xe = None
     if ckpt is not None:
         fm = ckpt[0].feature_map

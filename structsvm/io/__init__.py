@@ -87,6 +87,10 @@ MAX_BYTES = 512 * 2 ** 20
 
 # ------------------------------------------------------------------------- registry
 _REGISTERED: dict[str, type] = {}
+#: structsvm's own classes registered by name ("structsvm.…:Class"): a second feature
+#: map of a structure's folder, kept apart so that clearing the user's
+#: registrations leaves them
+_BUILT_IN: dict[str, type] = {}
 
 
 def register_model_class(cls, *aliases):
@@ -99,13 +103,17 @@ def register_model_class(cls, *aliases):
 
     Parameters
     ----------
-    cls : type
+    cls : type or str
+        The class, or the text "package.module:Class" naming it (imported the first
+        time the allowed classes are read, so registering imports nothing; one of
+        structsvm's own, "structsvm.…", stays registered when the others are
+        cleared).
     *aliases : str
         Further names ("module:Class") under which files may refer to ``cls``.
 
     Returns
     -------
-    type
+    type or str
         ``cls`` (so this works as a class decorator).
 
     Examples
@@ -118,22 +126,39 @@ def register_model_class(cls, *aliases):
     True
     >>> _REGISTERED.clear()
     """
-    if not isinstance(cls, type):
+    if isinstance(cls, str):
+        module, _, name = cls.partition(":")
+        if not module or not name:
+            raise ValueError(f"register_model_class: a class by name is "
+                             f"'package.module:Class', got {cls!r}")
+    elif not isinstance(cls, type):
         raise TypeError(f"register_model_class needs a class, got {type(cls).__name__}")
-    for key in (class_key(cls), *aliases):
-        _REGISTERED[key] = cls
+    into = _BUILT_IN if isinstance(cls, str) and cls.startswith("structsvm.") \
+        else _REGISTERED
+    for key in ((cls if isinstance(cls, str) else class_key(cls)), *aliases):
+        into[key] = cls
     return cls
 
 
 def registered_classes():
-    """The classes registered with :func:`register_model_class`, by "module:Class".
+    """The classes registered with :func:`register_model_class`, by "module:Class"
+    (those registered by name imported now).
 
     Returns
     -------
     dict of str to type
         A copy: changing it changes nothing.
     """
-    return dict(_REGISTERED)
+    import importlib
+
+    out = {}
+    for table in (_BUILT_IN, _REGISTERED):
+        for key, cls in list(table.items()):
+            if isinstance(cls, str):
+                module, _, name = cls.partition(":")
+                cls = table[key] = getattr(importlib.import_module(module), name)
+            out[key] = cls
+    return out
 
 
 # ------------------------------------------------------------------------- checksums

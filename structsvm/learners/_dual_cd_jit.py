@@ -27,11 +27,11 @@ import numpy as np
 SIGNATURES = {
     "insert_rows": (
         "i8:1 i8:1 f8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2 "
-        "f8:2 f8:3 i8:2 f8 f8 i8 i8 i8:2 f8:2 f8:1",
+        "f8:2 f8:3 i8:2 f8 f8 i8 i8 i8:2 f8:2 f8:1 f8:1",
         "i8"),
     "cached_pass": (
         "i8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 "
-        "f8:2 f8:2 f8:3 f8 f8 i8 f8:1",
+        "f8:2 f8:2 f8:3 f8 f8 i8 f8:1 f8:1",
         "f8"),
     "compact_pool": ("i4:1 f8:1 i8:1 i8:1 i8:2 i4:1 f8:1 i8:1 i8:1", "(i8 i8)"),
     "weights_from_alpha": ("i8 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2", "f8:1"),
@@ -47,13 +47,18 @@ def row_dot_dense(p_ind, p_dat, start, length, w):
 
 
 @numba.njit(cache=True, nogil=True)
-def row_dot_row(p_ind, p_dat, sa, la, sb, lb):
-    """ψ_a·ψ_b of two sorted sparse rows (merge join)."""
+def row_dot_row(p_ind, p_dat, sa, la, sb, lb, omega):
+    """ψ_a·ψ_b of two sorted sparse rows (merge join); Σ_j ω_j ψ_aj ψ_bj when
+    ``omega`` is not empty."""
     i, j, ea, eb, total = sa, sb, sa + la, sb + lb, 0.0
+    weighted = omega.shape[0] > 0
     while i < ea and j < eb:
         ci, cj = p_ind[i], p_ind[j]
         if ci == cj:
-            total += p_dat[i] * p_dat[j]
+            if weighted:
+                total += omega[ci] * p_dat[i] * p_dat[j]
+            else:
+                total += p_dat[i] * p_dat[j]
             i += 1
             j += 1
         elif ci < cj:
@@ -70,8 +75,19 @@ def _scatter(w, p_ind, p_dat, start, length, a):
 
 
 @numba.njit(cache=True, nogil=True)
+def _scatter_weighted(w, p_ind, p_dat, start, length, a, omega):
+    """w += a ω ⊙ ψ (plain :func:`_scatter` when ``omega`` is empty)."""
+    if omega.shape[0] == 0:
+        _scatter(w, p_ind, p_dat, start, length, a)
+        return
+    for j in range(start, start + length):
+        c = p_ind[j]
+        w[c] += a * omega[c] * p_dat[j]
+
+
+@numba.njit(cache=True, nogil=True)
 def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-              max_steps, g):
+              max_steps, g, omega):
     """Exact pairwise steps on example i's block; returns its cached gap before them.
 
     ``g`` is scratch of length S. The block gap C·max(0, max g) − Σ α g is the
@@ -85,14 +101,18 @@ def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, ep
             continue
         g[s] = loss[i, s] - row_dot_dense(p_ind, p_dat, p_start[r], p_len[r], w)
     return block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C,
-                       eps, max_steps, g)
+                       eps, max_steps, g, omega)
 
 
 @numba.njit(cache=True, nogil=True)
 def block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                max_steps, g):
+                max_steps, g, omega):
     """:func:`block_smo` with ``g`` already holding g_s = Δ_s − w·ψ_s of the occupied
-    slots (a caller that has just computed them, as :func:`insert_rows`)."""
+    slots (a caller that has just computed them, as :func:`insert_rows`).
+
+    With a non-empty ``omega`` the steps are those of the weighted quadratic
+    ½ Σ_j ω_j (Σ α ψ)_j² (``gram`` holds the ω-weighted products) and w moves by
+    ω ⊙ Σ_s (α_s − α_s⁰) ψ_s."""
     S = slot.shape[1]
     gmax, a_sum, ag = 0.0, 0.0, 0.0
     for s in range(S):
@@ -158,13 +178,14 @@ def block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, 
         for s in range(S):
             r = slot[i, s]
             if r >= 0 and alpha[i, s] != a0[s]:
-                _scatter(w, p_ind, p_dat, p_start[r], p_len[r], alpha[i, s] - a0[s])
+                _scatter_weighted(w, p_ind, p_dat, p_start[r], p_len[r],
+                                  alpha[i, s] - a0[s], omega)
     return gap
 
 
 @numba.njit(cache=True, nogil=True)
 def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss,
-                gram, stamp, C, eps, max_steps, it, merges, coefs, est):
+                gram, stamp, C, eps, max_steps, it, merges, coefs, est, omega):
     """Offer pool row ``rows[k]`` (loss ``new_loss[k]``) to example ``ex[k]``'s cache.
 
     A row is taken when it is more violated at the current w than every cached output
@@ -209,13 +230,14 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
             q = slot[i, s]
             if q < 0 or s == free:
                 continue
-            d = row_dot_row(p_ind, p_dat, p_start[r], p_len[r], p_start[q], p_len[q])
+            d = row_dot_row(p_ind, p_dat, p_start[r], p_len[r], p_start[q], p_len[q],
+                            omega)
             gram[i, free, s] = d
             gram[i, s, free] = d
         gram[i, free, free] = row_dot_row(p_ind, p_dat, p_start[r], p_len[r], p_start[r],
-                                          p_len[r])
+                                          p_len[r], omega)
         block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                    max_steps, g)
+                    max_steps, g, omega)
         used, drop = 0, -1
         for s in range(S):
             if slot[i, s] < 0:
@@ -273,7 +295,7 @@ def merge_into(i, a, b, slot, alpha, loss, gram):
 
 @numba.njit(cache=True, nogil=True)
 def cached_pass(order, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                max_steps, gaps):
+                max_steps, gaps, omega):
     """One pass of block steps over the examples in ``order`` (cached outputs only);
     ``gaps[i]`` receives example i's cached block gap before its step. Returns Σ gaps."""
     g = np.empty(slot.shape[1])
@@ -281,7 +303,7 @@ def cached_pass(order, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram,
     for k in range(order.shape[0]):
         i = order[k]
         gaps[i] = block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram,
-                            C, eps, max_steps, g)
+                            C, eps, max_steps, g, omega)
         total += gaps[i]
     return total
 

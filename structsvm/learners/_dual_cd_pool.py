@@ -69,6 +69,22 @@ class RowPool:
         M.eliminate_zeros()
         return M
 
+    def columns(self, ids, mark=None):
+        """The distinct columns of the pool rows ``ids`` (in the order first met).
+
+        ``mark``: a zeroed array of one byte per column to work in (kept zero), so
+        that the cost follows the rows' entries, not the number of columns."""
+        jit = loops("structsvm.learners._partitioned_jit")
+
+        ids = np.asarray(ids, dtype=np.int64)
+        out = np.empty(int(self.len[ids].sum()), dtype=np.int64)
+        if mark is None:
+            mark = np.zeros(self.width, dtype=np.uint8)
+        if self.wait is not None:
+            self.wait(jit.distinct_columns)
+        m = jit.distinct_columns(self.ind, self.start, self.len, ids, mark, out)
+        return out[:m]
+
     def compact(self, slot):
         """Rewrite the pool with the rows ``slot`` uses only (renumbering ``slot`` in
         place), when it holds more than twice their entries plus ``_COMPACT_SLACK``."""

@@ -74,6 +74,7 @@ __all__ = ["DualCD"]
 
 _CERTIFY_EVERY = 10  # a certifying pass at least every this many oracle passes
 _EPS = 1e-12  # relative tolerance of a pairwise step (g_up − g_down ≤ eps (1 + |g_up|))
+_UNWEIGHTED = np.empty(0)  # ω of the compiled steps: none (the plain ½‖w‖²)
 
 
 class DualCD(LearnerBase, BaseEstimator):
@@ -239,9 +240,13 @@ class DualCD(LearnerBase, BaseEstimator):
                        state=st.saved(fp, C, copy=False), light_state=None))
 
     # ------------------------------------------------------------------ steps
-    def _sweep(self, problem, st, w, rng, est, it):
+    def _sweep(self, problem, st, w, rng, est, it, C=None, examples=None, omega=None):
         """The oracle on batches of examples at the current w, each followed by block
-        steps over a 1/n_batches slice of the examples with cached outputs."""
+        steps over a 1/n_batches slice of the examples with cached outputs.
+
+        ``C`` bounds each example's simplex (default ``problem.C``); ``examples`` maps
+        the state's rows to the problem's examples (default: row i is example i);
+        ``omega`` weights the quadratic term per feature (see :mod:`._dual_cd_jit`)."""
         jit = loops("structsvm.learners._dual_cd_jit")
 
         n = st.slot.shape[0]
@@ -250,19 +255,24 @@ class DualCD(LearnerBase, BaseEstimator):
         rng.shuffle(cached)
         slices = np.array_split(cached, len(batches))
         gaps = np.zeros(n)
-        p, C = st.pool, float(problem.C)
+        p = st.pool
+        C = float(problem.C if C is None else C)
+        omega = _UNWEIGHTED if omega is None else omega
         for batch, part in zip(batches, slices):
-            est[batch] = self._offer(problem, st, problem.oracle(w, batch), w, it)
+            v = problem.oracle(w, batch if examples is None else examples[batch])
+            est[batch] = self._offer(problem, st, v, w, it, C=C, rows=batch, omega=omega)
             if part.size:
                 warmup.wait(jit.cached_pass)
                 jit.cached_pass(part, w, p.ind, p.dat, p.start, p.len, st.slot, st.alpha,
-                                st.loss, st.gram, C, _EPS, st.steps, gaps)
+                                st.loss, st.gram, C, _EPS, st.steps, gaps, omega)
 
-    def _offer(self, problem, st, v, w, it):
-        """Offer an oracle answer to the caches (block steps); returns block gaps."""
+    def _offer(self, problem, st, v, w, it, C=None, rows=None, omega=None):
+        """Offer an oracle answer to the caches (block steps); returns block gaps.
+
+        ``rows``: the state's rows of the answer's examples (default ``v.idx``)."""
         jit = loops("structsvm.learners._dual_cd_jit")
 
-        C = float(problem.C)
+        C = float(problem.C if C is None else C)
         psi = sp.csr_matrix(v.psi)
         if problem.rescaling == "slack":  # constraint Δ(1 − w·δΦ) ≤ ξ: row Δ δΦ
             psi = sp.csr_matrix(sp.diags(v.loss) @ psi)
@@ -272,17 +282,18 @@ class DualCD(LearnerBase, BaseEstimator):
         coefs = np.empty((m, 2))
         est = np.empty(m)
         p = st.pool
-        ex = np.asarray(v.idx, dtype=np.int64)
+        ex = np.asarray(v.idx if rows is None else rows, dtype=np.int64)
         warmup.wait(jit.insert_rows)
         jit.insert_rows(ex, ids, np.asarray(v.loss, dtype=float), w, p.ind, p.dat,
                         p.start, p.len, st.slot, st.alpha, st.loss, st.gram, st.stamp, C,
-                        _EPS, st.steps, it, merges, coefs, est)
+                        _EPS, st.steps, it, merges, coefs, est,
+                        _UNWEIGHTED if omega is None else omega)
         k = np.flatnonzero(merges[:, 0] >= 0)
         if k.size:  # rows of merged slots: convex combinations of two cached rows
             st.slot[ex[k], merges[k, 0]] = p.append(p.rows(merges[k, 1:], coefs[k]))
         return est
 
-    def _inner(self, st, w, C, gap, rng):
+    def _inner(self, st, w, C, gap, rng, omega=None):
         """Passes over cached outputs; returns how many were made."""
         jit = loops("structsvm.learners._dual_cd_jit")
 
@@ -295,7 +306,8 @@ class DualCD(LearnerBase, BaseEstimator):
                 return k
             warmup.wait(jit.cached_pass)
             cached = jit.cached_pass(order, w, p.ind, p.dat, p.start, p.len, st.slot,
-                                     st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps)
+                                     st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps,
+                                     _UNWEIGHTED if omega is None else omega)
             if cached <= self.inner_tol * gap:
                 return k + 1
             keep = gaps[order] > 1e-3 * cached / order.size
@@ -316,6 +328,17 @@ class _State:
         self.stamp = np.zeros((n, S), dtype=np.int64)
         self.D = D
         self.steps = 4 * S
+
+    def snapshot(self):
+        """What :meth:`restore` needs to undo every change made after this call, as
+        long as the pool is not compacted meanwhile (rows are only appended)."""
+        return (self.slot.copy(), self.alpha.copy(), self.loss.copy(), self.gram.copy(),
+                self.stamp.copy(), self.pool.used, self.pool.nrows)
+
+    def restore(self, snapshot):
+        """Back to the caches and dual variables of a :meth:`snapshot`."""
+        (self.slot, self.alpha, self.loss, self.gram, self.stamp, self.pool.used,
+         self.pool.nrows) = snapshot
 
     def weights(self):
         jit = loops("structsvm.learners._dual_cd_jit")

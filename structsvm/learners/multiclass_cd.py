@@ -43,15 +43,11 @@ from sklearn.utils import check_random_state
 
 from .._compiled import loops
 from ..protocols import LearnerBase, LearnerResult, capability
-from .cutting_plane import NSlackCuttingPlane, OneSlackCuttingPlane
-from .dual_cd import DualCD
-from .frank_wolfe import FrankWolfe
-from .pegasos import Pegasos
-from .perceptron import Perceptron
 
-# the learners that solve any problem (Frank-Wolfe: with margin rescaling)
-_GENERAL = (DualCD, FrankWolfe, NSlackCuttingPlane, OneSlackCuttingPlane, Pegasos,
-            Perceptron)
+# the learners that solve any problem (Frank-Wolfe: with margin rescaling), by name:
+# importing them here would tie this module to every learner's imports
+_GENERAL = ("dual_cd", "frank_wolfe", "n_slack", "one_slack", "partitioned_cd",
+            "pegasos", "perceptron")
 
 __all__ = ["MulticlassDualCD", "multiclass_cd_refusal"]
 
@@ -251,8 +247,8 @@ class MulticlassDualCD(LearnerBase, BaseEstimator):
         why = multiclass_cd_refusal(problem.feature_map, problem.decoder, problem.loss,
                                     problem.rescaling)
         if why is not None:
-            others = sorted(cls.name for cls in _GENERAL if not (
-                cls is FrankWolfe and problem.rescaling != "margin"))
+            others = sorted(n for n in _GENERAL if not (
+                n == "frank_wolfe" and problem.rescaling != "margin"))
             raise ValueError(f"learner={self.name!r} cannot solve this problem: {why}. "
                              f"Learners that can: {', '.join(others)}")
         rng = check_random_state(0 if random_state is None else random_state)

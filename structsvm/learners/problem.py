@@ -36,6 +36,7 @@ from ..protocols import (Decoder, LazyOutputs, as_decoder, capability, check_enu
                          plugin_name)
 
 __all__ = ["Problem", "Violation", "JoinedOutputs", "weighted_row_sum", "tree_sum",
+           "check_scale",
            "as_row", "enumerated_argmax", "MIN_CHUNK", "MAX_CHUNKS", "MIN_REMOTE",
            "MIN_CHUNK_PYTHON", "REMOTE_SECONDS", "OPEN_IN_BACKGROUND"]
 
@@ -637,6 +638,25 @@ class Problem:
         if violation is None:
             violation = self.oracle(w)
         return 0.5 * float(w @ w) + self.C * float(violation.slack.sum())
+
+
+def check_scale(problem, index=None):
+    """Refuse training data whose joint features square to infinity: every learner
+    works with ‖δΦ‖² and w·Φ, which then overflow float64 (finite features of 1e300
+    made every objective NaN). Raises ValueError naming the first such sample
+    (``index[i]``, where given, numbers example i in the whole data: a partition's)."""
+    phi = problem.truth_features()
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.bincount(np.repeat(np.arange(phi.shape[0]), np.diff(phi.indptr)),
+                         weights=phi.data * phi.data, minlength=phi.shape[0])
+    bad = np.flatnonzero(~np.isfinite(sq))
+    if bad.size:
+        i = int(bad[0])
+        row = phi.data[phi.indptr[i]:phi.indptr[i + 1]]
+        raise ValueError(f"Sample {i if index is None else int(index[i])}: ‖Φ(x, y)‖² "
+                         "overflows float64 (its "
+                         f"largest entry is {float(np.max(np.abs(row))):.3g}), so no "
+                         "learner can train on it; scale the features (e.g. to [-1, 1])")
 
 
 # --------------------------------------------------------------------------- sums

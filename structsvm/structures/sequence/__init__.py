@@ -1,10 +1,13 @@
 """Sequences: a tag per token, with HMM-style label-observation and label-label
 features; decoded by ``viterbi``; Hamming loss (shared); token, sentence and chunk
 scores (an NLTK tagger of a fitted model: :class:`structsvm.estimator.StructSVMTagger`).
+Tags split into hidden states, and partially tagged training sentences:
+:class:`LatentSequenceFeatures`.
 """
 from typing import TYPE_CHECKING
 
 from ..._lazy import attach
+from ...io import register_model_class
 from ...registry import register
 
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
@@ -13,13 +16,17 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .viterbi import viterbi, viterbi_flat
     from .metrics import (token_accuracy, sentence_accuracy, iob_chunks, chunk_scores,
                           chunk_f1)
+    from .latent import LatentSequenceFeatures, HiddenStateLoss, constrained_viterbi
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "viterbi", "viterbi_flat",
            "token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
-           "chunk_f1"]
+           "chunk_f1", "LatentSequenceFeatures", "HiddenStateLoss",
+           "constrained_viterbi"]
 
 __getattr__, __dir__ = attach(__name__, globals())
 
 # the registration: what this structure adds to structsvm, by name (no import)
 register("structure", "sequence", f"{__name__}.features:SequenceFeatures")
 register("decoder", "viterbi", f"{__name__}.viterbi:VITERBI")
+# a second feature map of this structure, which model files may name
+register_model_class(f"{__name__}.latent:LatentSequenceFeatures")

@@ -19,6 +19,7 @@ from ._inputs import (check_pairs, check_params, check_sentences, fit_columns,
                                saved_columns, stack_matrices, states_to_tags,
                                tags_to_states)
 from ._observations import FEATURE_SETS
+from ._summaries import merge_summaries, summarize
 from ._oracle import aggregate_chain_violation, fused_chain_oracle
 from ._rows import (column_names, difference_rows, difference_sum, feature_rows,
                              weight_blocks)
@@ -159,6 +160,42 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         Xe = self._fit(X, Y, encode=True)
         return self.encode_inputs(X) if Xe is None else Xe
 
+    def fit_summary(self, X, Y):
+        """What fitting needs from one partition of the training data, computed where
+        it lives: its tags and observation strings with their counts (or, for matrix
+        inputs, the columns it uses). :meth:`fit_from_summaries` fits the map from the
+        summaries of all partitions."""
+        return summarize(self.features, self.min_count, self.n_hash, X, Y)
+
+    def fit_from_summaries(self, summaries):
+        """Fit from the :meth:`fit_summary` of every partition, in order: the same
+        tags, vocabulary and weights layout as :meth:`fit` on all of them at once (the
+        vocabulary's columns in the order the partitions first meet the strings)."""
+        check_params(self.features, self.min_count, self.n_hash)
+        kind, tags, vocabulary, width, columns = merge_summaries(summaries,
+                                                                 self.min_count)
+        self.input_kind_ = kind
+        self.tags_ = sorted_unique(tags)
+        self._index = label_index(self.tags_)
+        self.input_columns_ = None
+        if kind == "matrix":
+            self.vocabulary_, self.n_input_features_ = None, width
+            self.n_features_in_ = width
+            if columns is not None:
+                self.input_columns_ = columns
+                self.n_input_features_ = int(columns.size)
+        else:
+            self._featurizer = saved_columns(self.features, self.n_hash, None)
+            self._featurizer.vocabulary = vocabulary
+            self.vocabulary_ = None if vocabulary is None else \
+                as_label_array(list(vocabulary))
+            self.n_input_features_ = self._featurizer.n_columns
+            self.n_features_in_ = None
+        K = len(self.tags_)
+        self.n_features_ = int(self.n_input_features_ * K + K * K + 2 * K)
+        check_weights(self.n_features_, f"{self.n_input_features_} features x {K} tags")
+        return self
+
     def _fit(self, X, Y, encode=False):
         check_params(self.features, self.min_count, self.n_hash)
         X, kind = check_sentences(X)
@@ -215,6 +252,23 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         return states_to_tags(Ye, self.tags_)
 
     # ------------------------------------------------------------------ features
+    def feature_support(self, Xe, idx=None):
+        """Columns of w in which Φ(x_i, y) can be non-zero for some tag sequence y,
+        over the sentences ``idx`` (all by default): every tag's emission weight of
+        each observation feature the sentences hold, and all transition, start and
+        end weights.
+
+        Returns
+        -------
+        ndarray of int
+            Sorted column indices.
+        """
+        K, d, D = self._layout
+        X, _ = Xe.select(idx)
+        feats = np.unique(X.indices).astype(np.int64)
+        emission = (feats[:, None] * K + np.arange(K)).ravel()
+        return np.concatenate([emission, np.arange(d * K, D, dtype=np.int64)])
+
     def split_weights(self, w):
         """W_em (d, K), transition (K, K), start (K,) and end (K,) views of ``w``."""
         return weight_blocks(w, self._layout)

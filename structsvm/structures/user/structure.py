@@ -37,8 +37,9 @@ __all__ = ["Structure", "FunctionStructure", "StructureMap", "StructureLoss",
            "same_output", "as_structure", "structure_plugins", "check_savable",
            "importable"]
 
-#: The optional methods of a structure, in the order training looks for them.
-OPTIONAL = ("loss", "loss_augmented_argmax", "outputs")
+#: The optional methods of a structure, in the order training looks for them
+#: (``latent_argmax`` and ``init_latent``: a structure with hidden variables).
+OPTIONAL = ("loss", "loss_augmented_argmax", "outputs", "latent_argmax", "init_latent")
 
 
 class Structure(Params):
@@ -65,11 +66,29 @@ class Structure(Params):
     outputs(x)
         Every output of x (small output spaces). Optional.
 
+    A structure with hidden variables sets ``latent = True``: an output is then a
+    pair (y, h) of which training data give y only, and it writes
+    ``joint_feature(x, (y, h))``, ``argmax(x, w)`` returning the best pair, and
+
+    latent_argmax(x, y, w)
+        The h maximising w·Φ(x, (y, h)) for the given y. Required when latent.
+    init_latent(x, y)
+        The structure's own first guess of h (optional; default:
+        ``latent_argmax(x, y, 0)``).
+
+    Its ``loss(y, (ŷ, ĥ))`` compares a training output with a pair (default:
+    zero-one on y), ``loss_augmented_argmax(x, y, w)`` and ``outputs(x)`` give
+    pairs. It trains with ``structsvm.learners.CCCP``; ``predict`` gives y,
+    ``predict_latent`` the pairs.
+
     Attributes
     ----------
     n_features : int or None
         The length of Φ; None (the default) reads it from ``joint_feature`` of the
-        first training example.
+        first training example (a latent structure needs ``n_features`` or
+        ``init_latent`` to do so).
+    latent : bool
+        Whether outputs hold a hidden part h (default False).
 
     Examples
     --------
@@ -87,6 +106,7 @@ class Structure(Params):
     """
 
     n_features = None
+    latent = False
 
     def joint_feature(self, x, y):
         """Φ(x, y): a 1-D array or a 1 × d sparse row."""
@@ -98,7 +118,10 @@ class Structure(Params):
         raise NotImplementedError(f"{type(self).__name__} must define argmax(self, x, w)")
 
     def loss(self, y_true, y_pred):
-        """Zero-one loss: 0.0 when :func:`same_output`, else 1.0."""
+        """Zero-one loss: 0.0 when :func:`same_output`, else 1.0 (a latent
+        structure compares y with the ŷ of the pair (ŷ, ĥ))."""
+        if self.latent:
+            y_pred = y_pred[0]
         return 0.0 if same_output(y_true, y_pred) else 1.0
 
     def loss_augmented_argmax(self, x, y, w):
@@ -111,9 +134,19 @@ class Structure(Params):
         raise NotImplementedError(f"{type(self).__name__} does not define "
                                   "outputs(self, x)")
 
+    def latent_argmax(self, x, y, w):
+        """The hidden part h maximising w·Φ(x, (y, h)) (a latent structure)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define "
+                                  "latent_argmax(self, x, y, w)")
+
+    def init_latent(self, x, y):
+        """The structure's own first guess of h (optional, a latent structure)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define "
+                                  "init_latent(self, x, y)")
+
     def provides(self, method):
-        """Whether the structure defines the optional ``method`` ("loss",
-        "loss_augmented_argmax" or "outputs") itself.
+        """Whether the structure defines the optional ``method`` (one of
+        :data:`OPTIONAL`) itself.
 
         Examples
         --------
@@ -127,7 +160,9 @@ class Structure(Params):
     def method_hint(self, *methods):
         """How to supply the optional ``methods``, for error messages."""
         sigs = {"loss": "loss(self, y_true, y_pred)", "outputs": "outputs(self, x)",
-                "loss_augmented_argmax": "loss_augmented_argmax(self, x, y, w)"}
+                "loss_augmented_argmax": "loss_augmented_argmax(self, x, y, w)",
+                "latent_argmax": "latent_argmax(self, x, y, w)",
+                "init_latent": "init_latent(self, x, y)"}
         return f"define {' or '.join(sigs[m] for m in methods)} in {type(self).__name__}"
 
 
@@ -178,7 +213,7 @@ class FunctionStructure(Structure):
         """Whether the function ``method`` was given."""
         if method not in OPTIONAL:
             raise ValueError(f"provides: {method!r} is not one of {OPTIONAL}")
-        return self.get_params(deep=False)[method] is not None
+        return self.get_params(deep=False).get(method) is not None
 
     def method_hint(self, *methods):
         """How to supply the optional ``methods``, for error messages."""
