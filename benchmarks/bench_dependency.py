@@ -160,9 +160,10 @@ def udpipe_cached(corpus, train_text, test_text, parser_options, repeats, score,
     corpus, the SHA-256 of both texts, the parser options and the number of timed
     parses: a later run on the same data and options reads the row back (the table
     says when it was measured and under which load) instead of training again;
-    ``refresh`` trains anew. With ``wait`` > 0 this run does not train UDPipe: it
-    waits up to ``wait`` seconds for another run (started with ``--ewt-systems
-    udpipe``, say) to store the row, and returns None if it has not by then.
+    ``refresh`` trains anew. With ``wait`` > 0 (seconds, or a function giving them)
+    this run does not train UDPipe: it waits up to ``wait`` seconds for another run
+    (started with ``--ewt-systems udpipe``, say) to store the row, and returns None
+    if it has not by then.
     """
     import ufal.udpipe as udpipe
 
@@ -179,7 +180,8 @@ def udpipe_cached(corpus, train_text, test_text, parser_options, repeats, score,
         return {}
 
     stored = entries()
-    deadline = time.monotonic() + wait
+    deadline = time.monotonic() + (wait() if callable(wait) else wait)
+    wait = deadline - time.monotonic()
     while wait > 0 and key not in stored and time.monotonic() < deadline:
         time.sleep(min(30.0, max(0.0, deadline - time.monotonic())))
         stored = entries()
@@ -294,10 +296,10 @@ def run_ewt(args, params):
                               args.udpipe_parser, args.repeats,
                               lambda pred: scores(gold, pred, X_te),
                               cache=args.udpipe_cache, refresh=args.udpipe_refresh,
-                              wait=args.udpipe_wait)
+                              wait=args.udpipe_wait_left)
     if "udpipe" in args.ewt_systems and entry is None:
-        note = (f" UDPipe's row is missing: no run of this script had measured it "
-                f"{args.udpipe_wait:.0f} s after this one was ready for it.")
+        note = (" UDPipe's row is missing: no run of this script had measured it "
+                f"within {args.udpipe_wait:.0f} s of this one's start.")
         print(note.strip(), flush=True)
     elif "udpipe" in args.ewt_systems:
         rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)",
@@ -380,10 +382,10 @@ def run_treebank(args, params):
         entry = udpipe_cached("treebank", _conllu(X_tr, Y_tr), _conllu(X_te, Y_te),
                               args.udpipe_parser, args.repeats, score,
                               cache=args.udpipe_cache, refresh=args.udpipe_refresh,
-                              wait=args.udpipe_wait)
+                              wait=args.udpipe_wait_left)
     if "udpipe" in args.treebank_systems and entry is None:
-        note = (f" UDPipe's row is missing: no run of this script had measured it "
-                f"{args.udpipe_wait:.0f} s after this one was ready for it.")
+        note = (" UDPipe's row is missing: no run of this script had measured it "
+                f"within {args.udpipe_wait:.0f} s of this one's start.")
         print(note.strip(), flush=True)
     elif "udpipe" in args.treebank_systems:
         rows["udpipe"] = dict(name="UDPipe 1 (Parsito, default options)",
@@ -460,12 +462,16 @@ def main(argv=None):
     ap.add_argument("--udpipe-refresh", action="store_true", help="train UDPipe again "
                     "even when the cache holds its row for these data and options")
     ap.add_argument("--udpipe-wait", type=float, default=0.0, help="do not train "
-                    "UDPipe: wait up to this many seconds for another run to store its "
-                    "row in the cache (0: train it when the cache lacks it)")
+                    "UDPipe: take its rows from the cache, waiting for other runs to "
+                    "store them until this many seconds after this run started (0: "
+                    "train it when the cache lacks it)")
     ap.add_argument("--nltk-n", type=int, default=20)
     ap.add_argument("--nltk-max-len", type=int, default=8)
     add_output_options(ap, "dependency")
     args = ap.parse_args(argv)
+    waited_until = time.monotonic() + args.udpipe_wait  # one deadline, both corpora
+    args.udpipe_wait_left = ((lambda: max(1e-3, waited_until - time.monotonic()))
+                             if args.udpipe_wait > 0 else 0.0)
     params = {k: v for k, v in (("learner", args.learner), ("C", args.C),
                                 ("tol", args.tol)) if v is not None}
     load_start = os.getloadavg()[0]
