@@ -1,5 +1,6 @@
 """Smoke tests of the benchmark scripts on small slices (figures: docs/benchmarks.md)."""
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -352,27 +353,57 @@ def test_bench_clicks_small_slice(need_data, capsys, tmp_path):
     assert (tmp_path / "p.png").stat().st_size > 0
 
 
-def test_bench_dependency_small_slice(need_data, capsys):
-    """The three systems of the dependency benchmark on 60 training sentences (UDPipe
-    for one iteration), scored on the whole test split; NLTK's parser on three short
-    sentences, the others scored on the same ones too."""
-    from structsvm.corpora import load_dependency_treebank
+def test_bench_dependency_small_slice(need_data, capsys, tmp_path):
+    """Every system of the dependency benchmark on small slices: UD English EWT and
+    the treebank (60 training sentences, 100 test, UDPipe for one iteration, NLTK's
+    parser on three short sentences, the others scored on the same ones too); a
+    second run reads UDPipe's rows back from the cache and says so, a run on other
+    data trains UDPipe again."""
+    from structsvm.corpora import load_dependency_treebank, load_ud_english_ewt
 
     need_data(load_dependency_treebank)
-    rows = load("bench_dependency").main(
-        ["--max-train", "60", "--repeats", "1", "--udpipe-parser", "iterations=1",
-         "--nltk-n", "3", "--nltk-max-len", "6", "--markdown"])
+    need_data(load_ud_english_ewt, split="test")
+    cache = tmp_path / "udpipe.json"
+    args = ["--max-train", "60", "--max-test", "100", "--repeats", "1", "--udpipe-parser",
+            "iterations=1", "--nltk-n", "3", "--nltk-max-len", "6", "--markdown",
+            "--udpipe-cache", str(cache)]
+    bench = load("bench_dependency")
+    rows = bench.main(args)
     out = capsys.readouterr().out
-    assert rows["structsvm"]["name"] == "structsvm default call [dual_cd, eisner]"
-    for key in ("structsvm", "udpipe", "nltk"):
-        r = rows[key]
-        assert f"| {r['name']} | {r['train']:.1f} | {r['uas']:.4f} |" in out
+    assert "measured by an earlier run" not in out
+    stored = json.loads(cache.read_text())
+    assert sorted(k.split()[0] for k in stored) == ["ewt", "treebank"]
+    again = bench.main(args + ["--ewt-systems", "udpipe", "--treebank-systems", "udpipe"])
+    assert capsys.readouterr().out.count("measured by an earlier run") == 4  # 2 + 2 tables
+    for corpus in ("ewt", "treebank"):  # (the treebank's LAS is nan: heads only)
+        first = {k: v for k, v in rows[corpus]["udpipe"].items() if k != "uas_nltk"}
+        assert json.dumps(again[corpus]["udpipe"], sort_keys=True) == \
+            json.dumps(first, sort_keys=True)
+    bench.main(args[:-2] + ["--max-test", "99", "--corpus", "treebank",
+                            "--treebank-systems", "udpipe", "--udpipe-cache", str(cache)])
+    assert "measured by an earlier run" not in capsys.readouterr().out
+    assert len(json.loads(cache.read_text())) == 3
+    # waiting for another run's row that never comes: UDPipe left out, and said so
+    left_out = bench.main(args + ["--max-test", "98", "--corpus", "treebank",
+                                  "--treebank-systems", "udpipe", "--udpipe-wait", "1"])
+    assert "udpipe" not in left_out["treebank"]
+    assert "UDPipe's row is missing" in capsys.readouterr().out
+    assert len(json.loads(cache.read_text())) == 3
+    ewt, tb = rows["ewt"], rows["treebank"]
+    assert tb["first"]["name"] == "structsvm default call [dual_cd, eisner]"
+    for r in list(ewt.values()) + list(tb.values()):
+        assert f"| {r['name']} | {r['train']:.1f} |" in out
         assert 0 < r["uas"] <= 1 and r["speed"] > 0 and r["train"] > 0
-    # on this slice structsvm reaches ~0.72 UAS, UDPipe after one iteration ~0.55;
-    # attaching every word to the next one scores ~0.3 on this test set
-    assert rows["structsvm"]["uas"] > 0.65 and rows["udpipe"]["uas"] > 0.4
-    assert rows["nltk"]["n"] == 3 and rows["nltk"]["failed"] == 0
-    assert 0 < rows["structsvm"]["uas_nltk"] <= 1
+    for key in ("labelled", "second", "udpipe"):
+        assert 0 < ewt[key]["las"] < ewt[key]["uas"]
+    assert ewt["first"]["las"] != ewt["first"]["las"]  # heads only: no LAS
+    # on these slices structsvm reaches ~0.6 UAS on EWT and ~0.72 on the treebank,
+    # UDPipe after one iteration less; attaching every word to the next one ~0.3
+    assert ewt["labelled"]["uas"] > 0.45 and tb["first"]["uas_np"] > 0.65
+    assert tb["udpipe"]["uas_np"] > 0.4
+    assert 0 < tb["nltk"]["n"] <= 3 and tb["nltk"]["failed"] == 0
+    assert 0 < tb["first"]["uas_nltk"] <= 1
+    assert "structsvm vs UDPipe 1" in out and "Second order vs first order" in out
 
 
 def test_bench_performance_small_slice(need_data, capsys, tmp_path, monkeypatch):

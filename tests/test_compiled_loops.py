@@ -171,6 +171,10 @@ def _default_calls():
     from structsvm.structures import DependencyFeatures
     structsvm.fit(X_TOY, Y_TOY, feature_map=DependencyFeatures(n_hash=2 ** 12),
                   max_iter=2).predict(X_TOY[:2])
+    # with relations and second-order factors: pruning, factor tables, their search
+    from test_dependency_labelled import X_UD, Y_UD
+    structsvm.fit(X_UD, Y_UD, feature_map=DependencyFeatures(
+        n_hash=2 ** 12, siblings=True, grandparents=True), max_iter=2).predict(X_UD[:2])
     # the structured Pegasos learner (the sparse sums, the running average)
     structsvm.fit(Xm, ym, feature_map=MulticlassFeatures(), decoder="argmax", C=0.1,
                   learner="pegasos", max_iter=2, random_state=0)

@@ -12,6 +12,7 @@ from structsvm.structures.dependency import (DependencyFeatures, attachment_scor
                                              eisner, from_dependency_graphs, is_tree,
                                              to_dependency_graphs)
 from structsvm.structures.dependency import _arcs_jit
+from structsvm.structures.dependency._arcs_jit import TAG, WORD
 from structsvm.structures.dependency.features import BOS, EOS
 from structsvm.testing import check_structure
 
@@ -52,7 +53,7 @@ def test_compiled_scores_equal_the_sum_over_every_arcs_columns():
     Xe = fm.fit_encode(X_TOY, Y_TOY)
     w = np.random.default_rng(1).normal(size=fm.n_features_)
     batch = fm.batch_potentials(Xe, w)
-    out = np.empty(2 * (30 + 10), dtype=np.int64)
+    out = np.empty(2 * (60 + 10), dtype=np.int64)
     for s in range(len(X_TOY)):
         n, base = len(X_TOY[s]), Xe.off[s]
         S = batch.matrix(s)
@@ -60,8 +61,8 @@ def test_compiled_scores_equal_the_sum_over_every_arcs_columns():
             for d in range(1, n + 1):
                 if h == d:
                     continue
-                k = _arcs_jit.arc_columns(Xe.word, Xe.prefix, Xe.tag, Xe.long, base, n,
-                                          h, d, BOS, EOS, fm.n_features_, out)
+                k = _arcs_jit.arc_columns(Xe.tok, Xe.feats, base, n, h, d, 0, 0, 1,
+                                          BOS, EOS, fm.n_features_, out)
                 cols = out[:k]
                 assert cols.min() >= 0 and cols.max() < fm.n_features_
                 assert S[h, d] == pytest.approx(w[cols].sum(), rel=1e-12, abs=1e-12)
@@ -78,7 +79,7 @@ def test_columns_of_an_arc_by_hand():
     fm = DependencyFeatures(n_hash=2 ** 20).fit(X_TOY, Y_TOY)
     Xe = fm.encode_inputs(X_TOY[1:2])
     out = np.empty(100, dtype=np.int64)
-    k = _arcs_jit.arc_columns(Xe.word, Xe.prefix, Xe.tag, Xe.long, 0, 4, 2, 1, BOS, EOS,
+    k = _arcs_jit.arc_columns(Xe.tok, Xe.feats, 0, 4, 2, 1, 0, 0, 1, BOS, EOS,
                               fm.n_features_, out)
     assert k == 2 * (3 + 5 + 7 + 6 + 4)
     assert _arcs_jit.direction_distance(2, 1) == 8
@@ -88,7 +89,7 @@ def test_columns_of_an_arc_by_hand():
     Xe2 = fm2.encode_inputs([[("Colourless", "JJ"), ("ideas", "NNS"), ("sleep", "VBP"),
                               ("furiously", "RB")]])
     out2 = np.empty(100, dtype=np.int64)
-    _arcs_jit.arc_columns(Xe2.word, Xe2.prefix, Xe2.tag, Xe2.long, 0, 4, 2, 1, BOS, EOS,
+    _arcs_jit.arc_columns(Xe2.tok, Xe2.feats, 0, 4, 2, 1, 0, 0, 1, BOS, EOS,
                           fm2.n_features_, out2)
     assert np.array_equal(out[:k], out2[:k])
 
@@ -133,8 +134,8 @@ def test_unknown_words_and_tags_encode_as_unknown():
     assert fm.words_.tolist() == []  # every word is seen once
     fm = DependencyFeatures(n_hash=2 ** 12).fit(X_TOY, Y_TOY)
     enc = fm.encode_inputs([[("Zebras", "NNS"), ("sleep", "XYZ")]])
-    assert enc.word.tolist()[1:] == [0, fm._word_id["sleep"]]
-    assert enc.tag.tolist() == [1, fm._tag_id["NNS"], 0]
+    assert enc.tok[1:, WORD].tolist() == [0, fm._word_id["sleep"]]
+    assert enc.tok[:, TAG].tolist() == [1, fm._tag_id["NNS"], 0]
 
 
 @pytest.mark.parametrize("X, Y, match", [

@@ -1,35 +1,79 @@
-"""Arc-factored potentials: the arc scores a dependency decoder reads, a tree's score,
-loss augmentation, and the projective trees of a short sentence."""
+"""Arc-factored potentials: the arc scores a dependency decoder reads (with relations
+where the arcs carry them), a tree's score, loss augmentation, and the projective
+trees of a short sentence."""
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
 
+from ..._compiled import loops
 from ...protocols import check_decomposition
 
 __all__ = ["ArcPotentials", "count_projective_trees", "projective_trees", "is_tree",
-           "is_projective"]
+           "is_projective", "encode_tree", "decode_tree"]
+
+
+def encode_tree(heads, relations=None):
+    """The encoded output of a tree: word d's code is ``relation_d * (n + 1) +
+    head_d`` (relation ids 0 .. L − 1; the head alone without relations).
+
+    Examples
+    --------
+    >>> encode_tree([2, 0], [1, 0]).tolist()
+    [5, 0]
+    """
+    h = np.asarray(heads, dtype=np.int64).ravel()
+    if relations is None:
+        return h.copy()
+    return np.asarray(relations, dtype=np.int64).ravel() * (h.size + 1) + h
+
+
+def decode_tree(code):
+    """Heads and relation ids of an encoded tree (see :func:`encode_tree`).
+
+    Examples
+    --------
+    >>> [a.tolist() for a in decode_tree([5, 0])]
+    [[2, 0], [1, 0]]
+    """
+    c = np.asarray(code, dtype=np.int64).ravel()
+    return c % (c.size + 1), c // (c.size + 1)
 
 
 class ArcPotentials:
-    """Arc scores of a batch of sentences: s(h → d) for every head h and dependent d.
+    """Arc scores of a batch of sentences: s(h → d, l) for every head h, dependent d
+    and relation l the arc may take.
 
-    Sentence i of n_i words has nodes 0 (the root) .. n_i and the block
-    ``scores[score_off[i]:score_off[i + 1]]``, an (n_i + 1) × (n_i + 1) matrix in
-    row-major order whose entry (h, d) scores the arc h → d (column 0 and the
-    diagonal are no arcs). A tree y, ``y[d - 1]`` the head of word d, scores
+    Sentence i of n_i words has nodes 0 (the root) .. n_i and the arcs
+    ``arc_off[i] + h * (n_i + 1) + d`` (an (n_i + 1) × (n_i + 1) block in row-major
+    order; entries with d = 0 or h = d are no arcs). Arc a has the scores
+    ``scores[slot_off[a]:slot_off[a + 1]]`` of the relations
+    ``relations[slot_off[a]:slot_off[a + 1]]`` (ascending; a relation an arc does not
+    list scores −inf). A tree y, word d with head y_d and relation l_d, scores
 
     .. math::
 
-        s_i(y) = \\sum_{d=1}^{n_i} \\mathrm{scores}_i[y_d, d].
+        s_i(y) = \\sum_{d=1}^{n_i} s(y_d \\to d, l_d).
+
+    Encoded trees hold one code per word, ``l_d (n_i + 1) + y_d``
+    (:func:`encode_tree`): the heads themselves when L = 1.
 
     Parameters
     ----------
-    scores : ndarray of shape (sum_i (n_i + 1)^2,)
+    scores : ndarray
+        Without ``slot_off``: the dense scores, of shape (sum_i (n_i + 1)^2 L,), the
+        L relations of every arc in a row (−inf for a relation an arc may not take);
+        with it, one score per entry.
     lengths : ndarray of int of shape (n_sentences,)
         n_i, the number of words of every sentence (at least 1).
+    n_labels : int, default=1
+        L, the number of relations.
+    relations, slot_off : ndarray of int, optional
+        The entries' relations and every arc's first entry (sum_i (n_i + 1)^2 + 1
+        offsets), for scores given per entry.
 
     Examples
     --------
@@ -44,17 +88,40 @@ class ArcPotentials:
 
     structure: ClassVar[str] = "dependency"
     enumerable: ClassVar[bool] = True
-    augments: ClassVar[tuple] = ("position",)  # a loss over the words' heads: Hamming
+    augments: ClassVar[tuple] = ("position",)  # losses over the words: Hamming, UAS
+    #: the batch holds no factors over pairs of arcs
+    second_order: ClassVar[bool] = False
 
-    def __init__(self, scores, lengths):
-        self.scores = np.asarray(scores, dtype=float).ravel()
+    def __init__(self, scores, lengths, n_labels=1, relations=None, slot_off=None):
         self.n_words = np.asarray(lengths, dtype=np.int64).ravel()
-        self.score_off = np.concatenate([[0], np.cumsum((self.n_words + 1) ** 2)]) \
+        self.n_labels = int(n_labels)
+        if self.n_labels < 1:
+            raise ValueError(f"n_labels must be at least 1, got {n_labels}")
+        self.arc_off = np.concatenate([[0], np.cumsum((self.n_words + 1) ** 2)]) \
             .astype(np.int64)
         self.head_off = np.concatenate([[0], np.cumsum(self.n_words)]).astype(np.int64)
-        if self.scores.size != self.score_off[-1]:
-            raise ValueError(f"{self.scores.size} arc scores for sentences that need "
-                             f"{int(self.score_off[-1])} ((n + 1)² each)")
+        n_arcs = int(self.arc_off[-1])
+        scores = np.asarray(scores, dtype=float).ravel()
+        L = self.n_labels
+        if slot_off is None:  # dense: L entries per arc
+            if scores.size != n_arcs * L:
+                raise ValueError(f"{scores.size} arc scores for sentences that need "
+                                 f"{n_arcs * L} ((n + 1)² × {L} each)")
+            slot_off = np.arange(0, n_arcs * L + 1, L, dtype=np.int64)
+            relations = np.tile(np.arange(L, dtype=np.int64), n_arcs)
+        else:
+            slot_off = np.asarray(slot_off, dtype=np.int64).ravel()
+            relations = np.asarray(relations, dtype=np.int64).ravel()
+            if slot_off.size != n_arcs + 1 or slot_off[0] != 0 \
+                    or slot_off[-1] != scores.size or relations.size != scores.size \
+                    or np.any(np.diff(slot_off) < 1):
+                raise ValueError(f"slot_off must rise from 0 to the {scores.size} "
+                                 f"scores over the {n_arcs} arcs, with relations for "
+                                 "every score")
+            if relations.size and (relations.min() < 0 or relations.max() >= L):
+                raise ValueError(f"relations outside 0 .. {L - 1}")
+        self.scores, self.relations, self.slot_off = scores, relations, slot_off
+        self._best = None
 
     def __len__(self):
         return self.n_words.size
@@ -63,22 +130,52 @@ class ArcPotentials:
         """Number of words of every sentence of the batch."""
         return self.n_words
 
+    @property
+    def score_off(self):
+        """Every sentence's first entry in ``scores`` (n_sentences + 1 offsets)."""
+        return self.slot_off[self.arc_off]
+
     def matrix(self, i):
-        """The (n_i + 1) × (n_i + 1) arc scores of sentence i (a view)."""
+        """The (n_i + 1) × (n_i + 1) arc scores of sentence i (× L with relations,
+        −inf for the relations an arc may not take), as a new array."""
         m = int(self.n_words[i]) + 1
-        return self.scores[self.score_off[i]:self.score_off[i + 1]].reshape(m, m)
+        a0, a1 = int(self.arc_off[i]), int(self.arc_off[i + 1])
+        lo, hi = int(self.slot_off[a0]), int(self.slot_off[a1])
+        out = np.full((m * m, self.n_labels), -np.inf)
+        arcs = np.repeat(np.arange(m * m), np.diff(self.slot_off[a0:a1 + 1]))
+        out[arcs, self.relations[lo:hi]] = self.scores[lo:hi]
+        return out.reshape(m, m) if self.n_labels == 1 else out.reshape(m, m, -1)
 
     def __getitem__(self, i):
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"sentence {i} out of range for a batch of {n}")
         i %= n
-        return ArcPotentials(self.scores[self.score_off[i]:self.score_off[i + 1]],
-                             self.n_words[i:i + 1])
+        a0, a1 = int(self.arc_off[i]), int(self.arc_off[i + 1])
+        lo, hi = int(self.slot_off[a0]), int(self.slot_off[a1])
+        return ArcPotentials(self.scores[lo:hi], self.n_words[i:i + 1], self.n_labels,
+                             self.relations[lo:hi], self.slot_off[a0:a1 + 1] - lo)
+
+    def best_relations(self):
+        """The best relation of every arc and its score: ``(scores, relations)``, both
+        of shape (sum_i (n_i + 1)^2,) in the layout of an unlabelled batch
+        (max_l s(h → d, l), so that a tree's best relations are found arc by arc;
+        computed once)."""
+        if self._best is None:
+            if self.scores.size == self.arc_off[-1]:  # one entry per arc
+                self._best = (self.scores, self.relations)
+            else:
+                n_arcs = int(self.arc_off[-1])
+                best, rel = np.empty(n_arcs), np.empty(n_arcs, dtype=np.int64)
+                loops("structsvm.structures.dependency._arcs_jit").best_relations(
+                    self.scores, self.relations, self.slot_off, best, rel)
+                self._best = (best, rel)
+        return self._best
 
     # ------------------------------------------------------------------ scores
-    def _flat_heads(self, Y):
-        """The heads of one tree per sentence, concatenated and checked."""
+    def _flat_codes(self, Y):
+        """Heads and relation ids of one tree per sentence, concatenated and
+        checked."""
         if len(Y) != len(self):
             raise ValueError(f"{len(Y)} trees for a batch of {len(self)} sentences")
         parts = [np.asarray(y, dtype=np.int64).reshape(-1) for y in Y]
@@ -87,18 +184,30 @@ class ArcPotentials:
             if y.size != n:
                 raise ValueError(f"Sample {i}: {y.size} heads for a sentence of {n} "
                                  "words")
-            if y.size and (y.min() < 0 or y.max() > n):
-                raise ValueError(f"Sample {i}: a head outside 0 .. {n}")
-        return np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            if y.size and (y.min() < 0 or y.max() >= (n + 1) * self.n_labels):
+                raise ValueError(f"Sample {i}: a head outside 0 .. {n} or a relation "
+                                 f"outside 0 .. {self.n_labels - 1}")
+        codes = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+        m = np.repeat(self.n_words + 1, self.n_words)
+        return codes % m, codes // m
 
-    def _arc_positions(self, heads):
-        """Index into ``scores`` of the arc heads[t] → (its word) of every word t."""
+    def _arc_positions(self, heads, rels):
+        """The entry of the arc heads[t] → (its word) with relation rels[t] of every
+        word t (−1 where the arc does not list the relation), and its sentence."""
         seq = np.repeat(np.arange(len(self)), self.n_words)
         dep = np.arange(heads.size) - self.head_off[seq] + 1
-        return self.score_off[seq] + heads * (self.n_words[seq] + 1) + dep, seq
+        arc = self.arc_off[seq] + heads * (self.n_words[seq] + 1) + dep
+        if self.scores.size == self.arc_off[-1]:  # one entry per arc
+            pos = np.where(self.relations[arc] == rels, arc, -1)
+        else:
+            pos = np.empty(arc.size, dtype=np.int64)
+            loops("structsvm.structures.dependency._arcs_jit").find_slots(
+                self.relations, self.slot_off, arc, np.ascontiguousarray(rels), pos)
+        return pos, seq
 
     def score(self, y):
-        """Score of tree ``y`` (a batch of one), or an array of the scores of ``Y[i]``."""
+        """Score of tree ``y`` (a batch of one), or an array of the scores of ``Y[i]``
+        (−inf for a tree with a relation its arc may not take)."""
         if _is_single_tree(y):
             if len(self) != 1:
                 raise ValueError("score(y) with one tree needs a batch of one sentence; "
@@ -107,45 +216,77 @@ class ArcPotentials:
         return self._score_batch(y)
 
     def _score_batch(self, Y):
-        pos, seq = self._arc_positions(self._flat_heads(Y))
-        return np.bincount(seq, weights=self.scores[pos], minlength=len(self))
+        pos, seq = self._arc_positions(*self._flat_codes(Y))
+        vals = np.where(pos >= 0, self.scores[pos], -np.inf)
+        out = np.bincount(seq, weights=np.where(pos >= 0, vals, 0.0),
+                          minlength=len(self))
+        out[np.unique(seq[pos < 0])] = -np.inf
+        return out
 
     # ------------------------------------------------------------------ the loss
     def augment(self, Y, loss):
-        """Arc scores plus the loss of every head: ``part_cost(y_i)`` on every arc
-        into word d from another head than y_d for a loss that counts wrong
-        positions (Hamming over heads), else ``loss.part_losses(y_i, n_i + 1)[d -
-        1, h]`` on the arc h → d."""
+        """Arc scores plus the loss of every word: ``part_cost(y_i)`` on every arc
+        and relation into word d but the true one for a loss that counts wrong
+        positions (Hamming: wrong heads, or wrong heads and relations when the arcs
+        carry relations), else ``loss.part_losses(y_i, L (n_i + 1))[d - 1, c]`` on
+        the arc and relation of code c (:func:`encode_tree`)."""
         check_decomposition(loss, self.augments, "a dependency batch")
-        heads = self._flat_heads(Y)
+        L = self.n_labels
+        entries = np.diff(self.score_off)
         if type(loss).counts_wrong_parts:
+            heads, rels = self._flat_codes(Y)
             costs = np.asarray(loss.part_costs(Y), dtype=float)
-            out = self.scores + np.repeat(costs, (self.n_words + 1) ** 2)
-            pos, seq = self._arc_positions(heads)
-            out[pos] -= costs[seq]
-            return ArcPotentials(out, self.n_words)
+            out = self.scores + np.repeat(costs, entries)
+            pos, seq = self._arc_positions(heads, rels)
+            out[pos[pos >= 0]] -= costs[seq[pos >= 0]]
+            return self._with_scores(out)
+        self._flat_codes(Y)  # checked
         out = self.scores.copy()
         for i, y in enumerate(Y):
             n = int(self.n_words[i])
-            table = np.asarray(loss.part_losses(np.asarray(y, dtype=np.intp), n + 1),
-                               dtype=float).reshape(-1, n + 1)
+            m = n + 1
+            table = np.asarray(loss.part_losses(np.asarray(y, dtype=np.intp), m * L),
+                               dtype=float).reshape(-1, m * L)
             if table.shape[0] != n:
                 raise ValueError(f"Sample {i}: loss table has {table.shape[0]} rows for "
                                  f"{n} words")
-            block = out[self.score_off[i]:self.score_off[i + 1]].reshape(n + 1, n + 1)
-            block[:, 1:] += table.T
-        return ArcPotentials(out, self.n_words)
+            a0, a1 = int(self.arc_off[i]), int(self.arc_off[i + 1])
+            lo, hi = int(self.slot_off[a0]), int(self.slot_off[a1])
+            arc = np.repeat(np.arange(m * m), np.diff(self.slot_off[a0:a1 + 1]))
+            h, d = arc // m, arc % m
+            real = (d > 0) & (h != d)
+            # table[d - 1, l * m + h] on the entry (h, d, l)
+            rel = self.relations[lo:hi]
+            out[lo:hi][real] += table[d[real] - 1, rel[real] * m + h[real]]
+        return self._with_scores(out)
+
+    def _with_scores(self, scores):
+        return ArcPotentials(scores, self.n_words, self.n_labels, self.relations,
+                             self.slot_off)
 
     # ------------------------------------------------------------------ enumeration
     def output_space_sizes(self):
-        """Number of projective trees of every sentence (Python ints, exact)."""
-        return [count_projective_trees(int(n)) for n in self.n_words]
+        """Number of labelled projective trees of every sentence, every relation
+        allowed on every arc (Python ints, exact; at least the number of trees
+        :meth:`enumerate` yields)."""
+        return [count_projective_trees(int(n)) * self.n_labels ** int(n)
+                for n in self.n_words]
 
     def enumerate(self):
-        """Every projective tree of a batch of one (for tests on short sentences)."""
+        """Every projective tree of a batch of one, with every assignment of
+        relations its arcs list (for tests on short sentences), encoded."""
         if len(self) != 1:
             raise ValueError("enumerate() needs a batch of one sentence")
-        yield from projective_trees(int(self.n_words[0]))
+        n = int(self.n_words[0])
+        m = n + 1
+        for heads in projective_trees(n):
+            if self.n_labels == 1:
+                yield heads
+                continue
+            allowed = [self.relations[self.slot_off[h * m + d]:self.slot_off[h * m + d + 1]]
+                       for d, h in enumerate(heads, start=1)]
+            for rels in itertools.product(*allowed):
+                yield encode_tree(heads, rels)
 
 
 def _is_single_tree(y):

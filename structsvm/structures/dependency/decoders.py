@@ -1,50 +1,93 @@
-"""Exact decoders of arc-factored dependency trees: Eisner (projective) and
-Chu-Liu-Edmonds (non-projective), batched and compiled; loss-augmented by the batch."""
+"""Decoders of dependency trees: Eisner (projective) and Chu-Liu-Edmonds
+(non-projective) over arc scores, exact; over second-order scores, McDonald &
+Pereira's sibling search and the grandparent search (exact over the kept arcs), and
+the rearrangement search for non-projective trees (approximate). Batched and
+compiled; loss-augmented by the batch."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..._compiled import loops, warmup
+from ...limits import check_array_size
 from ...protocols import Decoder
 from ._arcs import ArcPotentials
+from ._second_order import SecondOrderPotentials
 
 __all__ = ["eisner", "chu_liu_edmonds", "EISNER", "CHU_LIU_EDMONDS", "EISNER_ONE_ROOT",
            "CHU_LIU_EDMONDS_ONE_ROOT"]
 
 # the loops, imported (with numba) when a decode first runs
 _jit = loops("structsvm.structures.dependency._decoders_jit")
+_jit2 = loops("structsvm.structures.dependency._second_order_jit")
 
 
 def _check(batch, exclude, name):
-    if not isinstance(batch, ArcPotentials):
-        raise TypeError(f"{name} decodes dependency potentials (ArcPotentials), got "
-                        f"{type(batch).__name__}")
+    if not isinstance(batch, (ArcPotentials, SecondOrderPotentials)):
+        raise TypeError(f"{name} decodes dependency potentials (ArcPotentials or "
+                        f"SecondOrderPotentials), got {type(batch).__name__}")
     if exclude is not None:
         raise ValueError(f"{name} cannot exclude a tree (no second-best search); use "
                          "loss-augmented decoding (the default for every learner)")
-    scores = np.ascontiguousarray(batch.scores, dtype=np.float64)
-    n = np.asarray(batch.lengths(), dtype=np.int64)
-    score_off = np.concatenate([[0], np.cumsum((n + 1) ** 2)]).astype(np.int64)
-    head_off = np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
-    if scores.size != score_off[-1]:
-        raise ValueError(f"{scores.size} arc scores for sentences that need "
-                         f"{int(score_off[-1])}")
+    arcs = batch.arcs if type(batch).second_order else batch
+    n = np.asarray(arcs.lengths(), dtype=np.int64)
     if np.any(n < 1):
         raise ValueError(f"Sample {int(np.flatnonzero(n < 1)[0])}: empty sentence")
-    if not np.all(np.isfinite(scores)):
-        bad = int(np.searchsorted(score_off, np.flatnonzero(~np.isfinite(scores))[0],
-                                  side="right") - 1)
-        raise ValueError(f"Sample {bad}: arc scores contain NaN or infinite values")
-    return scores, score_off, head_off
+    # a relation may score -inf (not allowed on that arc); every arc needs a finite
+    # best relation
+    for scores, off in ((arcs.scores, arcs.score_off),
+                        (arcs.best_relations()[0], arcs.arc_off)):
+        bad = np.isnan(scores) | (scores == np.inf) if scores is arcs.scores \
+            else ~np.isfinite(scores)
+        if bad.any():
+            i = int(np.searchsorted(off, np.flatnonzero(bad)[0], side="right") - 1)
+            raise ValueError(f"Sample {i}: arc scores contain NaN or infinite values "
+                             "(an arc's relations may score -inf, not all of them)")
+    return arcs
 
 
-def _decode(func, batch, exclude, single_root, name):
-    scores, score_off, head_off = _check(batch, exclude, name)
-    heads = np.empty(int(head_off[-1]), dtype=np.int64)
-    best = np.empty(len(head_off) - 1)
+def _codes(heads, rels, arcs):
+    """Encoded trees (:func:`encode_tree`) from the decoded heads and the best
+    relation of every arc, one array per sentence."""
+    n = arcs.n_words
+    if arcs.n_labels > 1:
+        seq = np.repeat(np.arange(n.size), n)
+        m = n[seq] + 1
+        dep = np.arange(heads.size) - arcs.head_off[seq] + 1
+        heads = rels[arcs.arc_off[seq] + heads * m + dep] * m + heads
+    off = arcs.head_off
+    return [heads[off[i]:off[i + 1]] for i in range(n.size)]
+
+
+def _decode(func, batch, exclude, single_root, name, projective):
+    arcs = _check(batch, exclude, name)
+    if type(batch).second_order:
+        return _decode_second_order(batch, single_root, projective)
+    scores, rels = arcs.best_relations()
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    heads = np.empty(int(arcs.head_off[-1]), dtype=np.int64)
+    best = np.empty(len(arcs))
     warmup.wait(func)
-    func(scores, score_off, head_off, bool(single_root), heads, best)
-    return [heads[head_off[i]:head_off[i + 1]] for i in range(len(head_off) - 1)]
+    func(scores, arcs.arc_off, arcs.head_off, bool(single_root), heads, best)
+    return _codes(heads, rels, arcs)
+
+
+def _decode_second_order(batch, single_root, projective):
+    scores, rels, kept, sib, sib_off, grand, grand_off = batch.tables()
+    m = batch.n_words + 1
+    # the search's tables for the largest sentence: spans by the slots of every
+    # word's kept heads (with grandparents) or m x m (siblings)
+    per_arc = np.add.reduceat(kept.astype(np.int64), batch.arc_off[:-1])
+    cells = (per_arc + 1) * m if batch.grandparents else m * m
+    check_array_size((int(cells.max()) * 7 + int((m * m).max()) * 6,), 8,
+                     "the second-order search of the longest sentence "
+                     f"({int(m.max()) - 1} words)")
+    heads = np.empty(int(batch.head_off[-1]), dtype=np.int64)
+    best = np.empty(len(batch))
+    _jit2.second_order_batch(
+        scores, kept, sib if batch.siblings else np.zeros(0),
+        grand if batch.grandparents else np.zeros(0), batch.arc_off, sib_off, grand_off,
+        batch.head_off, batch.grandparents, bool(single_root), projective, heads, best)
+    return _codes(heads, rels, batch.arcs)
 
 
 def eisner(batch, exclude=None, *, single_root=False):
@@ -65,14 +108,21 @@ def eisner(batch, exclude=None, *, single_root=False):
 
     and the best tree scores C→(0, n), found in O(n³) time and O(n²) space and
     recovered by back-pointers. Every projective tree has exactly one derivation.
+    With relations, σ(h → d) = max_l σ(h → d, l) and every arc of the tree takes
+    its best relation: the best labelled tree, exactly.
+
+    On :class:`SecondOrderPotentials`, the second-order search over the arcs the
+    batch keeps, exact over their projective trees: McDonald & Pereira's (2006)
+    sibling spans, O(n³), or with grandparent factors spans that also fix the head
+    of their head (Carreras 2007; Koo & Collins 2010), O(n⁴) over all arcs.
     All sentences of a batch are decoded by one compiled call.
 
     Loss-augmented decoding needs nothing special: the batch's ``augment`` adds the
-    attachment (Hamming) loss to the arc scores.
+    attachment loss (of heads, or of heads and relations) to the arc scores.
 
     Parameters
     ----------
-    batch : ArcPotentials
+    batch : ArcPotentials or SecondOrderPotentials
     exclude : None
         Not supported (raises).
     single_root : bool, default=False
@@ -82,13 +132,15 @@ def eisner(batch, exclude=None, *, single_root=False):
     Returns
     -------
     list of ndarray of int
-        One head array per sentence (``heads[d - 1]`` the head of word d, 0 the
-        root). Ties go to the first maximum found.
+        One encoded tree per sentence (``y[d - 1]`` the head of word d, 0 the root;
+        with relations ``relation * (n + 1) + head``, see :func:`encode_tree`).
+        Ties go to the first maximum found.
 
     Raises
     ------
     ValueError
-        On an empty sentence, non-finite scores, or ``exclude``.
+        On an empty sentence, NaN or +inf scores, an arc whose relations all
+        score −inf, or ``exclude``.
 
     References
     ----------
@@ -96,6 +148,11 @@ def eisner(batch, exclude=None, *, single_root=False):
     exploration. COLING 1996.
     R. McDonald, K. Crammer, F. Pereira. Online large-margin training of dependency
     parsers. ACL 2005.
+    R. McDonald, F. Pereira. Online learning of approximate dependency parsing
+    algorithms. EACL 2006.
+    X. Carreras. Experiments with a higher-order projective dependency parser.
+    EMNLP-CoNLL 2007.
+    T. Koo, M. Collins. Efficient third-order dependency parsers. ACL 2010.
 
     Examples
     --------
@@ -105,7 +162,7 @@ def eisner(batch, exclude=None, *, single_root=False):
     >>> eisner(ArcPotentials(S.ravel(), [3]))[0].tolist()
     [2, 0, 2]
     """
-    return _decode(_jit.eisner_batch, batch, exclude, single_root, "eisner")
+    return _decode(_jit.eisner_batch, batch, exclude, single_root, "eisner", True)
 
 
 def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
@@ -117,11 +174,17 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     max_{v ∈ C} σ(u → v) − σ(head(v) → v) (entering C at v breaks v's cycle arc) and
     an arc c → v scoring max_{u ∈ C} σ(u → v); the best tree of the contracted graph
     is then expanded, keeping every arc of C but the one into the node where the
-    tree enters it. O(n³) per sentence, one compiled call per batch.
+    tree enters it. O(n³) per sentence, one compiled call per batch. With relations,
+    every arc takes its best relation, exactly as :func:`eisner`.
+
+    On :class:`SecondOrderPotentials` (where the best tree is NP-hard to find),
+    McDonald & Pereira's (2006) approximation: from the best projective tree
+    (:func:`eisner`), give one word another kept head, the change that raises the
+    score most and keeps a tree, until no change raises it.
 
     Parameters
     ----------
-    batch : ArcPotentials
+    batch : ArcPotentials or SecondOrderPotentials
     exclude : None
         Not supported (raises).
     single_root : bool, default=False
@@ -132,15 +195,18 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     Returns
     -------
     list of ndarray of int
-        One head array per sentence.
+        One encoded tree per sentence.
 
     Raises
     ------
     ValueError
-        On an empty sentence, non-finite scores, or ``exclude``.
+        On an empty sentence, NaN or +inf scores, an arc whose relations all
+        score −inf, or ``exclude``.
 
     References
     ----------
+    R. McDonald, F. Pereira. Online learning of approximate dependency parsing
+    algorithms. EACL 2006.
     Y. J. Chu, T. H. Liu. On the shortest arborescence of a directed graph.
     Science Sinica 14, 1965. J. Edmonds. Optimum branchings. J. Research of the
     National Bureau of Standards 71B, 1967. R. McDonald, F. Pereira, K. Ribarov,
@@ -156,7 +222,7 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     [3, 4, 0, 1]
     """
     return _decode(_jit.chu_liu_edmonds_batch, batch, exclude, single_root,
-                   "chu_liu_edmonds")
+                   "chu_liu_edmonds", False)
 
 
 def _eisner_one_root(batch, exclude=None):
