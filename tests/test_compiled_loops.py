@@ -135,6 +135,11 @@ def _default_calls():
     X, Y = make_hmm_corpus(120, n_states=5, n_words=80, random_state=0)
     structsvm.fit(X[:100], Y[:100], feature_map=SequenceFeatures(), decoder="viterbi",
                   C=0.1, max_iter=4, random_state=0).predict(X[100:])
+    # chains of order 2: the order-k oracle, pruned and exact decoding
+    for beam in (2, None):
+        structsvm.fit(X[:60], Y[:60], feature_map=SequenceFeatures(order=2, beam=beam),
+                      decoder="viterbi", C=0.1, max_iter=3,
+                      random_state=0).predict(X[100:])
     # the row pool compacts only once it holds 100,000 dead entries: compact one here
     import scipy.sparse as sp
     from structsvm.learners._dual_cd_pool import RowPool

@@ -171,11 +171,16 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # the learner, and its parameters, measured to train this structure fastest
     # (docs/learners.md); the first that accepts the fitted problem is used
     default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 16, "inner_passes": 0}),)
-    # its compiled loops, in the order its default training path calls them
+    # its compiled loops, in the order its default training path calls them, then
+    # those of chains of order k
     compiled_loops: ClassVar[tuple] = (
         "structsvm.structures.sequence._oracle_jit:chain_oracle",
         "structsvm.structures.sequence._jit:shared_unaries",
-        "structsvm.structures.sequence._viterbi_jit:viterbi_batch")
+        "structsvm.structures.sequence._viterbi_jit:viterbi_batch",
+        "structsvm.structures.sequence._order_oracle_jit:order_k_oracle",
+        "structsvm.structures.sequence._order_jit:build_hash",
+        "structsvm.structures.sequence._order_jit:bound_tables",
+        "structsvm.structures.sequence._order_jit:decode_batch")
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
     has_aggregate_oracle: ClassVar[bool] = True
