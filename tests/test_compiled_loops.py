@@ -34,6 +34,9 @@ needs_extension = pytest.mark.skipif(
 
 #: the flat Pegasos SVMs' loops: declared, called by no structured learner or map
 FLAT = "structsvm.svm._pegasos_jit:"
+#: the loops of chains of order k: declared, called by SequenceFeatures(order >= 2) only
+ORDER_K = ("structsvm.structures.sequence._order_jit:",
+           "structsvm.structures.sequence._order_oracle_jit:")
 #: a numba loop that no module declares (no compiled version)
 UNDECLARED = "structsvm.structures.sequence._viterbi_jit:row_maxima"
 
@@ -82,7 +85,10 @@ def test_declared_loops_are_the_fit_paths_loops():
         listed.update(keys)
     flat = {k for k in declared if k.startswith(FLAT)}
     assert flat and not listed & flat
-    assert listed | flat == declared, declared - listed - flat
+    # chains of order k: loops of SequenceFeatures(order >= 2), not of its default path
+    higher = {k for k in declared if k.startswith(ORDER_K)}
+    assert higher and not listed & higher
+    assert listed | flat | higher == declared, declared - listed - flat - higher
 
 
 def _snapshot(args):

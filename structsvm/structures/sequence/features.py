@@ -171,16 +171,11 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
     # the learner, and its parameters, measured to train this structure fastest
     # (docs/learners.md); the first that accepts the fitted problem is used
     default_learners: ClassVar[tuple] = (("dual_cd", {"n_batches": 16, "inner_passes": 0}),)
-    # its compiled loops, in the order its default training path calls them, then
-    # those of chains of order k
+    # its compiled loops, in the order its default training path calls them
     compiled_loops: ClassVar[tuple] = (
         "structsvm.structures.sequence._oracle_jit:chain_oracle",
         "structsvm.structures.sequence._jit:shared_unaries",
-        "structsvm.structures.sequence._viterbi_jit:viterbi_batch",
-        "structsvm.structures.sequence._order_oracle_jit:order_k_oracle",
-        "structsvm.structures.sequence._order_jit:build_hash",
-        "structsvm.structures.sequence._order_jit:bound_tables",
-        "structsvm.structures.sequence._order_jit:decode_batch")
+        "structsvm.structures.sequence._viterbi_jit:viterbi_batch")
     has_feature_differences: ClassVar[bool] = True
     has_difference_sum: ClassVar[bool] = True
     has_aggregate_oracle: ClassVar[bool] = True
@@ -398,7 +393,7 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
         w = np.asarray(w, dtype=float).ravel()
         if w.size != D:
             raise ValueError(f"w has {w.size} entries, the feature map has {D} features")
-        ngrams = getattr(self, "tag_ngrams_", np.zeros(0, np.int64))
+        ngrams = vars(self).get("tag_ngrams_", np.zeros(0, np.int64))  # a fitted map's
         b_ng = d * K + K * K + 2 * K
         b_pair = b_ng + ngrams.size
         pair = w[b_pair:].reshape(d, K + 1, K) if self.emission_order else None

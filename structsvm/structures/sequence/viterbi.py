@@ -104,7 +104,7 @@ def viterbi(batch, exclude=None):
     >>> [y.tolist() for y in viterbi(p, exclude=[np.array([0, 1]), np.array([1])])]
     [[0, 0], [0]]
     """
-    if type(batch).higher_order:
+    if getattr(type(batch), "structure", None) == "sequence" and type(batch).higher_order:
         return _viterbi_order_k(batch, exclude)
     unary, offsets, trans, start, end = _check_chain(batch)
     n_seq = len(offsets) - 1
@@ -222,7 +222,7 @@ def _decode_order_k(batch, beam):
 
 def _as_order_k(batch):
     """An order-k batch of the same scores (a first-order one becomes order 1)."""
-    if type(batch).higher_order:
+    if getattr(type(batch), "structure", None) == "sequence" and type(batch).higher_order:
         return batch
     if getattr(type(batch), "structure", None) != "sequence":
         raise TypeError(f"pruned_viterbi decodes chain potentials (sequences), got "
