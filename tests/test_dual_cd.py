@@ -192,9 +192,10 @@ def _random_state(rng, n=5, S=4, D=12, omega=None):
     return M, slot, alpha, loss, gram, C
 
 
-def _reference_block(i, w, M, slot, alpha, loss, C, steps, omega=None):
+def _reference_block(i, w, M, slot, alpha, loss, C, steps, omega=None, shared=False):
     """Plain numpy pairwise steps on example i (dense rows, the null output explicit);
-    with ``omega``, those of the quadratic ½ Σ_j ω_j (Σ α ψ)_j², w moving by ω ⊙ d."""
+    with ``omega``, those of the quadratic ½ Σ_j ω_j (Σ α ψ)_j², w moving by ω ⊙ d
+    (``shared``: the steps are those, but the returned w moves by d)."""
     S = slot.shape[1]
     om = np.ones(M.shape[1]) if omega is None else omega
     occ = [s for s in range(S) if slot[i, s] >= 0]
@@ -203,6 +204,7 @@ def _reference_block(i, w, M, slot, alpha, loss, C, steps, omega=None):
     b = np.append(loss[i, occ], 0.0)
     g0 = b - P @ w
     gap = C * max(0.0, g0.max()) - a[:-1] @ g0[:-1]
+    moved = np.zeros_like(w)
     for _ in range(steps):
         g = b - P @ w
         up = int(np.argmax(g))
@@ -216,16 +218,19 @@ def _reference_block(i, w, M, slot, alpha, loss, C, steps, omega=None):
         a[up] += t
         a[dn] -= t
         w = w + t * om * d
-    return w, a[:-1], gap
+        moved += t * d
+    return (w - om * moved + moved if shared else w), a[:-1], gap
 
 
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("steps", [1, 300])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_block_step_kernel_equals_reference(seed, steps, weighted):
+@pytest.mark.parametrize("shared", [False, True])
+def test_block_step_kernel_equals_reference(seed, steps, weighted, shared):
     # one step: the same pair and step; many: the block optimum (after an exact
     # line search the next pair can tie within rounding, so the paths may differ);
-    # weighted: the per-feature ω of the partitioned learner's local subproblem
+    # weighted: the per-feature ω of the partitioned learner's local subproblem;
+    # shared: a w other processes step on (atomic additions, ω damps the steps only)
     rng = np.random.default_rng(seed)
     D = 12
     omega = rng.integers(1, 5, size=D).astype(float) if weighted else None
@@ -238,11 +243,12 @@ def test_block_step_kernel_equals_reference(seed, steps, weighted):
                                       for s in range(slot.shape[1]) if slot[i, s] >= 0))
     for i in range(slot.shape[0]):
         w_ref, a_ref, gap_ref = _reference_block(i, w.copy(), M, slot, alpha.copy(), loss,
-                                                 C, steps=steps, omega=omega)
+                                                 C, steps=steps, omega=omega,
+                                                 shared=shared)
         a = alpha.copy()
         gap = jit.block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, a, loss, gram, C,
                             1e-12, steps, np.empty(slot.shape[1]),
-                            np.empty(0) if omega is None else omega)
+                            np.empty(0) if omega is None else omega, shared)
         occ = slot[i] >= 0
         assert gap == pytest.approx(gap_ref, rel=1e-9, abs=1e-12)
         np.testing.assert_allclose(a[i, occ], a_ref, atol=1e-9)

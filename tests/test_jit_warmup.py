@@ -216,7 +216,7 @@ def _fake_clock(monkeypatch, stat_lines, own_cpu):
     monkeypatch.setattr(warmup.time, "process_time", lambda: next(cpu))
     monkeypatch.setattr(warmup.time, "sleep", lambda s: None)
     monkeypatch.setattr(warmup.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(warmup, "_usable_cores", lambda: 2)
+    monkeypatch.setattr(warmup, "usable_cores", lambda: 2)
     monkeypatch.setattr(warmup, "_SAMPLE", warmup._sample())
 
 
@@ -251,13 +251,13 @@ def test_cgroup_quota_caps_the_cores(tmp_path, monkeypatch):
     quota = tmp_path / "cpu.max"
     monkeypatch.setattr(warmup, "_CPU_MAX", str(quota))
     quota.write_text("150000 100000\n")
-    assert warmup._usable_cores() == 1
+    assert warmup.usable_cores() == 1
     quota.write_text("max 100000\n")
-    assert warmup._usable_cores() == 8
+    assert warmup.usable_cores() == 8
     quota.unlink()
-    assert warmup._usable_cores() == 8
+    assert warmup.usable_cores() == 8
     # one usable core: never a helper
-    monkeypatch.setattr(warmup, "_usable_cores", lambda: 1)
+    monkeypatch.setattr(warmup, "usable_cores", lambda: 1)
     assert not warmup._idle_core()
 
 
@@ -265,7 +265,7 @@ def test_no_helper_on_a_busy_machine(monkeypatch):
     """Without /proc/stat the load average decides: below the cores minus one a helper
     may start."""
     monkeypatch.setattr(warmup, "_SAMPLE", (0.0, 0.0, None))
-    monkeypatch.setattr(warmup, "_usable_cores", lambda: 2)
+    monkeypatch.setattr(warmup, "usable_cores", lambda: 2)
     monkeypatch.setattr(warmup.os, "getloadavg", lambda: (1.5, 0.0, 0.0))
     assert not warmup._idle_core()
     keys = _no_extension(monkeypatch)

@@ -91,6 +91,19 @@ def test_processes_reach_the_serial_objective(sharing):
     assert abs(model.score(Xt, Yt) - serial.score(Xt, Yt)) <= 0.01
 
 
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_workers_sharing_w_in_memory_converge_on_small_corpora(seed):
+    # few examples, features every example touches (transitions): simultaneous
+    # steps of the workers there would overshoot, but for the damped steps and
+    # atomic additions
+    X, Y = corpus(seed=seed)
+    model = structsvm.fit(X, Y, **fit_params(learner=PartitionedCD(sharing="memory"),
+                                             n_jobs=2))
+    assert model.converged_ and model.n_iter_ < 200
+    serial = structsvm.fit(X, Y, **fit_params(learner=DualCD()))
+    assert abs(model.objective_ - serial.objective_) <= TOL * serial.objective_
+
+
 def test_processes_and_dask_give_the_same_model(cluster):
     import joblib
 

@@ -193,3 +193,59 @@ def test_distinct_columns_of_pool_rows():
         got = pool.columns(ids, mark)
         assert sorted(got.tolist()) == np.unique(M[ids].indices).tolist()
         assert len(set(got.tolist())) == got.size and not mark.any()
+
+
+def test_atomic_additions_from_two_threads_lose_none():
+    # the additions workers sharing w in memory make: a plain read-add-write loses
+    # one of two simultaneous additions to a column; the atomic one loses none
+    import threading
+
+    import numba
+
+    from structsvm.learners._atomic_jit import atomic_add
+
+    @numba.njit(nogil=True)
+    def add_many(w, columns, value):
+        for c in columns:
+            atomic_add(w, c, value)
+
+    w = np.zeros(3)
+    columns = np.tile(np.array([0, 1, 0, 2]), 250_000)  # column 0 the hot one
+    add_many(w, columns[:1], 0.0)  # compiled before the threads start
+    threads = [threading.Thread(target=add_many, args=(w, columns, 0.5))
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_array_equal(w, [500_000.0, 250_000.0, 250_000.0])
+
+
+def test_column_weights_count_the_blocks_that_step_at_once():
+    # ω_j: the blocks whose examples hold column j, capped by the number of workers
+    # stepping at the same time (in memory: the cores)
+    from structsvm.learners._blocks import BlockSolver
+    from structsvm.learners.partitioned_cd import InProcessBlocks, _column_weights
+
+    X, Y = words_corpus(3, n=30)
+    fm = SequenceFeatures(features="word")
+    captured = {}
+
+    class Capture(DualCD):
+        def solve(self, problem, w0, **kw):
+            captured["problem"] = problem
+            return super().solve(problem, w0, **kw)
+
+    structsvm.fit(X, Y, feature_map=fm, learner=Capture(), max_iter=1)
+    problem = captured["problem"]
+    K, D = 4, problem.n_features
+    blocks = InProcessBlocks([BlockSolver(problem, np.arange(k, len(X), K), DualCD(), k)
+                              for k in range(K)])
+    support = [set(problem.feature_map.feature_support(problem.Xe,
+                                                       np.arange(k, len(X), K)))
+               for k in range(K)]
+    counts = np.array([sum(j in s for s in support) for j in range(D)], dtype=float)
+    np.testing.assert_array_equal(_column_weights(blocks, D), np.maximum(counts, 1))
+    np.testing.assert_array_equal(_column_weights(blocks, D, at_once=2),
+                                  np.clip(counts, 1, 2))
+    assert counts.max() == K and _column_weights(blocks, D, at_once=1) is None

@@ -43,7 +43,7 @@ import time
 
 from . import _table, has_compiled, signatures
 
-__all__ = ["plan", "start", "wait"]
+__all__ = ["plan", "start", "wait", "usable_cores"]
 
 # the helper's start: the packages of the plan's modules are registered as empty
 # packages, so that importing a loop module runs no package __init__ (those import
@@ -93,7 +93,7 @@ def _cpu_times():
 _CPU_MAX = "/sys/fs/cgroup/cpu.max"
 
 
-def _usable_cores():
+def usable_cores():
     """Cores this process may run on: its CPU affinity, capped by a cgroup (v2) CPU
     quota where one is set."""
     try:
@@ -125,7 +125,7 @@ def _idle_core():
     """Whether a core is likely idle besides this process (see the module's text):
     the cores other processes kept busy during the window are subtracted from the
     usable cores, and so is one for this process."""
-    cores = _usable_cores()
+    cores = usable_cores()
     if cores < 2:
         return False
     first = _SAMPLE

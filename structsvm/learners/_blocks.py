@@ -255,6 +255,7 @@ class BlockSolver:
         self.undo = None      # what restores the block before its last improve
         self.touched = None   # columns its last improve may have changed
         self.mark = None      # one zero byte per column, to list distinct columns
+        self.shared = False   # w shared with other processes (share_weights)
         self.it = 0
 
     @property
@@ -285,7 +286,7 @@ class BlockSolver:
         t0 = time.process_time()
         v = self.problem.oracle(w0, self.examples)
         self.learner._offer(self.problem, self.state, v, self.w, 0,
-                            rows=np.arange(self.n_samples))
+                            rows=np.arange(self.n_samples), shared=self.shared)
         self.state.pool.compact(self.state.slot)
         return {"decoded": self.n_samples, "seconds": time.process_time() - t0}
 
@@ -298,30 +299,69 @@ class BlockSolver:
                                                  dtype=np.int64)
 
     def share_weights(self, settle, path):
-        """Step on the vector in the shared-memory file ``path`` (everyone's w) from
-        now on, instead of a copy of its own."""
+        """Step on the vector in the shared-memory file ``path`` from now on, instead
+        of a copy of its own: everyone's w (n_features numbers), then the count of
+        examples all workers have decoded (:meth:`sweep`)."""
         self._settle(settle)
-        self.w, self._mapping = map_shared(path, self.problem.n_features)
+        D = self.problem.n_features
+        shared, self._mapping = map_shared(path, D + 1)
+        self.w, self.decoded = shared[:D], shared[D:]
         self.u = self.w
+        self.shared = True  # the other workers step on it at the same time
 
-    def sweep(self, settle, passes):
-        """``passes`` sweeps of ``dual_cd``'s steps on this block at the shared w
-        (the answers of the last certifying pass offered first); returns the block
-        gaps seen and the block's share of the dual."""
+    def sweep(self, settle, until):
+        """``dual_cd``'s oracle batches and cached steps on this block at the shared
+        w, round and round its examples, until the workers together have decoded
+        ``until`` examples (the shared count) and this block at least as many as it
+        holds (the answers of the last certifying pass are offered first). Every
+        worker steps until then: they all run at once from start to end, whatever
+        each one's speed, so their steps interleave (the blocks one after the other
+        would be a cyclic order of the examples, which coordinate descent can take
+        far longer to converge in); a block whose task starts late (more blocks than
+        workers) still makes its sweep. Returns the block gaps seen and the block's
+        share of the dual."""
         self._settle(settle)
         t0 = time.process_time()
+        cj = loops("structsvm.learners._partitioned_jit")
         st, lrn, problem = self.state, self.learner, self.problem
-        self.it += 1
         if self.pending is not None:
-            self.est = lrn._offer(problem, st, self.pending, self.w, self.it)
+            self.est = lrn._offer(problem, st, self.pending, self.w, self.it,
+                                  omega=self.omega, shared=True)
             self.pending = None
-        for _ in range(int(passes)):
-            lrn._sweep(problem, st, self.w, self.rng, self.est, self.it,
-                       examples=self.examples)
+        n, nb = self.n_samples, min(self.n_samples, int(lrn.n_batches))
+        gaps = np.zeros(n)
+        decoded, total = 0, float(self.decoded[0])
+        while total < until or decoded < n:
+            if not self.plan:
+                self.plan = _sweep_plan(st, n, nb, self.rng)
+                self.it += 1
+            batch, part = self.plan.pop(0)
+            self.est[batch] = self._batch_steps(batch, part, self.w, problem.C,
+                                                self.omega, True, gaps)
+            decoded += batch.size
+            warmup.wait(cj.count_decoded)
+            total = cj.count_decoded(self.decoded, batch.size)
         st.pool.compact(st.slot)
         return {"est": float(self.est.sum()), "dual": float(np.sum(st.alpha * st.loss)),
-                "decoded": int(passes) * self.n_samples,
-                "seconds": time.process_time() - t0}
+                "decoded": decoded, "seconds": time.process_time() - t0}
+
+    def _batch_steps(self, batch, part, vec, C, omega, shared, gaps):
+        """One oracle batch of the block's rows ``batch`` at ``vec``, its answers
+        offered to the caches, then cached steps on the rows ``part`` (those with
+        cached outputs); returns the batch's block gaps (see ``dual_cd``)."""
+        jit = loops("structsvm.learners._dual_cd_jit")
+        st, lrn, problem = self.state, self.learner, self.problem
+        v = problem.oracle(vec, self.examples[batch])
+        est = lrn._offer(problem, st, v, vec, self.it, C=C, rows=batch,
+                         omega=_NONE_F if omega is None else omega, shared=shared)
+        part = part[(st.slot[part] >= 0).any(axis=1)]
+        if part.size:
+            warmup.wait(jit.cached_pass)
+            p = st.pool
+            jit.cached_pass(part, vec, p.ind, p.dat, p.start, p.len, st.slot, st.alpha,
+                            st.loss, st.gram, float(C), _EPS, st.steps, gaps,
+                            _NONE_F if omega is None else omega, shared)
+        return est
 
     def fingerprint(self, settle):
         """A hash of this block's examples, loss and rescaling."""
@@ -395,7 +435,6 @@ class BlockSolver:
         plain steps on σ'α in the simplex of σ'C, which are the same steps."""
         self._settle(settle)
         t0 = time.process_time()
-        jit = loops("structsvm.learners._dual_cd_jit")
         st, lrn, problem, u = self.state, self.learner, self.problem, self.u
         n = self.n_samples
         nb = min(n, int(lrn.n_batches))
@@ -426,17 +465,9 @@ class BlockSolver:
                                   omega=omega) / scale
         gaps = np.zeros(n)
         for batch, part in items:
-            v = problem.oracle(u, self.examples[batch])
             decoded += batch.size
-            self.est[batch] = lrn._offer(problem, st, v, u, self.it, C=scale * C,
-                                         rows=batch, omega=omega) / scale
-            part = part[(st.slot[part] >= 0).any(axis=1)]
-            if part.size:
-                warmup.wait(jit.cached_pass)
-                p = st.pool
-                jit.cached_pass(part, u, p.ind, p.dat, p.start, p.len, st.slot,
-                                st.alpha, st.loss, st.gram, scale * C, _EPS, st.steps,
-                                gaps, omega)
+            self.est[batch] = self._batch_steps(batch, part, u, scale * C, omega, False,
+                                                gaps) / scale
         if int(lrn.inner_passes) > 0:
             hint = gap if np.isfinite(gap) else float(self.est.sum())
             lrn._inner(st, u, scale * C, scale * hint, self.rng, omega=omega)

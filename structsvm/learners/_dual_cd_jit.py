@@ -21,17 +21,19 @@ Plain-Python references of these loops are in ``tests/test_dual_cd.py``.
 import numba
 import numpy as np
 
+from ._atomic_jit import atomic_add
+
 #: The loops compiled at installation, with the argument and result types a call
 #: must have to run that code (see :mod:`structsvm._compiled`; ``f8:2`` is a
 #: C-contiguous 2-D float64 array, ``i8`` an int64 scalar, a tuple in parentheses).
 SIGNATURES = {
     "insert_rows": (
         "i8:1 i8:1 f8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2 "
-        "f8:2 f8:3 i8:2 f8 f8 i8 i8 i8:2 f8:2 f8:1 f8:1",
+        "f8:2 f8:3 i8:2 f8 f8 i8 i8 i8:2 f8:2 f8:1 f8:1 b1",
         "i8"),
     "cached_pass": (
         "i8:1 f8:1 i4:1 f8:1 i8:1 i8:1 i8:2 "
-        "f8:2 f8:2 f8:3 f8 f8 i8 f8:1 f8:1",
+        "f8:2 f8:2 f8:3 f8 f8 i8 f8:1 f8:1 b1",
         "f8"),
     "compact_pool": ("i4:1 f8:1 i8:1 i8:1 i8:2 i4:1 f8:1 i8:1 i8:1", "(i8 i8)"),
     "weights_from_alpha": ("i8 i4:1 f8:1 i8:1 i8:1 i8:2 f8:2", "f8:1"),
@@ -75,8 +77,14 @@ def _scatter(w, p_ind, p_dat, start, length, a):
 
 
 @numba.njit(cache=True, nogil=True)
-def _scatter_weighted(w, p_ind, p_dat, start, length, a, omega):
-    """w += a ω ⊙ ψ (plain :func:`_scatter` when ``omega`` is empty)."""
+def _scatter_weighted(w, p_ind, p_dat, start, length, a, omega, shared):
+    """w += a ω ⊙ ψ (plain :func:`_scatter` when ``omega`` is empty); with ``shared``
+    (a w other processes step on at the same time) w += a ψ in atomic additions, ω
+    having only damped the step."""
+    if shared:
+        for j in range(start, start + length):
+            atomic_add(w, p_ind[j], a * p_dat[j])
+        return
     if omega.shape[0] == 0:
         _scatter(w, p_ind, p_dat, start, length, a)
         return
@@ -87,7 +95,7 @@ def _scatter_weighted(w, p_ind, p_dat, start, length, a, omega):
 
 @numba.njit(cache=True, nogil=True)
 def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-              max_steps, g, omega):
+              max_steps, g, omega, shared):
     """Exact pairwise steps on example i's block; returns its cached gap before them.
 
     ``g`` is scratch of length S. The block gap C·max(0, max g) − Σ α g is the
@@ -101,18 +109,22 @@ def block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, ep
             continue
         g[s] = loss[i, s] - row_dot_dense(p_ind, p_dat, p_start[r], p_len[r], w)
     return block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C,
-                       eps, max_steps, g, omega)
+                       eps, max_steps, g, omega, shared)
 
 
 @numba.njit(cache=True, nogil=True)
 def block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                max_steps, g, omega):
+                max_steps, g, omega, shared):
     """:func:`block_smo` with ``g`` already holding g_s = Δ_s − w·ψ_s of the occupied
     slots (a caller that has just computed them, as :func:`insert_rows`).
 
     With a non-empty ``omega`` the steps are those of the weighted quadratic
     ½ Σ_j ω_j (Σ α ψ)_j² (``gram`` holds the ω-weighted products) and w moves by
-    ω ⊙ Σ_s (α_s − α_s⁰) ψ_s."""
+    ω ⊙ Σ_s (α_s − α_s⁰) ψ_s. With ``shared`` (a w that other processes step on at
+    the same time) w moves by Σ_s (α_s − α_s⁰) ψ_s in atomic additions
+    (:mod:`._atomic_jit`): ω then only damps the steps along the columns the
+    processes share, so that their simultaneous steps cannot overshoot (the local
+    subproblem of :mod:`structsvm.learners.partitioned_cd`, one step at a time)."""
     S = slot.shape[1]
     gmax, a_sum, ag = 0.0, 0.0, 0.0
     for s in range(S):
@@ -179,13 +191,13 @@ def block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, 
             r = slot[i, s]
             if r >= 0 and alpha[i, s] != a0[s]:
                 _scatter_weighted(w, p_ind, p_dat, p_start[r], p_len[r],
-                                  alpha[i, s] - a0[s], omega)
+                                  alpha[i, s] - a0[s], omega, shared)
     return gap
 
 
 @numba.njit(cache=True, nogil=True)
 def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss,
-                gram, stamp, C, eps, max_steps, it, merges, coefs, est, omega):
+                gram, stamp, C, eps, max_steps, it, merges, coefs, est, omega, shared):
     """Offer pool row ``rows[k]`` (loss ``new_loss[k]``) to example ``ex[k]``'s cache.
 
     A row is taken when it is more violated at the current w than every cached output
@@ -237,7 +249,7 @@ def insert_rows(ex, rows, new_loss, w, p_ind, p_dat, p_start, p_len, slot, alpha
         gram[i, free, free] = row_dot_row(p_ind, p_dat, p_start[r], p_len[r], p_start[r],
                                           p_len[r], omega)
         block_steps(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                    max_steps, g, omega)
+                    max_steps, g, omega, shared)
         used, drop = 0, -1
         for s in range(S):
             if slot[i, s] < 0:
@@ -295,7 +307,7 @@ def merge_into(i, a, b, slot, alpha, loss, gram):
 
 @numba.njit(cache=True, nogil=True)
 def cached_pass(order, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram, C, eps,
-                max_steps, gaps, omega):
+                max_steps, gaps, omega, shared):
     """One pass of block steps over the examples in ``order`` (cached outputs only);
     ``gaps[i]`` receives example i's cached block gap before its step. Returns Σ gaps."""
     g = np.empty(slot.shape[1])
@@ -303,7 +315,7 @@ def cached_pass(order, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram,
     for k in range(order.shape[0]):
         i = order[k]
         gaps[i] = block_smo(i, w, p_ind, p_dat, p_start, p_len, slot, alpha, loss, gram,
-                            C, eps, max_steps, g, omega)
+                            C, eps, max_steps, g, omega, shared)
         total += gaps[i]
     return total
 

@@ -1,9 +1,19 @@
-"""Compiled loops of the partitioned learner's bookkeeping in rounds (no validation
-here): the columns a block's steps changed, its update from its vector u, and the
-driver's updates applied to a block's w and u. Plain-Python references are in
-``tests/test_partitioned_cd.py``. Not on a default fit's path: numba compiles them
-on first use (and keeps them in its cache)."""
+"""Compiled loops of the partitioned learner's bookkeeping (no validation here): in
+rounds, the columns a block's steps changed, its update from its vector u, and the
+driver's updates applied to a block's w and u; in memory, the count of examples the
+workers decoded. Plain-Python references are in ``tests/test_partitioned_cd.py``.
+Not on a default fit's path: numba compiles them on first use (and keeps them in
+its cache)."""
 import numba
+
+from ._atomic_jit import atomic_add
+
+
+@numba.njit(cache=True, nogil=True)
+def count_decoded(counter, k):
+    """Add ``k`` to ``counter[0]`` (shared by the workers) atomically; returns the
+    count with it."""
+    return atomic_add(counter, 0, float(k)) + float(k)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -240,13 +240,16 @@ class DualCD(LearnerBase, BaseEstimator):
                        state=st.saved(fp, C, copy=False), light_state=None))
 
     # ------------------------------------------------------------------ steps
-    def _sweep(self, problem, st, w, rng, est, it, C=None, examples=None, omega=None):
+    def _sweep(self, problem, st, w, rng, est, it, C=None, examples=None, omega=None,
+               shared=False):
         """The oracle on batches of examples at the current w, each followed by block
         steps over a 1/n_batches slice of the examples with cached outputs.
 
         ``C`` bounds each example's simplex (default ``problem.C``); ``examples`` maps
         the state's rows to the problem's examples (default: row i is example i);
-        ``omega`` weights the quadratic term per feature (see :mod:`._dual_cd_jit`)."""
+        ``omega`` weights the quadratic term per feature (see :mod:`._dual_cd_jit`);
+        ``shared``: other processes step on w at the same time (atomic additions;
+        ``omega`` then only damps the steps, see :mod:`._dual_cd_jit`)."""
         jit = loops("structsvm.learners._dual_cd_jit")
 
         n = st.slot.shape[0]
@@ -260,16 +263,19 @@ class DualCD(LearnerBase, BaseEstimator):
         omega = _UNWEIGHTED if omega is None else omega
         for batch, part in zip(batches, slices):
             v = problem.oracle(w, batch if examples is None else examples[batch])
-            est[batch] = self._offer(problem, st, v, w, it, C=C, rows=batch, omega=omega)
+            est[batch] = self._offer(problem, st, v, w, it, C=C, rows=batch, omega=omega,
+                                     shared=shared)
             if part.size:
                 warmup.wait(jit.cached_pass)
                 jit.cached_pass(part, w, p.ind, p.dat, p.start, p.len, st.slot, st.alpha,
-                                st.loss, st.gram, C, _EPS, st.steps, gaps, omega)
+                                st.loss, st.gram, C, _EPS, st.steps, gaps, omega,
+                                bool(shared))
 
-    def _offer(self, problem, st, v, w, it, C=None, rows=None, omega=None):
+    def _offer(self, problem, st, v, w, it, C=None, rows=None, omega=None, shared=False):
         """Offer an oracle answer to the caches (block steps); returns block gaps.
 
-        ``rows``: the state's rows of the answer's examples (default ``v.idx``)."""
+        ``rows``: the state's rows of the answer's examples (default ``v.idx``);
+        ``omega`` and ``shared`` as for :meth:`_sweep`."""
         jit = loops("structsvm.learners._dual_cd_jit")
 
         C = float(problem.C if C is None else C)
@@ -287,7 +293,7 @@ class DualCD(LearnerBase, BaseEstimator):
         jit.insert_rows(ex, ids, np.asarray(v.loss, dtype=float), w, p.ind, p.dat,
                         p.start, p.len, st.slot, st.alpha, st.loss, st.gram, st.stamp, C,
                         _EPS, st.steps, it, merges, coefs, est,
-                        _UNWEIGHTED if omega is None else omega)
+                        _UNWEIGHTED if omega is None else omega, bool(shared))
         k = np.flatnonzero(merges[:, 0] >= 0)
         if k.size:  # rows of merged slots: convex combinations of two cached rows
             st.slot[ex[k], merges[k, 0]] = p.append(p.rows(merges[k, 1:], coefs[k]))
@@ -307,7 +313,7 @@ class DualCD(LearnerBase, BaseEstimator):
             warmup.wait(jit.cached_pass)
             cached = jit.cached_pass(order, w, p.ind, p.dat, p.start, p.len, st.slot,
                                      st.alpha, st.loss, st.gram, C, _EPS, st.steps, gaps,
-                                     _UNWEIGHTED if omega is None else omega)
+                                     _UNWEIGHTED if omega is None else omega, False)
             if cached <= self.inner_tol * gap:
                 return k + 1
             keep = gaps[order] > 1e-3 * cached / order.size

@@ -14,12 +14,20 @@ in one of two ways.
 Dask cluster on this machine). w lives in a file in shared memory that every worker
 maps; each worker steps on its own block and adds its changes to w as it goes, so
 every worker decodes and steps with the others' changes as fresh as the memory
-makes them (asynchronous dual coordinate descent; Hsieh, Yu & Dhillon 2015). Steps
-of two workers on one coordinate may overlap and lose an addition, so the w the
-workers see drifts slightly from Σ_k A_k α_[k]; it serves their steps only. Every
-certifying pass first sums w = Σ_k A_k α_[k] afresh from the workers' dual
-variables, exactly, and certifies at that w. Between certifying passes the workers
-run whole sweeps at once; the work per pass over the data is a serial sweep's.
+makes them (asynchronous dual coordinate descent, the atomic variant of Hsieh, Yu &
+Dhillon 2015: every addition to w is atomic, none is lost, and w stays
+Σ_k A_k α_[k] up to rounding). Two workers stepping at the same moment along a
+column both see its old value; the step of each is therefore that of the local
+subproblem above with ω_j the number of blocks that hold column j, capped by the
+number of cores (the most that step at once): columns one block holds take full
+steps, shared ones (transitions, frequent words) steps that cannot overshoot
+together. Between certifying passes all workers step at once, each round and round
+its own examples, until together they have decoded n examples (a count in the
+shared memory): run one after the other, blocks would visit the examples in a
+cyclic order of blocks, in which coordinate descent can take many times longer.
+Every certifying pass sums w = Σ_k A_k α_[k] afresh from the workers' dual
+variables and certifies at that w; the work per pass over the data is a serial
+sweep's.
 
 **In rounds** (workers on other machines; CoCoA+: Jaggi et al. 2014, Ma et al.
 2015). A round sends w's change to every worker; worker k improves its own α_[k] by
@@ -72,7 +80,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
-from .._compiled import loops
+from .._compiled import loops, warmup
 from ..protocols import LearnerBase, LearnerResult
 from ._blocks import BlockSolver, SharedVector
 from .dual_cd import DualCD, check_saved_state
@@ -287,11 +295,14 @@ class PartitionedCD(LearnerBase, BaseEstimator):
         K = blocks.n_blocks
         none = [(None, None)] * K
         run = _Progress(C, tol, max_iter, blocks.n_samples, self.certify_every)
-        shared = SharedVector(D)
+        shared = SharedVector(D + 1)  # w, then the examples the workers decoded
         recovered = 0
         try:
-            w = shared.array
+            w, decoded = shared.array[:D], shared.array[D:]
             blocks.call("share_weights", [(s, shared.path) for s in none])
+            # steps damped along the columns blocks share, by as many as step at once
+            omega = _column_weights(blocks, D, warmup.usable_cores())
+            blocks.call("set_omega", [(s, omega) for s in none])
             if np.any(np.asarray(w0) != 0):
                 blocks.call("seed", [(s, np.asarray(w0, dtype=float)) for s in none])
             certify = resumed or run.max_iter <= 1
@@ -304,11 +315,14 @@ class PartitionedCD(LearnerBase, BaseEstimator):
                         if run.certified(blocks.call("certify", [(s,) for s in none]),
                                          best, callback, self._states(blocks)):
                             break
-                    out = blocks.call("sweep", [(s, 1) for s in none])
+                    # a pass: every worker steps until all together decoded n more
+                    until = float(decoded[0]) + blocks.n_samples
+                    out = blocks.call("sweep", [(s, until) for s in none])
                 except BlockLost as lost:
                     recovered += len(lost.blocks)
                     blocks.reopen(lost.blocks)
                     blocks.call("share_weights", [(s, shared.path) for s in none])
+                    blocks.call("set_omega", [(s, omega) for s in none])
                     certify = True
                     continue
                 run.count(out, "block_seconds")
@@ -330,14 +344,7 @@ class PartitionedCD(LearnerBase, BaseEstimator):
         none = [(None, None)] * K
         if np.any(w0 != 0):  # not a dual point: its most violated outputs seed the caches
             blocks.call("seed", [(s, w0) for s in none])
-        omega = None
-        if self.sigma == "auto" and K > 1:
-            supports = blocks.call("support", [(s,) for s in none])
-            if all(c is not None for c in supports):
-                omega = np.zeros(D)
-                for cols in supports:
-                    omega[cols] += 1.0
-                np.maximum(omega, 1.0, out=omega)
+        omega = _column_weights(blocks, D) if self.sigma == "auto" else None
         blocks.call("set_omega", [(s, omega) for s in none])
         if resumed:  # the blocks' restored dual point: w summed from it, sent to all
             w = _recover(blocks, [], omega, D)
@@ -396,6 +403,23 @@ class PartitionedCD(LearnerBase, BaseEstimator):
             sharing="rounds", rounds=rounds, rejected_rounds=rejected, sigma=sigmas,
             rho=rhos, dual_gain=gains, promised_gain=promises, n_partitions=K,
             per_column_sigma=omega is not None, recovered_blocks=recovered))
+
+
+def _column_weights(blocks, D, at_once=None):
+    """ω_j, the number of blocks whose examples can touch column j (at least 1, at
+    most ``at_once``), from the map's ``feature_support``; None when the map does not
+    say or ω would be 1 everywhere."""
+    K = blocks.n_blocks
+    cap = K if at_once is None else min(K, int(at_once))
+    if cap < 2:
+        return None
+    supports = blocks.call("support", [((None, None),)] * K)
+    if any(c is None for c in supports):
+        return None
+    omega = np.zeros(D)
+    for cols in supports:
+        omega[cols] += 1.0
+    return np.clip(omega, 1.0, float(cap), out=omega)
 
 
 def _recover(blocks, lost, omega, D, attempts=3):
