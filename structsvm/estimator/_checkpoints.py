@@ -22,7 +22,7 @@ from . import _saved_state
 from ..protocols import capability
 
 __all__ = ["write_checkpoint", "read_resume", "check_resumable", "resume_state",
-           "data_fingerprint"]
+           "data_fingerprint", "resume_point"]
 
 
 def write_checkpoint(path, resolution, fitted, fingerprint, complete, learner_state):
@@ -104,6 +104,28 @@ def _same_param(a, b):
         return bool(a == b)
     except Exception:
         return a is b
+
+
+def resume_point(ckpt, fingerprint, resume, max_iter, data, unit="rounds"):
+    """Where a fit resumed from the checkpoint ``ckpt`` (``(fitted, info)`` of
+    :func:`read_resume`, read from the path ``resume``) starts: ``(done,
+    objective curve so far, max_iter left)``.
+
+    Raises ValueError when the checkpoint was written for other training data (its
+    fingerprint differs from ``fingerprint``; ``data`` says what must be the same)
+    or when ``max_iter`` leaves no ``unit`` to run."""
+    _, info = ckpt
+    if info.get("data_sha256") != fingerprint:
+        raise ValueError(f"resume: {resume} was written for {data}; train from "
+                         "scratch or resume with the same ones")
+    done, curve = int(info.get("n_iter", 0)), list(info.get("objective_curve", []))
+    if max_iter is not None:
+        if max_iter <= done:
+            raise ValueError(f"resume: {resume} has already run {done} {unit} and "
+                             f"max_iter={max_iter} leaves none; raise max_iter to "
+                             "train on")
+        max_iter -= done
+    return done, curve, max_iter
 
 
 def data_fingerprint(problem):

@@ -186,19 +186,10 @@ def run_partitioned_fit(res, X, Y, learner, engine, *, checkpoint=None, resume=N
             fingerprint = _fingerprint(blocks, C)
         state, done, curve0, max_iter = None, 0, [], res.max_iter
         if ckpt is not None:
-            saved, info = ckpt
-            if info.get("data_sha256") != fingerprint:
-                raise ValueError(f"resume: {resume} was written for other training data, "
-                                 "another C or other blocks; train from scratch or "
-                                 "resume with the same data and n_partitions")
-            state = _checkpoints.resume_state(learner, info, resume)
-            done, curve0 = int(info.get("n_iter", 0)), list(info.get("objective_curve", []))
-            if max_iter is not None:
-                if max_iter <= done:
-                    raise ValueError(f"resume: {resume} has already run {done} passes "
-                                     f"and max_iter={max_iter} leaves none; raise "
-                                     "max_iter to train on")
-                max_iter -= done
+            done, curve0, max_iter = _checkpoints.resume_point(
+                ckpt, fingerprint, resume, max_iter,
+                "other training data, another C or other blocks (n_partitions)", "passes")
+            state = _checkpoints.resume_state(learner, ckpt[1], resume)
         if res.verbose:
             log_start(learner, blocks.n_samples, fm)
             logger.info("%d blocks on %s: data read and the map fitted in %.2f s, "

@@ -382,19 +382,10 @@ def run_fit(resolution, X, Y, *, previous=None, checkpoint=None, resume=None,
         fingerprint = _checkpoints.data_fingerprint(problem)
     if ckpt is not None:
         saved, info = ckpt
-        if info.get("data_sha256") != fingerprint:
-            raise ValueError(f"resume: {resume} was written for other training data "
-                             "(or another C); train from scratch or pass the same "
-                             "X, Y")
+        done, curve0, max_iter = _checkpoints.resume_point(
+            ckpt, fingerprint, resume, max_iter, "other training data (or another C)")
         _checkpoints.check_resumable(learner)
-        w0, done = saved.coef, int(info.get("n_iter", 0))
-        curve0 = list(info.get("objective_curve", []))
-        if max_iter is not None:
-            if max_iter <= done:
-                raise ValueError(f"resume: {resume} has already run {done} rounds and "
-                                 f"max_iter={max_iter} leaves none; raise max_iter to "
-                                 "train on")
-            max_iter -= done
+        w0 = saved.coef
         if capability(learner, "keeps_state"):  # continue from the saved state
             extra["state"] = _checkpoints.resume_state(learner, info, resume)
 
