@@ -6,6 +6,7 @@ import numpy as np
 
 from ..._compiled import loops
 from ...limits import check_total
+from ._chain import ChainBatch
 
 __all__ = ["chain_max_marginals", "kbest_viterbi", "history_tables"]
 
@@ -84,7 +85,7 @@ def history_tables(batch):
 
 def _check(batch, per_state_bytes):
     """Kernel arguments of a chain batch (scores may be −inf, never NaN or +inf)."""
-    if getattr(type(batch), "structure", None) != "sequence":
+    if not isinstance(batch, ChainBatch):
         raise TypeError(f"expected chain potentials (sequences), got "
                         f"{type(batch).__name__}")
     unary = np.ascontiguousarray(batch.unary, dtype=np.float64)
