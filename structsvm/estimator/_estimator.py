@@ -373,7 +373,7 @@ class StructuredSVM(BaseEstimator):
         >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
         >>> model = structsvm.fit(X, ["a", "b"], C=10.0)
         >>> np.round(model.predict_margins([np.array([1.0, 0.0])], level="output"), 2)
-        array([2.])
+        array([1.])
         """
         check_is_fitted(self, "coef_")
         X = as_sequence(X, "X")

@@ -237,7 +237,7 @@ def kbest_viterbi(batch, k):
     >>> from structsvm.structures.sequence import ChainPotentials
     >>> p = ChainPotentials(np.array([[2., 0.], [0., 1.]]), [0, 2],
     ...                     np.zeros((2, 2)), np.zeros(2), np.zeros(2))
-    >>> [(y.tolist(), s) for y, s in zip(*kbest_viterbi(p, 3)[0])]
+    >>> [(y.tolist(), float(s)) for y, s in zip(*kbest_viterbi(p, 3)[0])]
     [([0, 1], 3.0), ([0, 0], 2.0), ([1, 1], 1.0)]
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
