@@ -117,10 +117,18 @@ def test_level_and_decoders_without_a_search():
     ex = structsvm.fit(X, ["a", "b"], C=10.0, decoder="exhaustive")
     with pytest.raises(TypeError, match="decoder 'exhaustive' .* declares no "
                                         "max-marginals search"):
-        ex.predict_margins(X)
-    # no k-best search: enumeration, the same lists
+        ex.predict_max_marginals(X)
+    # no max-marginal search: margins by decoding again with the choice forbidden
+    np.testing.assert_allclose(np.concatenate(ex.predict_margins(X)),
+                               np.concatenate(model.predict_margins(X)))
+    # enumeration: the same k best lists
     assert [[c for c, _ in p] for p in ex.predict_nbest(X, k=2)] == \
         [[c for c, _ in p] for p in model.predict_nbest(X, k=2)]
+    rank = structsvm.fit([np.eye(3)], [np.array([2.0, 1.0, 0.0])],
+                         feature_map=structsvm.structures.RankingFeatures())
+    with pytest.raises(TypeError, match="declares no max-marginals search, and "
+                                        "RankingFeatures takes no constraints"):
+        rank.predict_margins([np.eye(3)])
 
 
 # ------------------------------------------------------------------ calibration
@@ -206,3 +214,80 @@ def test_calibrated_chains_give_a_probability_per_token(tagger):
     assert [p.shape for p in probs] == [(len(x),) for x in NEW]
     assert all(((p >= 0) & (p <= 1)).all() for p in probs)
     assert cal.margins_.size == cal.correct_.size == sum(map(len, X)) + 7
+
+
+# ------------------------------------------------------------------ trees
+from structsvm.structures.dependency import DependencyFeatures, is_tree  # noqa: E402
+import itertools  # noqa: E402
+
+X_TREES = [[("John", "NNP"), ("saw", "VBD"), ("Mary", "NNP"), (".", ".")],
+           [("Ideas", "NNS"), ("sleep", "VBP"), ("furiously", "RB")],
+           [("It", "PRP"), ("rains", "VBZ")]]
+Y_TREES = [[(2, "nsubj"), (0, "root"), (2, "obj"), (2, "punct")],
+           [(2, "nsubj"), (0, "root"), (2, "advmod")],
+           [(2, "nsubj"), (0, "root")]]
+NEW_TREES = [[("Mary", "NNP"), ("saw", "VBD"), ("ideas", "NNS")],
+             [("John", "NNP"), ("sleep", "VBP"), ("furiously", "RB"), (".", ".")]]
+
+
+@pytest.fixture(scope="module", params=["eisner", "chu_liu_edmonds"])
+def parser(request):
+    return structsvm.fit(X_TREES * 2, Y_TREES * 2, decoder=request.param,
+                         feature_map=DependencyFeatures(n_hash=2 ** 12), C=1.0)
+
+
+def tree_outputs(model, x):
+    """(raw tree, score) of every tree of x the decoder searches (projective for
+    eisner), every relation."""
+    fm = model.feature_map_
+    pot = fm.potentials(x, model.coef_)
+    if model.decoder_.name == "eisner":
+        codes = list(pot.enumerate())
+    else:
+        n, L = len(x), pot.n_labels
+        codes = [np.array(h) + np.array(r) * (n + 1)
+                 for h in itertools.product(range(n + 1), repeat=n) if is_tree(h)
+                 for r in itertools.product(range(L), repeat=n)]
+    m = len(x) + 1
+    full = pot.matrix(0).reshape(m, m, -1)
+    C = np.array(codes)
+    scores = full[C % m, np.arange(1, m), C // m].sum(axis=1)
+    raw = fm.decode_outputs(codes)
+    return [(tuple(y), float(s)) for y, s in zip(raw, scores) if s > -np.inf]
+
+
+def test_tree_margins_and_nbest_equal_enumeration(parser):
+    parts = parser.predict_margins(NEW_TREES)
+    whole = parser.predict_margins(NEW_TREES, level="output")
+    lists = parser.predict_nbest(NEW_TREES, k=3)
+    for i, x in enumerate(NEW_TREES):
+        outputs = tree_outputs(parser, x)
+        best_y, m = brute_part_margins(outputs)
+        assert list(best_y) == parser.predict([x])[0]
+        np.testing.assert_allclose(parts[i], m, atol=1e-9)
+        scores = sorted((s for _, s in outputs), reverse=True)
+        assert whole[i] == pytest.approx(scores[0] - scores[1], abs=1e-9)
+        np.testing.assert_allclose([s for _, s in lists[i]], scores[:3], atol=1e-9)
+    if parser.decoder_.name == "eisner":  # its max-marginals over (head, relation)
+        fm = parser.feature_map_
+        for i, x in enumerate(NEW_TREES):
+            table = parser.predict_max_marginals([x])[0]
+            n, rels = len(x), list(fm.relations_)
+            want = np.full((n, (n + 1) * len(rels)), -np.inf)
+            for y, s in tree_outputs(parser, x):
+                for d, (h, r) in enumerate(y):
+                    c = rels.index(r) * (n + 1) + h
+                    want[d, c] = max(want[d, c], s)
+            np.testing.assert_allclose(table, want, atol=1e-9)
+
+
+def test_tree_predictions_under_constraints(parser):
+    c = OutputConstraints(fixed={0: 2}, forbidden={2: [(2, "obj")]})
+    got = parser.predict(NEW_TREES, constraints=c)
+    parts = parser.predict_margins(NEW_TREES, constraints=c)
+    for i, x in enumerate(NEW_TREES):
+        ok = [(y, s) for y, s in tree_outputs(parser, x)
+              if y[0][0] == 2 and y[2] != (2, "obj")]
+        best_y, m = brute_part_margins(ok)
+        assert [tuple(p) for p in got[i]] == list(best_y)
+        np.testing.assert_allclose(parts[i], m, atol=1e-9)

@@ -102,3 +102,102 @@ def test_bad_arguments():
     bad = ArcPotentials(np.full(4, np.nan), [1])
     with pytest.raises(ValueError, match="Sample 0: arc scores contain NaN"):
         kbest_eisner(bad, 2)
+
+
+# ------------------------------------------------------------------ constraints
+from structsvm.structures.constraints import OutputConstraints  # noqa: E402
+from structsvm.structures.dependency.constraints import constrain_heads  # noqa: E402
+from structsvm.structures.dependency.decoders import (  # noqa: E402
+    all_trees_nbest, chu_liu_edmonds, eisner)
+from structsvm.structures.dependency import decode_tree, is_tree  # noqa: E402
+import itertools  # noqa: E402
+
+
+def random_tree_constraints(rng, n, L, relations):
+    fixed, allowed, forbidden = {}, {}, {}
+    for p in range(n):
+        u = rng.random()
+        head = int(rng.integers(0, n + 1))
+        label = (head, relations[int(rng.integers(L))]) if L > 1 and rng.random() < 0.5 \
+            else head
+        if u < 0.15:
+            fixed[p] = label
+        elif u < 0.3:
+            allowed[p] = [label, int(rng.integers(0, n + 1))]
+        elif u < 0.5:
+            forbidden[p] = [label]
+    return OutputConstraints(fixed=fixed, allowed=allowed, forbidden=forbidden)
+
+
+def obeys_tree(code, n, c, relations):
+    heads, rels = decode_tree(code)
+    label = [(int(h), relations[r]) if relations else int(h) for h, r in zip(heads, rels)]
+
+    def match(lab, want):
+        if isinstance(want, tuple):
+            return lab == want
+        return (lab[0] if isinstance(lab, tuple) else lab) == want
+    return (all(match(label[p], v) for p, v in c.fixed.items())
+            and all(any(match(label[p], v) for v in vs) for p, vs in c.allowed.items())
+            and not any(match(label[p], v) for p, vs in c.forbidden.items() for v in vs))
+
+
+def all_trees(one, n, L, single_root=False):
+    for heads in itertools.product(range(n + 1), repeat=n):
+        if not is_tree(heads) or (single_root and heads.count(0) != 1):
+            continue
+        for rels in itertools.product(range(L), repeat=n):
+            yield np.array(heads) + (np.array(rels) * (n + 1) if L > 1 else 0)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_constrained_tree_decoders_equal_enumeration(seed):
+    """eisner, chu_liu_edmonds, the k best and the max-marginals of the constrained
+    arcs against every tree (projective, or all) that obeys the rules."""
+    rng = np.random.default_rng(1200 + seed)
+    L = int(rng.choice([1, 2]))
+    relations = [f"r{j}" for j in range(L)] if L > 1 else []
+    batch = random_arcs(rng, 3, 4, L)
+    n_words = batch.lengths()
+    cons = [random_tree_constraints(rng, int(n), L, relations) for n in n_words]
+    index = {r: j for j, r in enumerate(relations)}
+    restricted = constrain_heads(relations, index, batch, cons)
+    got_p, got_np = eisner(restricted), chu_liu_edmonds(restricted)
+    tables, _ = eisner_max_marginals(restricted)
+    k = int(rng.integers(1, 6))
+    lists, lists_np = kbest_eisner(restricted, k), all_trees_nbest(restricted, k)
+    for i in range(len(batch)):
+        one, n = batch[i], int(n_words[i])
+        proj = [(y, one.score(y)) for y, _ in enumerate_trees(one, False)
+                if obeys_tree(y, n, cons[i], relations)]
+        every = [(y, one.score(y)) for y in all_trees(one, n, L)
+                 if obeys_tree(y, n, cons[i], relations)]
+        for found, pool, k_list in ((got_p[i], proj, lists[i]),
+                                    (got_np[i], every, lists_np[i])):
+            if not pool:
+                assert restricted[i].score(found) == -np.inf and k_list[0] == []
+                continue
+            scores = np.sort([s for _, s in pool])[::-1]
+            assert obeys_tree(found, n, cons[i], relations)
+            assert one.score(found) == pytest.approx(scores[0])
+            np.testing.assert_allclose(k_list[1], scores[:k], atol=1e-9)
+            assert all(obeys_tree(y, n, cons[i], relations) for y in k_list[0])
+        want = np.full((n, (n + 1) * L), -np.inf)
+        for y, s in proj:
+            want[np.arange(n), y] = np.maximum(want[np.arange(n), y], s)
+        np.testing.assert_allclose(tables[i], want, atol=1e-9)
+
+
+def test_tree_constraint_errors():
+    batch = random_arcs(np.random.default_rng(5), 2, 3)
+    n = batch.lengths()
+    with pytest.raises(ValueError, match="Sample 1: constraints: head 9 .* is not a "
+                                         "node"):
+        constrain_heads([], {}, batch, [None, OutputConstraints(fixed={0: 9})])
+    with pytest.raises(ValueError, match=f"Sample 0: constraints name part {n[0]}"):
+        constrain_heads([], {}, batch, [OutputConstraints(fixed={int(n[0]): 0}), None])
+    with pytest.raises(ValueError, match="transitions constrain sequences"):
+        constrain_heads([], {}, batch, [OutputConstraints(transitions="BIO"), None])
+    with pytest.raises(ValueError, match="is no head"):
+        constrain_heads([], {}, batch, [OutputConstraints(fixed={0: (0, "nsubj")}),
+                                        None])

@@ -5,14 +5,18 @@ outputs (private; :class:`~structsvm.estimator.StructuredSVM` calls these).
 Every function works through the fitted map's batches of potentials, in chunks of
 examples, and the resolved decoder's declared capabilities
 (:class:`~structsvm.protocols.Decoder`: ``max_marginals``, ``nbest``); constraints go
-through the map's ``constrain_potentials``.
+through the map's ``constrain_potentials``. A decoder without a k-best search gets
+its k best by enumeration (small output spaces), one without a max-marginal search
+its part margins by decoding once more per part with the predicted choice
+forbidden (exact, through the constraints).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..protocols import check_enumerable, capability
+from ..protocols import capability
 from ..structures.constraints import OutputConstraints, as_constraint_list
+from ..structures.exhaustive import exhaustive_nbest
 
 #: examples decoded per batch when predicting
 CHUNK = 4096
@@ -122,6 +126,42 @@ def max_marginals(model, Xe, n, constraints):
     return _in_order(n, pieces)
 
 
+def _redecoded_margins(model, Xe, n, constraints):
+    """Part margins by decoding again with each part's predicted choice forbidden
+    (for decoders without a max-marginal search but exact under constraints):
+    margin_p = s(ŷ) − max {s(y) : y_p ≠ ŷ_p}, one decode per part."""
+    fm = model.feature_map_
+    if capability(fm, "constrain_potentials") is None:
+        raise TypeError(f"decoder {model.decoder_.name!r} declares no max-marginals "
+                        f"search, and {type(fm).__name__} takes no constraints to find "
+                        "margins by decoding again")
+    cons = as_constraint_list(constraints, n)
+    best = decode(model, Xe, n, constraints)
+    raw = fm.decode_outputs(best)
+    out = []
+    for i in range(n):
+        parts = len(np.ravel(best[i]))
+        if not parts:
+            out.append(np.zeros(0))
+            continue
+        c = cons[i] or OutputConstraints()
+        # the label of each part (an output of one part, such as a class, is its own)
+        labels = [raw[i]] if np.ndim(best[i]) == 0 else list(raw[i])
+        rows = np.full(parts, i, dtype=np.intp)
+        batch = fm.batch_potentials(Xe, model.coef_, rows)
+        own = float(np.asarray(batch[0].score(best[i])))
+        others = [OutputConstraints(c.fixed, c.allowed,
+                                    {**c.forbidden, p: c.forbidden.get(p, []) +
+                                     [labels[p]]}, c.transitions)
+                  for p in range(parts)]
+        restricted = fm.constrain_potentials(batch, others)
+        alt = list(model.decoder_(restricted))
+        scores = np.asarray(restricted.score(alt), dtype=float).reshape(-1)
+        with np.errstate(invalid="ignore"):
+            out.append(np.maximum(own - scores, 0.0))
+    return out
+
+
 def part_margins(table, y):
     """The margin of every part of output y: its max-marginal minus the best of
     another choice there (+inf where no other choice is allowed; at least 0)."""
@@ -152,8 +192,11 @@ def margins(model, Xe, n, constraints, level):
         for i, (_, scores) in enumerate(nbest(model, Xe, n, 2, constraints)):
             out[i] = scores[0] - scores[1] if len(scores) > 1 else np.inf
         return out
-    found = max_marginals(model, Xe, n, constraints)
-    parts = [part_margins(table, y) for table, y, _ in found]
+    if decoder.max_marginals is None:
+        parts = _redecoded_margins(model, Xe, n, constraints)
+    else:
+        found = max_marginals(model, Xe, n, constraints)
+        parts = [part_margins(table, y) for table, y, _ in found]
     if level == "part":
         return parts
     return np.array([p.min() if p.size else np.inf for p in parts])
@@ -164,35 +207,16 @@ def nbest(model, Xe, n, k, constraints):
     """Every example's k best encoded outputs and their scores, best first."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an int >= 1, got {k!r}")
-    func = model.decoder_.nbest
+    func = model.decoder_.nbest or exhaustive_nbest
     pieces = []
     for idx, batch in batches(model, Xe, n, constraints):
-        if func is not None:
-            found = func(batch, int(k))
-        else:
-            found = _enumerated_nbest(batch, int(k), model.decoder_)
+        found = func(batch, int(k))
         for j, (outputs, scores) in enumerate(found):
             if not len(outputs):
                 raise ValueError(f"Sample {int(idx[j])}: the constraints allow no "
                                  "output")
         pieces.append((idx, found))
     return _in_order(n, pieces)
-
-
-def _enumerated_nbest(batch, k, decoder):
-    """The k best outputs of every example by scoring all of them (small output
-    spaces only; ties keep the enumeration's order)."""
-    check_enumerable(batch, f"predict_nbest with decoder {decoder.name!r} (which has "
-                     "no k-best search)", "Use a decoder with a k-best search.")
-    out = []
-    for i in range(len(batch)):
-        one = batch[i]
-        ys = list(one.enumerate())
-        scores = np.array([one.score(y) for y in ys], dtype=float)
-        order = np.argsort(-scores, kind="stable")[:k]
-        order = order[scores[order] > -np.inf]
-        out.append(([ys[j] for j in order], scores[order]))
-    return out
 
 
 __all__ = ["OutputConstraints", "batches", "decode", "max_marginals", "part_margins",

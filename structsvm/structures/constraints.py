@@ -209,8 +209,8 @@ def part_mask(constraints, n_parts, n_choices, encode, sample, what="part"):
     constraints : OutputConstraints or None
     n_parts, n_choices : int
     encode : callable
-        ``encode(label, part)`` the choice of a label at a part (raises ValueError
-        naming an unknown label).
+        ``encode(label, part)`` the choice (an int) or choices (an array of ints) a
+        label stands for at a part (raises ValueError naming an unknown label).
     sample : int
         The example's index, for messages.
     what : str
@@ -229,8 +229,10 @@ def part_mask(constraints, n_parts, n_choices, encode, sample, what="part"):
         mask[part, choice] = True
     for part, labels in constraints.allowed.items():
         ok = np.zeros(n_choices, dtype=bool)
-        ok[[encode(lab, part) for lab in labels]] = True
+        for lab in labels:
+            ok[encode(lab, part)] = True
         mask[part] &= ok
     for part, labels in constraints.forbidden.items():
-        mask[part, [encode(lab, part) for lab in labels]] = False
+        for lab in labels:
+            mask[part, encode(lab, part)] = False
     return mask
