@@ -316,3 +316,35 @@ def test_classes_under_constraints_and_structures_without_them():
                          feature_map=structsvm.structures.RankingFeatures())
     with pytest.raises(TypeError, match="RankingFeatures takes no output constraints"):
         rank.predict([np.eye(3)], constraints=OutputConstraints(fixed={0: 1}))
+
+
+# ------------------------------------------------------------------ chunk margins
+from structsvm.structures.sequence.metrics import chunk_margins, iob_chunks  # noqa: E402
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_chunk_margins_equal_enumeration(seed):
+    """Under BIO-valid decoding the chunk margin is exact: the best tagging's score
+    minus the best BIO-valid tagging without the chunk; without the constraints it
+    is a lower bound of the same difference over all taggings."""
+    rng = np.random.default_rng(1500 + seed)
+    tags = BIO_TAGS
+    K = len(tags)
+    T = int(rng.integers(1, 6))
+    batch = ChainPotentials(rng.normal(size=(T, K)), [0, T], rng.normal(size=(K, K)),
+                            rng.normal(size=K), rng.normal(size=K))
+    index = {t: k for k, t in enumerate(tags)}
+    for constrained in (True, False):
+        c = OutputConstraints(transitions="BIO") if constrained else None
+        restricted = constrain_tagged(tags, index, batch, [c])
+        paths = [([tags[s] for s in y], batch.score(y)) for y in batch.enumerate()
+                 if not constrained or bio_valid([tags[s] for s in y])]
+        best_tags, best = max(paths, key=lambda p: p[1])
+        mm, _ = chain_max_marginals(restricted)
+        for chunk, m in chunk_margins(best_tags, mm[0], tags):
+            rest = [s for y, s in paths if chunk not in iob_chunks(y)]
+            brute = best - max(rest) if rest else np.inf
+            if constrained and best_tags[chunk[1]].startswith("B-"):
+                assert m == pytest.approx(brute, abs=1e-9)
+            else:
+                assert m <= brute + 1e-9
