@@ -218,5 +218,11 @@ def cky_exact(batch, exclude=None):
     return _decode(batch, exclude, True, DEFAULT_BEAM)
 
 
-CKY = Decoder(name="cky", structure="grammar", func=cky)
-CKY_EXACT = Decoder(name="cky_exact", structure="grammar", func=cky_exact)
+def _kbest(batch, k):
+    from .kbest import kbest_cky  # imports cky's checks: here, not at the top
+
+    return kbest_cky(batch, k)
+
+
+CKY = Decoder(name="cky", structure="grammar", func=cky, nbest=_kbest)
+CKY_EXACT = Decoder(name="cky_exact", structure="grammar", func=cky_exact, nbest=_kbest)
