@@ -386,9 +386,9 @@ class StructuredSVM(BaseEstimator):
         """The ``k`` best outputs of every input, best first, with their scores.
 
         By the decoder's k-best search (k-best Viterbi for chains of any order,
-        k-best Eisner for projective trees, the k best classes, Lawler's partition
-        of orderings for rankings), or by scoring every output where it has none and
-        the outputs are few enough to enumerate.
+        Huang & Chiang's k-best parsing over Eisner's spans and CKY's items, the k
+        best classes, Lawler's partition of orderings for rankings), or by scoring
+        every output where it has none and the outputs are few enough to enumerate.
 
         Parameters
         ----------
