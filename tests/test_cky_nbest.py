@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from structsvm.structures import get_decoder
-from structsvm.structures.grammar.kbest import kbest_cky
+from structsvm.structures.grammar.cky import kbest_cky
 from test_cky import all_trees, random_problem
 
 

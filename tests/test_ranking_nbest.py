@@ -46,11 +46,14 @@ def test_ranker_nbest_through_the_estimator():
     X = [rng.normal(size=(4, 3)) for _ in range(6)]
     Y = [x @ np.array([1.0, -1.0, 0.5]) for x in X]
     model = structsvm.fit(X, Y, feature_map=RankingFeatures())
-    for x, pairs in zip(X[:2], model.predict_nbest(X[:2], k=3)):
+    margins = model.predict_margins(X[:2], level="output")
+    for x, pairs, m in zip(X[:2], model.predict_nbest(X[:2], k=3), margins):
         s = x @ model.coef_
         perms, all_s = all_orderings(s)
-        np.testing.assert_allclose([v for _, v in pairs], np.sort(all_s)[::-1][:3])
+        top = np.sort(all_s)[::-1]
+        np.testing.assert_allclose([v for _, v in pairs], top[:3])
         assert np.array_equal(pairs[0][0], model.predict([x])[0])
+        assert m == pytest.approx(top[0] - top[1])   # from the k-best search
 
 
 def test_bad_arguments():

@@ -187,8 +187,9 @@ def margins(model, Xe, n, constraints, level):
     if level not in ("part", "output"):
         raise ValueError(f"level must be 'part' or 'output', got {level!r}")
     decoder = model.decoder_
-    if decoder.max_marginals is None and level == "output" and decoder.nbest is not None:
-        out = np.empty(n)
+    constrainable = capability(model.feature_map_, "constrain_potentials") is not None
+    if decoder.max_marginals is None and level == "output" and not constrainable:
+        out = np.empty(n)            # the second best from the k-best search
         for i, (_, scores) in enumerate(nbest(model, Xe, n, 2, constraints)):
             out[i] = scores[0] - scores[1] if len(scores) > 1 else np.inf
         return out

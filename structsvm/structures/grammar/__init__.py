@@ -11,8 +11,7 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from ._encoding import Grammar, GrammarPotentials
     from .outputs import EncodedTree
     from ._trees import binarize, clean_tree, unbinarize
-    from .cky import cky, cky_exact
-    from .kbest import kbest_cky
+    from .cky import cky, cky_exact, kbest_cky
     from .losses import SpanLoss
     from .metrics import BracketScores, bracket_scores
 

@@ -1,5 +1,5 @@
 """Compiled k-best CKY over a batch of sentences (private; no validation here:
-:mod:`structsvm.structures.grammar.kbest` checks the arguments).
+:func:`structsvm.structures.grammar.kbest_cky` checks the arguments).
 
 The layout of the scores, the rules and the trees is CKY's
 (:mod:`structsvm.structures.grammar._cky_jit`). Every item (a span [i, j) and a
