@@ -301,10 +301,10 @@ def all_trees_nbest(batch, k, *, single_root=False):
     --------
     >>> import numpy as np
     >>> from structsvm.structures.dependency import ArcPotentials
-    >>> S = np.zeros((4, 4)); S[0, 2] = 5; S[2, 1] = S[1, 3] = 2; S[3, 1] = 1
+    >>> S = np.zeros((4, 4)); S[0, 2] = 5; S[2, 1] = 2.5; S[1, 3] = 2; S[2, 3] = 0.5
     >>> [(y.tolist(), float(s)) for y, s in zip(*all_trees_nbest(
     ...     ArcPotentials(S.ravel(), [3]), 2)[0])]
-    [([2, 0, 1], 9.0), ([2, 0, 2], 7.0)]
+    [([2, 0, 1], 9.5), ([2, 0, 2], 8.0)]
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an int >= 1, got {k!r}")
