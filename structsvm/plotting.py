@@ -1,8 +1,10 @@
-"""Plots for the flat SVM material (needs the ``plot`` extra: matplotlib).
+"""Plots (need the ``plot`` extra: matplotlib).
 
 * :func:`plot_objective_curves`: objective every k steps, one line per model.
 * :func:`plot_error_surface`: CV error contour over (log C, log σ) from
   :func:`structsvm.model_selection.grid_search`, with search paths drawn on it.
+* :func:`plot_reliability_diagram`: accuracy against confidence, one curve per set
+  of probabilities (before and after calibration, say).
 
 Every function draws on ``ax`` (a new figure when None) and returns the axes; none
 calls ``show`` or saves files.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["plot_objective_curves", "plot_error_surface"]
+__all__ = ["plot_objective_curves", "plot_error_surface", "plot_reliability_diagram"]
 
 
 def _pyplot():
@@ -134,4 +136,55 @@ def plot_error_surface(result, x="C", y="sigma", *, paths=None, ax=None, levels=
     ax.set_xlabel(f"log10 {x}")
     ax.set_ylabel(f"log10 {y}")
     ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_reliability_diagram(curves, *, n_bins=None, ax=None, title=None):
+    """Reliability diagram: the fraction right against the mean confidence in
+    equal-width confidence bins, one curve per set of probabilities, with the
+    diagonal of perfect calibration; the legend gives each curve's expected
+    calibration error.
+
+    Parameters
+    ----------
+    curves : dict of str to (probabilities, correct)
+        Label → predicted probabilities of being right and whether each was.
+    n_bins : int, optional
+        Default :data:`structsvm.estimator.calibration.N_BINS`.
+    ax : matplotlib Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> ax = plot_reliability_diagram({"model": ([0.2, 0.8, 0.9], [0, 1, 1])})
+    >>> ax.get_xlabel()
+    'confidence (mean predicted probability in the bin)'
+    """
+    from .estimator.calibration import (N_BINS, expected_calibration_error,
+                                        reliability_curve)
+
+    plt = _pyplot()
+    n_bins = N_BINS if n_bins is None else n_bins
+    if ax is None:
+        _, ax = plt.subplots()
+    ax.plot([0, 1], [0, 1], linestyle=":", color="0.5", label="perfectly calibrated")
+    for label, (prob, right) in curves.items():
+        conf, acc, counts = reliability_curve(prob, right, n_bins)
+        ece = expected_calibration_error(prob, right, n_bins)
+        full = counts > 0
+        ax.plot(conf[full], acc[full], "o-", markersize=4,
+                label=f"{label} (ECE {ece:.3f})")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("confidence (mean predicted probability in the bin)")
+    ax.set_ylabel("fraction right")
+    if title:
+        ax.set_title(title)
+    ax.legend(loc="upper left", fontsize="small")
     return ax

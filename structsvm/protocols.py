@@ -172,7 +172,11 @@ class FeatureMap(Protocol):
       compiled at installation says nothing about compiling);
     - ``latent``: its outputs hold a hidden part h that training data do not give
       (a :class:`LatentFeatureMap`); ``convex_learners`` are then the learners of
-      the convex problem of each round, as ``default_learners`` are for others.
+      the convex problem of each round, as ``default_learners`` are for others;
+    - ``constrain_potentials(batch, constraints)``: the batch with every output the
+      constraints forbid scored −inf (``constraints``: one
+      :class:`~structsvm.structures.constraints.OutputConstraints` or None per
+      example, in the user's labels), so that decoding obeys them.
     """
 
     structure: ClassVar[str]
@@ -373,12 +377,22 @@ class Decoder:
     list of outputs, or None where it cannot for that loss. The oracle asks it first,
     then the potentials' ``augment`` (a loss whose decomposition the batch adds), then
     enumeration.
+
+    Optional, for predictions: ``max_marginals(batch)`` returns ``(tables, best)``,
+    for every example a table of shape (n_parts, n_choices) whose entry [p, c] is
+    the best score of an output that makes choice c at part p (−inf: none; an
+    encoded output ``y`` makes the choices ``np.ravel(y)``), and the best score of
+    every example; ``nbest(batch, k)`` returns for every example its k
+    highest-scoring outputs, best first, and their scores (fewer where fewer have
+    a finite score). Both search the outputs ``func`` searches, exactly.
     """
 
     name: str
     structure: str
     func: Any
     augmented: Any = None
+    max_marginals: Any = None
+    nbest: Any = None
 
     def __call__(self, batch, exclude=None):
         return self.func(batch, exclude=exclude)
@@ -477,6 +491,8 @@ FEATURE_MAP_CAPABILITIES = {
     "latent": False,               # outputs hold a hidden part h (LatentFeatureMap)
     "convex_learners": (("dual_cd", {}),),  # a latent map: the learners of each
                                    # round's convex problem (as default_learners)
+    "constrain_potentials": None,  # constrain_potentials(batch, constraints): the
+                                   # outputs the constraints forbid scored -inf
 }
 
 #: Optional capabilities of a learner and their defaults (see :class:`Learner`).
@@ -577,6 +593,7 @@ class FeatureMapBase:
     compiled_loops: ClassVar[tuple] = ()
     latent: ClassVar[bool] = False
     convex_learners: ClassVar[tuple] = (("dual_cd", {}),)
+    constrain_potentials: ClassVar[Optional[Callable]] = None
 
 
 class LearnerBase:

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from . import _partitioned, _saved_state, _training
+from . import _partitioned, _predictions, _saved_state, _training
 from ._resolution import Resolution
 from ._saved_state import Fitted
 from ..io import MAX_BYTES
@@ -264,21 +264,165 @@ class StructuredSVM(BaseEstimator):
             out.extend(self.decoder_(batch))
         return out
 
-    def predict(self, X):
+    def predict(self, X, constraints=None):
         """Best structure for every input: a list of raw outputs.
 
         For a partitioned data set (:class:`~structsvm.corpora.Files`,
         :class:`~structsvm.corpora.DaskBag`): one list per partition, each computed
         by the worker that reads the partition (``n_jobs`` processes, or the Dask
-        cluster of an enclosing ``joblib.parallel_config(backend="dask")``)."""
+        cluster of an enclosing ``joblib.parallel_config(backend="dask")``).
+
+        Parameters
+        ----------
+        X : sequence of inputs, or a partitioned data set
+        constraints : OutputConstraints or list of them, optional
+            Rules the outputs must obey
+            (:class:`~structsvm.structures.constraints.OutputConstraints`: parts
+            fixed, labels allowed or forbidden per part, BIO/BIOES or a user's own
+            transitions), one for every input or a list with one (or None) per
+            input: each output is then the best among those the rules allow, found
+            by the same exact decoder. Sequences, dependency trees and classes take
+            them.
+
+        Raises
+        ------
+        ValueError
+            A constraint names an unknown label or a part beyond an output's end, or
+            allows no output (the message names the sample).
+        TypeError
+            Constraints for a structure that takes none.
+        """
         check_is_fitted(self, "coef_")
         if _partitioned.is_partitioned(X):
+            if constraints is not None:
+                raise TypeError("predict: constraints apply to a list of inputs, not "
+                                "to a partitioned data set")
             return _partitioned.predict_partitioned(self, X)
         X = as_sequence(X, "X")
         if len(X) == 0:
             return []
         Xe = self.feature_map_.encode_inputs(X)
-        return self.feature_map_.decode_outputs(self._decode(Xe, len(X)))
+        if constraints is None:
+            return self.feature_map_.decode_outputs(self._decode(Xe, len(X)))
+        return self.feature_map_.decode_outputs(
+            _predictions.decode(self, Xe, len(X), constraints))
+
+    def predict_max_marginals(self, X, constraints=None):
+        """The max-marginals of every input: for each part and each choice there, the
+        best score of an output that makes that choice.
+
+        μ_p(c) = max {w·Φ(x, y) : y makes choice c at part p}, by the decoder's
+        max-marginal search (forward-backward in the (max, +) semiring for chains,
+        inside-outside over Eisner's spans for projective trees, the scores
+        themselves for classes): exact, in about the time of two decodes.
+
+        Parameters
+        ----------
+        X : sequence of inputs
+        constraints : OutputConstraints or list of them, optional
+            Only outputs the rules allow count (see :meth:`predict`); a choice they
+            forbid gets −inf.
+
+        Returns
+        -------
+        list of ndarray of shape (n_parts, n_choices)
+            One table per input. Parts and choices: for a sequence, tokens × the
+            tags of ``feature_map_.tags_``; for a dependency tree, words × heads
+            0 .. n (× relations, code ``relation * (n + 1) + head``); for a class,
+            one part × ``feature_map_.classes_``.
+
+        Raises
+        ------
+        TypeError
+            The decoder has no max-marginal search (its ``max_marginals``).
+        """
+        check_is_fitted(self, "coef_")
+        X = as_sequence(X, "X")
+        if len(X) == 0:
+            return []
+        Xe = self.feature_map_.encode_inputs(X)
+        return [table for table, _, _ in
+                _predictions.max_marginals(self, Xe, len(X), constraints)]
+
+    def predict_margins(self, X, level="part", constraints=None):
+        """How far the predicted output of every input is from changing.
+
+        The margin of a part is the best output's score minus the best score of an
+        output that chooses differently there: μ_p(ŷ_p) − max_{c ≠ ŷ_p} μ_p(c) (0 on
+        a tie, +inf where nothing else is allowed). The margin of the output is its
+        score minus the second best's: the smallest of its parts' margins.
+        :class:`~structsvm.estimator.calibration.CalibratedStructuredSVM` turns
+        either into probabilities.
+
+        Parameters
+        ----------
+        X : sequence of inputs
+        level : {"part", "output"}, default="part"
+        constraints : OutputConstraints or list of them, optional
+            Only outputs the rules allow count (see :meth:`predict`).
+
+        Returns
+        -------
+        list of ndarray of shape (n_parts,), or ndarray of shape (n_samples,)
+            ``level="part"``: the margins of every input's parts (tokens, words, the
+            one part of a class); ``level="output"``: one margin per input.
+
+        Examples
+        --------
+        >>> import numpy as np, structsvm
+        >>> X = [np.array([1.0, 0.0]), np.array([0.0, 1.0])]
+        >>> model = structsvm.fit(X, ["a", "b"], C=10.0)
+        >>> np.round(model.predict_margins([np.array([1.0, 0.0])], level="output"), 2)
+        array([1.])
+        """
+        check_is_fitted(self, "coef_")
+        X = as_sequence(X, "X")
+        if len(X) == 0:
+            return [] if level == "part" else np.zeros(0)
+        Xe = self.feature_map_.encode_inputs(X)
+        return _predictions.margins(self, Xe, len(X), constraints, level)
+
+    def predict_nbest(self, X, k=5, constraints=None):
+        """The ``k`` best outputs of every input, best first, with their scores.
+
+        By the decoder's k-best search (k-best Viterbi for chains of any order,
+        Huang & Chiang's k-best parsing over Eisner's spans and CKY's items, the k
+        best classes, Lawler's partition of orderings for rankings), or by scoring
+        every output where it has none and the outputs are few enough to enumerate.
+
+        Parameters
+        ----------
+        X : sequence of inputs
+        k : int, default=5
+        constraints : OutputConstraints or list of them, optional
+            Only outputs the rules allow are listed (see :meth:`predict`).
+
+        Returns
+        -------
+        list of list of (output, float)
+            For every input up to k pairs (raw output, score w·Φ(x, y)), scores
+            non-increasing; fewer when fewer outputs exist. Outputs tied in score
+            come in the search's order.
+
+        Raises
+        ------
+        TypeError
+            The decoder has no k-best search and the outputs cannot be enumerated.
+        """
+        check_is_fitted(self, "coef_")
+        X = as_sequence(X, "X")
+        if len(X) == 0:
+            return []
+        Xe = self.feature_map_.encode_inputs(X)
+        found = _predictions.nbest(self, Xe, len(X), k, constraints)
+        flat = [y for outputs, _ in found for y in outputs]
+        raw = self.feature_map_.decode_outputs(flat) if flat else []
+        out, at = [], 0
+        for outputs, scores in found:
+            m = len(outputs)
+            out.append(list(zip(raw[at:at + m], (float(s) for s in scores))))
+            at += m
+        return out
 
     def predict_latent(self, X):
         """Best complete output (y, h) of every input, for a map whose outputs hold

@@ -22,7 +22,8 @@ user           any structure written as a :class:`structsvm.Structure`  its argm
 
 What several structures share lives here: the zero-one, Hamming and callable losses
 (:mod:`structsvm.structures.losses`), the exhaustive decoder
-(:mod:`structsvm.structures.exhaustive`), decoder lookup
+(:mod:`structsvm.structures.exhaustive`), constraints on predicted outputs
+(:mod:`structsvm.structures.constraints`), decoder lookup
 (:func:`get_decoder`) and helpers of the maps (private modules).
 
 The feature maps and their potentials are exported here; everything else of a
@@ -54,6 +55,7 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from .losses import BaseLoss, CallableLoss, HammingLoss, ZeroOneLoss, get_loss
     from .decoders import get_decoder
     from .exhaustive import exhaustive
+    from .constraints import OutputConstraints
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials", "TaxonomyFeatures",
            "TreePotentials", "SequenceFeatures", "ChainPotentials", "RankingFeatures",
@@ -62,7 +64,7 @@ __all__ = ["MulticlassFeatures", "MulticlassPotentials", "TaxonomyFeatures",
            "DependencyFeatures", "ArcPotentials",
            "BinaryFeatures", "BinaryPotentials"]
 __all__ += ["BaseLoss", "ZeroOneLoss", "HammingLoss", "CallableLoss", "get_loss",
-            "get_decoder", "exhaustive", "BUILTIN"]
+            "get_decoder", "exhaustive", "OutputConstraints", "BUILTIN"]
 
 #: The built-in structures: a folder each, registered when this package is imported.
 BUILTIN = ("multiclass", "taxonomy", "sequence", "ranking", "grammar", "graph",

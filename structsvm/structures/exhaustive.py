@@ -6,7 +6,7 @@ import numpy as np
 from ..protocols import Decoder, check_enumerable
 from ..registry import registered
 
-__all__ = ["exhaustive", "EXHAUSTIVE"]
+__all__ = ["exhaustive", "exhaustive_nbest", "EXHAUSTIVE"]
 
 
 def _equal(a, b):
@@ -56,4 +56,50 @@ def exhaustive(batch, exclude=None):
     return out
 
 
-EXHAUSTIVE = Decoder(name="exhaustive", structure="any", func=exhaustive)
+def exhaustive_nbest(batch, k):
+    """The ``k`` best outputs of every example by scoring all of them.
+
+    Parameters
+    ----------
+    batch : PotentialsBatch
+        Any batch whose class sets ``enumerable = True``.
+    k : int
+        Outputs per example (>= 1).
+
+    Returns
+    -------
+    list of (list, ndarray of float)
+        Every example's outputs, best first, and their scores; outputs scoring −inf
+        are left out. Ties keep the enumeration's order.
+
+    Raises
+    ------
+    structsvm.protocols.EnumerationError
+        As :func:`exhaustive`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structsvm.structures import MulticlassPotentials
+    >>> [(list(y), s.tolist()) for y, s in
+    ...  exhaustive_nbest(MulticlassPotentials(np.array([[0., 2., 1.]])), 2)]
+    [([1, 2], [2.0, 1.0])]
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    check_enumerable(batch, "the k best outputs by enumeration",
+                     f"Use a decoder with a k-best search for {batch.structure!r} "
+                     "outputs.")
+    out = []
+    for i in range(len(batch)):
+        one = batch[i]
+        ys = list(one.enumerate())
+        scores = np.array([one.score(y) for y in ys], dtype=float).reshape(-1)
+        order = np.argsort(-scores, kind="stable")[:int(k)]
+        order = order[scores[order] > -np.inf]
+        out.append(([ys[j] for j in order], scores[order]))
+    return out
+
+
+EXHAUSTIVE = Decoder(name="exhaustive", structure="any", func=exhaustive,
+                     nbest=exhaustive_nbest)

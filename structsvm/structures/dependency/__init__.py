@@ -15,7 +15,9 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
                         is_projective, is_tree, projective_trees)
     from ._second_order import (DenseFactors, SecondOrderPotentials,
                                 grandparent_factors, sibling_factors)
-    from .decoders import eisner, chu_liu_edmonds
+    from .decoders import eisner, chu_liu_edmonds, all_trees_nbest
+    from .spans import eisner_max_marginals, kbest_eisner
+    from .constraints import constrain_arcs, constrain_heads
     from .losses import LabelledAttachmentLoss, UnlabelledAttachmentLoss
     from .metrics import AttachmentScores, attachment_scores, is_punctuation
     from .conll import (DependencyData, SentenceLayout, read_conllu, read_conllx,
@@ -24,7 +26,9 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
 
 __all__ = ["DependencyFeatures", "EncodedSentences", "ArcPotentials",
            "SecondOrderPotentials", "DenseFactors", "sibling_factors",
-           "grandparent_factors", "eisner", "chu_liu_edmonds", "is_tree",
+           "grandparent_factors", "eisner", "chu_liu_edmonds", "all_trees_nbest",
+           "eisner_max_marginals", "kbest_eisner", "constrain_arcs", "constrain_heads",
+           "is_tree",
            "is_projective", "projective_trees", "count_projective_trees",
            "encode_tree", "decode_tree", "LabelledAttachmentLoss",
            "UnlabelledAttachmentLoss", "attachment_scores", "AttachmentScores",

@@ -5,15 +5,19 @@ the rearrangement search for non-projective trees (approximate). Batched and
 compiled; loss-augmented by the batch."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
+from ... import protocols
 from ..._compiled import loops, warmup
 from ...limits import check_array_size
-from ...protocols import Decoder
-from ._arcs import ArcPotentials
+from ...protocols import Decoder, EnumerationError
+from ._arcs import ArcPotentials, encode_tree, is_tree
 from ._second_order import SecondOrderPotentials
+from .spans import eisner_max_marginals, kbest_eisner
 
-__all__ = ["eisner", "chu_liu_edmonds", "EISNER", "CHU_LIU_EDMONDS", "EISNER_ONE_ROOT",
+__all__ = ["eisner", "chu_liu_edmonds", "all_trees_nbest", "EISNER", "CHU_LIU_EDMONDS", "EISNER_ONE_ROOT",
            "CHU_LIU_EDMONDS_ONE_ROOT"]
 
 # the loops, imported (with numba) when a decode first runs
@@ -32,17 +36,45 @@ def _check(batch, exclude, name):
     n = np.asarray(arcs.lengths(), dtype=np.int64)
     if np.any(n < 1):
         raise ValueError(f"Sample {int(np.flatnonzero(n < 1)[0])}: empty sentence")
-    # a relation may score -inf (not allowed on that arc); every arc needs a finite
-    # best relation
+    # a relation may score -inf (not allowed on that arc); with second-order factors
+    # every arc needs a finite best relation, first order an arc may be forbidden
+    # (all its relations -inf: see _penalised)
+    first = not type(batch).second_order
     for scores, off in ((arcs.scores, arcs.score_off),
                         (arcs.best_relations()[0], arcs.arc_off)):
-        bad = np.isnan(scores) | (scores == np.inf) if scores is arcs.scores \
+        bad = np.isnan(scores) | (scores == np.inf) if (scores is arcs.scores or first) \
             else ~np.isfinite(scores)
         if bad.any():
             i = int(np.searchsorted(off, np.flatnonzero(bad)[0], side="right") - 1)
             raise ValueError(f"Sample {i}: arc scores contain NaN or infinite values "
-                             "(an arc's relations may score -inf, not all of them)")
+                             "(an arc's relations may score -inf, not all of them)"
+                             if not first else
+                             f"Sample {i}: arc scores contain NaN or +inf")
     return arcs
+
+
+def _penalised(scores, arcs):
+    """Arc scores with every forbidden arc (−inf) replaced by a finite score low
+    enough that any tree through one scores below every tree without: the lowest
+    finite arc of its sentence minus 1 + n (highest − lowest finite arc). The
+    decoders then find the best allowed tree whenever one exists, exactly (as the
+    single-root penalty of Gabow & Tarjan lowers root arcs)."""
+    forbidden = scores == -np.inf
+    if not forbidden.any():
+        return scores
+    out = scores.copy()
+    n = arcs.n_words
+    for i in np.unique(np.searchsorted(arcs.arc_off, np.flatnonzero(forbidden),
+                                       side="right") - 1):
+        lo, hi = int(arcs.arc_off[i]), int(arcs.arc_off[i + 1])
+        m = int(n[i]) + 1
+        h, d = np.divmod(np.arange(m * m), m)
+        real = (d > 0) & (h != d)
+        block = out[lo:hi]
+        finite = block[real & ~forbidden[lo:hi]]
+        top, low = (finite.max(), finite.min()) if finite.size else (0.0, 0.0)
+        block[forbidden[lo:hi]] = low - 1.0 - (m - 1) * (top - low)
+    return out
 
 
 def _codes(heads, rels, arcs):
@@ -63,7 +95,7 @@ def _decode(func, batch, exclude, single_root, name, projective):
     if type(batch).second_order:
         return _decode_second_order(batch, single_root, projective)
     scores, rels = arcs.best_relations()
-    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    scores = np.ascontiguousarray(_penalised(scores, arcs), dtype=np.float64)
     heads = np.empty(int(arcs.head_off[-1]), dtype=np.int64)
     best = np.empty(len(arcs))
     warmup.wait(func)
@@ -118,7 +150,11 @@ def eisner(batch, exclude=None, *, single_root=False):
     All sentences of a batch are decoded by one compiled call.
 
     Loss-augmented decoding needs nothing special: the batch's ``augment`` adds the
-    attachment loss (of heads, or of heads and relations) to the arc scores.
+    attachment loss (of heads, or of heads and relations) to the arc scores. An arc
+    whose relations all score −inf is forbidden (as output constraints set them,
+    :mod:`structsvm.structures.dependency.constraints`): it is searched with a score
+    below every allowed tree's, so the best allowed tree is found exactly, and a
+    sentence no allowed tree fits gets a tree of score −inf.
 
     Parameters
     ----------
@@ -139,8 +175,8 @@ def eisner(batch, exclude=None, *, single_root=False):
     Raises
     ------
     ValueError
-        On an empty sentence, NaN or +inf scores, an arc whose relations all
-        score −inf, or ``exclude``.
+        On an empty sentence, NaN or +inf scores, ``exclude``, or (second-order
+        potentials) an arc whose relations all score −inf.
 
     References
     ----------
@@ -175,7 +211,8 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     an arc c → v scoring max_{u ∈ C} σ(u → v); the best tree of the contracted graph
     is then expanded, keeping every arc of C but the one into the node where the
     tree enters it. O(n³) per sentence, one compiled call per batch. With relations,
-    every arc takes its best relation, exactly as :func:`eisner`.
+    every arc takes its best relation, exactly as :func:`eisner`; an arc whose
+    relations all score −inf is forbidden, as there.
 
     On :class:`SecondOrderPotentials` (where the best tree is NP-hard to find),
     McDonald & Pereira's (2006) approximation: from the best projective tree
@@ -200,8 +237,8 @@ def chu_liu_edmonds(batch, exclude=None, *, single_root=False):
     Raises
     ------
     ValueError
-        On an empty sentence, NaN or +inf scores, an arc whose relations all
-        score −inf, or ``exclude``.
+        On an empty sentence, NaN or +inf scores, ``exclude``, or (second-order
+        potentials) an arc whose relations all score −inf.
 
     References
     ----------
@@ -233,11 +270,101 @@ def _chu_liu_edmonds_one_root(batch, exclude=None):
     return chu_liu_edmonds(batch, exclude, single_root=True)
 
 
-EISNER = Decoder(name="eisner", structure="dependency", func=eisner)
+def all_trees_nbest(batch, k, *, single_root=False):
+    """The ``k`` best trees, projective or not, of every sentence, by scoring every
+    tree: the k best outputs of :func:`chu_liu_edmonds` for short sentences (a
+    sentence of n words has up to (n + 1)^(n - 1) trees). With relations, each tree
+    contributes its k best relation assignments (every word's relations are
+    independent given the heads: the k best sums of the words' sorted scores).
+
+    Parameters
+    ----------
+    batch : ArcPotentials
+    k : int
+        Trees per sentence (>= 1).
+    single_root : bool, default=False
+        Only trees whose root takes exactly one dependent.
+
+    Returns
+    -------
+    list of (list of ndarray of int, ndarray of float)
+        Every sentence's encoded trees, best first, and their scores (trees of score
+        −inf left out; ties in the order of enumeration).
+
+    Raises
+    ------
+    structsvm.protocols.EnumerationError
+        A sentence has more head assignments ((n + 1)^n) than
+        :data:`structsvm.protocols.MAX_ENUMERATED_OUTPUTS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from structsvm.structures.dependency import ArcPotentials
+    >>> S = np.zeros((4, 4)); S[0, 2] = 5; S[2, 1] = 2.5; S[1, 3] = 2; S[2, 3] = 0.5
+    >>> [(y.tolist(), float(s)) for y, s in zip(*all_trees_nbest(
+    ...     ArcPotentials(S.ravel(), [3]), 2)[0])]
+    [([2, 0, 1], 9.5), ([2, 0, 2], 8.0)]
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    if not isinstance(batch, ArcPotentials):
+        raise TypeError(f"all_trees_nbest takes first-order dependency potentials "
+                        f"(ArcPotentials), got {type(batch).__name__}")
+    k = int(k)
+    limit = protocols.MAX_ENUMERATED_OUTPUTS
+    L = batch.n_labels
+    out = []
+    for i in range(len(batch)):
+        n = int(batch.n_words[i])
+        if (n + 1) ** n > limit:
+            raise EnumerationError(
+                f"the k best non-projective trees are found by enumeration, but sample "
+                f"{i} has {n} words: {n + 1}^{n} head assignments, more than "
+                f"MAX_ENUMERATED_OUTPUTS = {limit}. Use decoder='eisner' (k-best "
+                "projective trees).")
+        m = n + 1
+        full = batch.matrix(i).reshape(m, m, L)          # [head, dependent, relation]
+        order = np.argsort(-full, axis=2, kind="stable")[:, :, :k]
+        top = np.take_along_axis(full, order, axis=2)
+        found = []                                       # (score, code)
+        for heads in itertools.product(range(m), repeat=n):
+            if not is_tree(heads) or (single_root and heads.count(0) != 1):
+                continue
+            best = [(0.0, ())]                           # k best relation choices
+            for d, h in enumerate(heads, start=1):
+                best = sorted(((s + top[h, d, j], rels + (int(order[h, d, j]),))
+                               for s, rels in best for j in range(top.shape[2])
+                               if top[h, d, j] > -np.inf),
+                              key=lambda t: -t[0])[:k]
+            found += [(s, encode_tree(heads, rels if L > 1 else None))
+                      for s, rels in best if s > -np.inf]
+        found.sort(key=lambda t: -t[0])
+        out.append(([c for _, c in found[:k]],
+                    np.array([s for s, _ in found[:k]], dtype=float)))
+    return out
+
+
+def _all_trees_one_root(batch, k):
+    return all_trees_nbest(batch, k, single_root=True)
+
+
+def _max_marginals_one_root(batch):
+    return eisner_max_marginals(batch, single_root=True)
+
+
+def _kbest_one_root(batch, k):
+    return kbest_eisner(batch, k, single_root=True)
+
+
+EISNER = Decoder(name="eisner", structure="dependency", func=eisner,
+                 max_marginals=eisner_max_marginals, nbest=kbest_eisner)
 CHU_LIU_EDMONDS = Decoder(name="chu_liu_edmonds", structure="dependency",
-                          func=chu_liu_edmonds)
+                          func=chu_liu_edmonds, nbest=all_trees_nbest)
 EISNER_ONE_ROOT = Decoder(name="eisner_one_root", structure="dependency",
-                          func=_eisner_one_root)
+                          func=_eisner_one_root, max_marginals=_max_marginals_one_root,
+                          nbest=_kbest_one_root)
 CHU_LIU_EDMONDS_ONE_ROOT = Decoder(name="chu_liu_edmonds_one_root",
                                    structure="dependency",
-                                   func=_chu_liu_edmonds_one_root)
+                                   func=_chu_liu_edmonds_one_root,
+                                   nbest=_all_trees_one_root)

@@ -660,6 +660,16 @@ class DependencyFeatures(FeatureMapBase, BaseEstimator):
                                      max_heads=self.max_heads,
                                      prune_margin=float(self.prune_margin))
 
+    def constrain_potentials(self, batch, constraints):
+        """The batch with the heads (and relations) ``constraints`` forbid scored −inf
+        (one :class:`~structsvm.structures.constraints.OutputConstraints` or None per
+        sentence; part i is word i + 1; see
+        :func:`structsvm.structures.dependency.constraints.constrain_heads`)."""
+        from .constraints import constrain_heads
+
+        return constrain_heads(list(self.relations_), self._relation_id, batch,
+                               constraints)
+
     def joint_feature(self, x, y):
         """Φ(x, y) as a dense vector (raw sentence ``x`` and tree ``y``)."""
         Xe = self.encode_inputs([x])

@@ -11,12 +11,13 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from ._encoding import Grammar, GrammarPotentials
     from .outputs import EncodedTree
     from ._trees import binarize, clean_tree, unbinarize
-    from .cky import cky, cky_exact
+    from .cky import cky, cky_exact, kbest_cky
     from .losses import SpanLoss
     from .metrics import BracketScores, bracket_scores
 
 __all__ = ["GrammarFeatures", "GrammarPotentials", "Grammar", "EncodedTree",
-           "clean_tree", "binarize", "unbinarize", "cky", "cky_exact", "SpanLoss",
+           "clean_tree", "binarize", "unbinarize", "cky", "cky_exact", "kbest_cky",
+           "SpanLoss",
            "bracket_scores", "BracketScores"]
 
 __getattr__, __dir__ = attach(__name__, globals())

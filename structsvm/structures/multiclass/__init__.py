@@ -12,10 +12,12 @@ from ...registry import register
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
     from .features import MulticlassFeatures
     from ._potentials import MulticlassPotentials
-    from .argmax import argmax
+    from .argmax import argmax, class_max_marginals, top_k
+    from .constraints import constrain_classes
     from .latent import LatentMulticlassFeatures, SubclassLoss
 
 __all__ = ["MulticlassFeatures", "MulticlassPotentials", "argmax",
+           "class_max_marginals", "top_k", "constrain_classes",
            "LatentMulticlassFeatures", "SubclassLoss"]
 
 __getattr__, __dir__ = attach(__name__, globals())

@@ -293,6 +293,15 @@ class MulticlassFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
             tables = self._loss_tables = weakref.WeakKeyDictionary()
         return MulticlassPotentials(scores, tables)
 
+    def constrain_potentials(self, batch, constraints):
+        """The batch with the classes ``constraints`` forbid scored −inf (one
+        :class:`~structsvm.structures.constraints.OutputConstraints` or None per
+        example; the class is part 0; see
+        :func:`structsvm.structures.multiclass.constraints.constrain_classes`)."""
+        from .constraints import constrain_classes
+
+        return constrain_classes(self.classes_, self._index, batch, constraints)
+
     def joint_feature(self, x, y):
         """Φ(x, y) as a dense vector of length ``n_features_`` (raw x and label y)."""
         Xe = self.encode_inputs([x])

@@ -12,7 +12,7 @@ from ...registry import register
 if TYPE_CHECKING:  # the exported names and their modules (imported on first use)
     from .features import RankingFeatures, RankingPotentials
     from .outputs import PairLabelling, Preferences
-    from .sort import sort_decode, violated_pair_counts
+    from .sort import sort_decode, violated_pair_counts, kbest_orderings
     from .losses import SwappedPairsLoss
     from .metrics import (ndcg_at_k, average_precision, mean_average_precision,
                           pairwise_accuracy, kendall_tau)
@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
                                  expected_click_metric)
 
 __all__ = ["RankingFeatures", "RankingPotentials", "Preferences", "PairLabelling",
-           "sort_decode", "violated_pair_counts", "SwappedPairsLoss", "ndcg_at_k",
+           "sort_decode", "violated_pair_counts", "kbest_orderings", "SwappedPairsLoss",
+           "ndcg_at_k",
            "average_precision", "mean_average_precision", "pairwise_accuracy",
            "kendall_tau", "propensity_preferences", "click_weights", "click_totals",
            "preferences_from_totals", "PropensityCurve",

@@ -15,14 +15,17 @@ if TYPE_CHECKING:  # the exported names and their modules (imported on first use
     from ._chain import ChainPotentials, OrderKChainPotentials
     from .viterbi import viterbi, viterbi_flat, pruned_viterbi
     from .metrics import (token_accuracy, sentence_accuracy, iob_chunks, chunk_scores,
-                          chunk_f1)
+                          chunk_f1, chunk_margins)
+    from .lattice import chain_max_marginals, kbest_viterbi
+    from .constraints import constrain_chains, transition_mask
     from .latent import LatentSequenceFeatures, HiddenStateLoss, constrained_viterbi
 
 __all__ = ["SequenceFeatures", "ChainPotentials", "OrderKChainPotentials", "viterbi",
            "viterbi_flat", "pruned_viterbi",
            "token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
-           "chunk_f1", "LatentSequenceFeatures", "HiddenStateLoss",
-           "constrained_viterbi"]
+           "chunk_f1", "chunk_margins", "chain_max_marginals", "kbest_viterbi",
+           "constrain_chains", "transition_mask", "LatentSequenceFeatures",
+           "HiddenStateLoss", "constrained_viterbi"]
 
 __getattr__, __dir__ = attach(__name__, globals())
 

@@ -532,6 +532,15 @@ class SequenceFeatures(FeatureMapBase, FeatureNamesMixin, BaseEstimator):
                                      first.start, first.end, self.order,
                                      self.tag_ngrams_, ngw, pair, self.beam)
 
+    def constrain_potentials(self, batch, constraints):
+        """The batch with the tags and transitions ``constraints`` forbid scored −inf
+        (one :class:`~structsvm.structures.constraints.OutputConstraints` or None per
+        sentence; parts are tokens; see
+        :func:`structsvm.structures.sequence.constraints.constrain_tagged`)."""
+        from .constraints import constrain_tagged
+
+        return constrain_tagged(self.tags_, self._index, batch, constraints)
+
     def _chain_potentials(self, Xe, w, idx):
         W, trans, start, end = self.split_weights(w)
         if Xe.shared is None:

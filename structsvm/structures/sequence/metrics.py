@@ -1,11 +1,14 @@
-"""Sequence metrics: token and sentence accuracy, conlleval-compatible chunk scores.
+"""Sequence metrics: token and sentence accuracy, conlleval-compatible chunk scores,
+and the margins of predicted chunks.
 
 Each function validates its inputs and names the offending sentence.
 """
 from __future__ import annotations
 
+import numpy as np
+
 __all__ = ["token_accuracy", "sentence_accuracy", "iob_chunks", "chunk_scores",
-           "chunk_f1"]
+           "chunk_f1", "chunk_margins"]
 
 
 def _check_tag_lists(Y_true, Y_pred):
@@ -146,3 +149,77 @@ def chunk_scores(Y_true, Y_pred):
 def chunk_f1(Y_true, Y_pred):
     """Overall chunk F1 of :func:`chunk_scores`."""
     return chunk_scores(Y_true, Y_pred)["f1"]
+
+
+def chunk_margins(tags, max_marginals, tag_set):
+    """The margin of every chunk of a predicted tagging: its score minus the best
+    score of a tagging without that chunk.
+
+    With μ_t(c) the max-marginals of the tagging's chains
+    (:meth:`StructuredSVM.predict_max_marginals`) and m_t = μ_t(ŷ_t) − max_{c ≠ ŷ_t}
+    μ_t(c) the tokens' margins, a chunk (X, s, e) (tokens s .. e − 1) is lost by
+    changing a token inside it, by continuing it past its end (I-X or E-X at e), or,
+    for a chunk that starts with I-X, by a previous token of type X joining it:
+
+    .. math::
+
+        m(X, s, e) = \\min\\Big(\\min_{s \\le t < e} m_t,\\;
+            \\max_c \\mu_e(c) - \\max_{c \\in \\{I-X, E-X\\}} \\mu_e(c),\\;
+            \\max_c \\mu_{s-1}(c) - \\max_{c \\in \\{B-X, I-X\\}} \\mu_{s-1}(c)\\Big)
+
+    (the last term for chunks starting with I-X only). It is the exact margin for a
+    chunk that starts with B-X when the max-marginals range over BIO-valid taggings
+    of a B/I/O tag set (decoding under ``OutputConstraints(transitions="BIO")``);
+    otherwise a lower bound (a tagging that changes a token of the chunk may keep it,
+    e.g. B-X → I-X after O).
+
+    Parameters
+    ----------
+    tags : list of str
+        The predicted tagging.
+    max_marginals : ndarray of shape (n_tokens, n_tags)
+        Its max-marginals, columns in the order of ``tag_set``.
+    tag_set : sequence of str
+        The tags (a fitted map's ``tags_``).
+
+    Returns
+    -------
+    list of ((str, int, int), float)
+        Every chunk ``(type, start, end)`` of :func:`iob_chunks`, with its margin.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mm = np.array([[5., 3., 1.],     # B-NP, I-NP, O at token 0
+    ...                [2., 5., 4.],     # token 1
+    ...                [3.5, 4.5, 5.]])   # token 2
+    >>> chunk_margins(["B-NP", "I-NP", "O"], mm, ["B-NP", "I-NP", "O"])
+    [(('NP', 0, 2), 0.5)]
+    """
+    tags = list(tags)
+    mm = np.asarray(max_marginals, dtype=float)
+    index = {t: k for k, t in enumerate(tag_set)}
+    if mm.shape != (len(tags), len(index)):
+        raise ValueError(f"max_marginals has shape {mm.shape}, expected "
+                         f"{(len(tags), len(index))} (tokens x tags)")
+    if not len(tags):
+        return []
+    own = np.array([mm[t, index[tag]] for t, tag in enumerate(tags)])
+    other = mm.copy()
+    other[np.arange(len(tags)), [index[tag] for tag in tags]] = -np.inf
+    token = own - other.max(axis=1)
+    top = mm.max(axis=1)
+
+    def best_of(t, names):
+        cols = [index[c] for c in names if c in index]
+        return mm[t, cols].max() if cols else -np.inf
+
+    out = []
+    for typ, s, e in iob_chunks(tags):
+        m = token[s:e].min()
+        if e < len(tags):
+            m = min(m, top[e] - best_of(e, (f"I-{typ}", f"E-{typ}")))
+        if tags[s].startswith("I-") and s > 0:
+            m = min(m, top[s - 1] - best_of(s - 1, (f"B-{typ}", f"I-{typ}")))
+        out.append(((typ, s, e), float(max(m, 0.0))))
+    return out

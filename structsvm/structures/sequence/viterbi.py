@@ -7,6 +7,7 @@ import numpy as np
 from ..._compiled import loops, warmup
 from ...limits import check_total
 from ...protocols import Decoder
+from .lattice import chain_max_marginals, kbest_viterbi
 
 __all__ = ["viterbi", "viterbi_flat", "pruned_viterbi", "VITERBI"]
 
@@ -62,7 +63,9 @@ def viterbi(batch, exclude=None):
     An :class:`OrderKChainPotentials` batch (a map of ``order`` k > 1, or with
     ``emission_order=1``) is decoded by :func:`pruned_viterbi` with the batch's
     ``beam``: exactly when the beam is None (the default), else with at most that
-    many tags per position.
+    many tags per position; one whose scores forbid tags or transitions (−inf, as
+    :func:`~structsvm.structures.sequence.constraints.constrain_chains` sets them)
+    by Viterbi over every tag history, exactly.
 
     Parameters
     ----------
@@ -259,7 +262,10 @@ def pruned_viterbi(batch, beam=None):
     With ``beam`` a position keeps its ``beam`` best tags from the start and step 2
     runs once: certified when R loses, else the best path over the kept tags is
     returned, not certified. With ``beam=None`` every answer is exact and
-    certified.
+    certified. A batch that forbids tags or transitions (scores of −inf) is decoded
+    by Viterbi over every tag history instead
+    (:func:`~structsvm.structures.sequence.lattice.kbest_viterbi`), exact and
+    certified (a chain that no path of finite score fits gets a path of score −inf).
 
     Parameters
     ----------
@@ -293,14 +299,26 @@ def pruned_viterbi(batch, beam=None):
     ([[0, 1], [0]], [True, True])
     """
     batch = _as_order_k(batch)
+    if _forbids(batch):  # the pruning's bounds assume finite scores
+        found = kbest_viterbi(batch, 1)
+        return ([ys[0] if ys else np.zeros(int(n), dtype=np.intp)
+                 for (ys, _), n in zip(found, batch.lengths())],
+                np.ones(len(found), dtype=bool))
     path, exact = _decode_order_k(batch, batch.beam if beam is None else beam)
     offsets = batch.offsets
     return [path[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)], exact
 
 
+def _forbids(batch):
+    """Whether an order-k batch scores some tag or transition −inf (forbidden)."""
+    return any(np.isneginf(a).any() for a in
+               (batch.unary, batch.transition, batch.start, batch.end))
+
+
 def _viterbi_order_k(batch, exclude):
     """:func:`viterbi` of an order-k batch (``exclude``: the best path different from
-    ``exclude[i]``, the best over t of the path that avoids exclude[i][t] at t)."""
+    ``exclude[i]``, the best over t of the path that avoids exclude[i][t] at t).
+    """
     paths, _ = pruned_viterbi(batch)
     if exclude is None:
         return paths
@@ -329,4 +347,5 @@ def _viterbi_order_k(batch, exclude):
     return paths
 
 
-VITERBI = Decoder(name="viterbi", structure="sequence", func=viterbi)
+VITERBI = Decoder(name="viterbi", structure="sequence", func=viterbi,
+                  max_marginals=chain_max_marginals, nbest=kbest_viterbi)
