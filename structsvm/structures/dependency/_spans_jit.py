@@ -25,6 +25,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._kbest_heap_jit import heap_pop, heap_push
+
 __all__ = ["max_marginals_batch", "kbest_batch", "top_relations"]
 
 NEG = -np.inf
@@ -170,51 +172,6 @@ def top_relations(scores, relations, slot_off, k, top_sc, top_id, top_n):
 
 
 @numba.njit(cache=True, nogil=True)
-def _push(hs, hi, hj1, hj2, size, v, i, j1, j2):
-    """Push onto a binary max-heap held in (hs, hi, hj1, hj2); returns the size."""
-    p = size
-    hs[p] = v
-    hi[p] = i
-    hj1[p] = j1
-    hj2[p] = j2
-    while p > 0:
-        q = (p - 1) // 2
-        if hs[q] >= hs[p]:
-            break
-        hs[p], hs[q] = hs[q], hs[p]
-        hi[p], hi[q] = hi[q], hi[p]
-        hj1[p], hj1[q] = hj1[q], hj1[p]
-        hj2[p], hj2[q] = hj2[q], hj2[p]
-        p = q
-    return size + 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _pop(hs, hi, hj1, hj2, size):
-    """Remove the top of the heap (read it first); returns the new size."""
-    size -= 1
-    hs[0] = hs[size]
-    hi[0] = hi[size]
-    hj1[0] = hj1[size]
-    hj2[0] = hj2[size]
-    p = 0
-    while True:
-        c = 2 * p + 1
-        if c >= size:
-            break
-        if c + 1 < size and hs[c + 1] > hs[c]:
-            c += 1
-        if hs[p] >= hs[c]:
-            break
-        hs[p], hs[c] = hs[c], hs[p]
-        hi[p], hi[c] = hi[c], hi[p]
-        hj1[p], hj1[c] = hj1[c], hj1[p]
-        hj2[p], hj2[c] = hj2[c], hj2[p]
-        p = c
-    return size
-
-
-@numba.njit(cache=True, nogil=True)
 def _combine(L, cnt, q1, a1, b1, q2, a2, b2, splits, k, hs, hi, hj1, hj2, out, ent_r,
              ent_j1, ent_j2):
     """The k best sums L[q1, a1[i], b1[i], j1] + L[q2, a2[i], b2[i], j2] over the
@@ -227,14 +184,14 @@ def _combine(L, cnt, q1, a1, b1, q2, a2, b2, splits, k, hs, hi, hj1, hj2, out, e
         if cnt[q1, a1[i], b1[i]] > 0 and cnt[q2, a2[i], b2[i]] > 0:
             v = L[q1, a1[i], b1[i], 0] + L[q2, a2[i], b2[i], 0]
             if v > NEG:
-                size = _push(hs, hi, hj1, hj2, size, v, i, 0, 0)
+                size = heap_push(hs, hi, hj1, hj2, size, v, i, 0, 0)
     m = 0
     while m < k and size > 0:
         v = hs[0]
         i = hi[0]
         j1 = hj1[0]
         j2 = hj2[0]
-        size = _pop(hs, hi, hj1, hj2, size)
+        size = heap_pop(hs, hi, hj1, hj2, size)
         out[m] = v
         ent_r[m] = i
         ent_j1[m] = j1
@@ -243,11 +200,11 @@ def _combine(L, cnt, q1, a1, b1, q2, a2, b2, splits, k, hs, hi, hj1, hj2, out, e
         if j1 + 1 < cnt[q1, a1[i], b1[i]]:
             w = L[q1, a1[i], b1[i], j1 + 1] + L[q2, a2[i], b2[i], j2]
             if w > NEG:
-                size = _push(hs, hi, hj1, hj2, size, w, i, j1 + 1, j2)
+                size = heap_push(hs, hi, hj1, hj2, size, w, i, j1 + 1, j2)
         if j1 == 0 and j2 + 1 < cnt[q2, a2[i], b2[i]]:
             w = L[q1, a1[i], b1[i], 0] + L[q2, a2[i], b2[i], j2 + 1]
             if w > NEG:
-                size = _push(hs, hi, hj1, hj2, size, w, i, 0, j2 + 1)
+                size = heap_push(hs, hi, hj1, hj2, size, w, i, 0, j2 + 1)
     return m
 
 

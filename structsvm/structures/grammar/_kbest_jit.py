@@ -15,52 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._kbest_heap_jit import heap_pop, heap_push
+
 __all__ = ["kbest_batch"]
 
 NEG = -np.inf
-
-
-@njit(cache=True, nogil=True)
-def _push(hs, he, hj1, hj2, size, v, e, j1, j2):
-    p = size
-    hs[p] = v
-    he[p] = e
-    hj1[p] = j1
-    hj2[p] = j2
-    while p > 0:
-        q = (p - 1) // 2
-        if hs[q] >= hs[p]:
-            break
-        hs[p], hs[q] = hs[q], hs[p]
-        he[p], he[q] = he[q], he[p]
-        hj1[p], hj1[q] = hj1[q], hj1[p]
-        hj2[p], hj2[q] = hj2[q], hj2[p]
-        p = q
-    return size + 1
-
-
-@njit(cache=True, nogil=True)
-def _pop(hs, he, hj1, hj2, size):
-    size -= 1
-    hs[0] = hs[size]
-    he[0] = he[size]
-    hj1[0] = hj1[size]
-    hj2[0] = hj2[size]
-    p = 0
-    while True:
-        c = 2 * p + 1
-        if c >= size:
-            break
-        if c + 1 < size and hs[c + 1] > hs[c]:
-            c += 1
-        if hs[p] >= hs[c]:
-            break
-        hs[p], hs[c] = hs[c], hs[p]
-        he[p], he[c] = he[c], he[p]
-        hj1[p], hj1[c] = hj1[c], hj1[p]
-        hj2[p], hj2[c] = hj2[c], hj2[p]
-        p = c
-    return size
 
 
 @njit(cache=True, nogil=True)
@@ -141,7 +100,7 @@ def kbest_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
                             if v > NEG:
                                 e_m[n_e] = m
                                 e_r[n_e] = r
-                                size = _push(hs, he, hj1, hj2, size, v, n_e, 0, 0)
+                                size = heap_push(hs, he, hj1, hj2, size, v, n_e, 0, 0)
                                 n_e += 1
                     got = 0
                     while got < k and size > 0:
@@ -149,7 +108,7 @@ def kbest_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
                         e = he[0]
                         x1 = hj1[0]
                         x2 = hj2[0]
-                        size = _pop(hs, he, hj1, hj2, size)
+                        size = heap_pop(hs, he, hj1, hj2, size)
                         m = e_m[e]
                         r = e_r[e]
                         B = rule_left[r]
@@ -163,11 +122,11 @@ def kbest_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
                         if x1 + 1 < cnt[i, m, B]:
                             w = sc[i, m, B, x1 + 1] + sc[m, j, C, x2] + rule_score[r]
                             if w > NEG:
-                                size = _push(hs, he, hj1, hj2, size, w, e, x1 + 1, x2)
+                                size = heap_push(hs, he, hj1, hj2, size, w, e, x1 + 1, x2)
                         if x1 == 0 and x2 + 1 < cnt[m, j, C]:
                             w = sc[i, m, B, 0] + sc[m, j, C, x2 + 1] + rule_score[r]
                             if w > NEG:
-                                size = _push(hs, he, hj1, hj2, size, w, e, 0, x2 + 1)
+                                size = heap_push(hs, he, hj1, hj2, size, w, e, 0, x2 + 1)
                     if got and pidx[A] >= 0:
                         add = span_scores[row, pidx[A]]
                         for q in range(got):
@@ -179,16 +138,16 @@ def kbest_batch(leaf_scores, word_off, span_scores, span_off, leaf_sym, phrase_s
         size = 0
         for A in range(S):
             if cnt[0, n, A] > 0 and root_scores[A] > NEG:
-                size = _push(hs, he, hj1, hj2, size, sc[0, n, A, 0] + root_scores[A], A,
+                size = heap_push(hs, he, hj1, hj2, size, sc[0, n, A, 0] + root_scores[A], A,
                              0, 0)
         found = 0
         while found < k and size > 0:
             v = hs[0]
             top = he[0]
             x = hj1[0]
-            size = _pop(hs, he, hj1, hj2, size)
+            size = heap_pop(hs, he, hj1, hj2, size)
             if x + 1 < cnt[0, n, top]:
-                size = _push(hs, he, hj1, hj2, size,
+                size = heap_push(hs, he, hj1, hj2, size,
                              sc[0, n, top, x + 1] + root_scores[top], top, x + 1, 0)
             scores[s, found] = v
             pos = node_off[s]
